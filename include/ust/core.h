@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * What the instrumentation macros of marker.h, tracepoint.h and
+ * tracepoint_event.h expand to: event and tracepoint descriptors, the
+ * linker sections that list them, the per-object registration constructor,
+ * and the entry points of libust they call. Applications include the three
+ * headers above (or ust.h), not this one.
+ */
+#ifndef UST_CORE_H
+#define UST_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ust_likely(x)	__builtin_expect(!!(x), 1)
+#define ust_unlikely(x)	__builtin_expect(!!(x), 0)
+
+/* The one load of a disabled site: a plain load the compiler cannot hoist. */
+#define ust_site_enabled(flag)	__atomic_load_n(&(flag), __ATOMIC_RELAXED)
+
+enum ust_field_kind {
+	UST_FIELD_INTEGER = 1,	/* size 1, 2, 4 or 8 */
+	UST_FIELD_FLOAT = 2,	/* size 4 or 8 */
+	UST_FIELD_STRING = 3,	/* NUL-terminated UTF-8 */
+	UST_FIELD_ARRAY = 4,	/* length integers of size bytes each */
+	UST_FIELD_SEQUENCE = 5,	/* an unsigned len_size-byte count, then that many integers */
+};
+
+/* One field of an event payload, in order. Fields are byte-packed. */
+struct ust_field_desc {
+	const char *name;
+	uint8_t kind;		/* enum ust_field_kind */
+	uint8_t size;		/* bytes of the integer, float or element */
+	uint8_t is_signed;	/* integers and elements */
+	uint8_t base;		/* 10 or 16: integers and elements */
+	uint8_t len_size;	/* sequence: bytes of its length field */
+	uint8_t reserved[3];
+	uint32_t length;	/* array: element count */
+};
+
+/*
+ * One event site: a trace_mark() (format != NULL, fields parsed from it at
+ * registration) or a TRACE_EVENT (fields given). Lives in the instrumented
+ * object; listed in section __ust_events through a pointer.
+ */
+struct ust_event_desc {
+	int32_t enabled;		/* read by every call site */
+	uint32_t nr_fields;
+	const char *channel;		/* marker channel or event provider */
+	const char *name;
+	const char *format;		/* markers only */
+	const struct ust_field_desc *fields;	/* typed events only */
+	void *priv;			/* libust's, set at registration */
+};
+
+/* A probe connected to a tracepoint: func has the tracepoint's prototype
+ * with a leading void *data. The array is NULL-terminated, RCU-protected. */
+struct ust_tracepoint_probe {
+	void (*func)(void);
+	void *data;
+};
+
+struct ust_tracepoint {
+	int32_t enabled;		/* a probe is connected */
+	const char *name;
+	struct ust_tracepoint_probe *probes;
+	void *priv;
+};
+
+/* Where a reserved event's payload goes; filled by ust_event_reserve(). */
+struct ust_event_ctx {
+	char *payload;			/* write payload_len bytes here */
+	void *buf;			/* libust's */
+	uint64_t offset;		/* libust's */
+	uint32_t len;			/* libust's */
+};
+
+/* ---- libust entry points used by the macros (part of the ABI) ---- */
+
+int ust_register_object(struct ust_event_desc *const *ev_start,
+			struct ust_event_desc *const *ev_stop,
+			struct ust_tracepoint *const *tp_start,
+			struct ust_tracepoint *const *tp_stop);
+void ust_unregister_object(struct ust_event_desc *const *ev_start,
+			   struct ust_event_desc *const *ev_stop,
+			   struct ust_tracepoint *const *tp_start,
+			   struct ust_tracepoint *const *tp_stop);
+
+/* Reserves room for one event of desc with payload_len bytes of payload.
+ * Returns 0 with ctx->payload set, or a negative errno when the event is not
+ * recorded (not bound to a running trace, or dropped and counted). */
+int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+		      size_t payload_len);
+void ust_event_commit(struct ust_event_ctx *ctx);
+
+/* Records a marker event; the variadic arguments follow desc->format. */
+void ust_marker_emit(const struct ust_event_desc *desc, ...);
+
+int ust_tracepoint_probe_register(const char *name, void (*func)(void), void *data);
+int ust_tracepoint_probe_unregister(const char *name, void (*func)(void), void *data);
+void ust_rcu_read_lock(void);
+void ust_rcu_read_unlock(void);
+
+/* ---- per-object registration ---- */
+
+#define UST_SECTION_EVENTS	"__ust_events"
+#define UST_SECTION_TRACEPOINTS	"__ust_tracepoints"
+
+/*
+ * The linker defines __start_/__stop_ for each section in each object; hidden
+ * binds every reference to the object's own range, weak makes them NULL in an
+ * object that has no site of that kind.
+ */
+extern struct ust_event_desc *const __start___ust_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct ust_event_desc *const __stop___ust_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct ust_tracepoint *const __start___ust_tracepoints[]
+	__attribute__((weak, visibility("hidden")));
+extern struct ust_tracepoint *const __stop___ust_tracepoints[]
+	__attribute__((weak, visibility("hidden")));
+
+/*
+ * Every translation unit that includes this header registers its object's
+ * ranges; libust counts the registrations of one range, so the object is
+ * registered once and unregistered when its last destructor runs (dlclose).
+ */
+static void __attribute__((constructor, used)) __ust_object_register(void)
+{
+	ust_register_object(__start___ust_events, __stop___ust_events,
+			    __start___ust_tracepoints, __stop___ust_tracepoints);
+}
+
+static void __attribute__((destructor, used)) __ust_object_unregister(void)
+{
+	ust_unregister_object(__start___ust_events, __stop___ust_events,
+			      __start___ust_tracepoints, __stop___ust_tracepoints);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The consumer's side of a stream buffer (shm_layout.h): map the memfd,
+ * take each complete sub-buffer in order, release it to the writers.
+ * Nothing here trusts the mapping's contents: sizes are validated when
+ * mapping, packet sizes when taking.
+ */
+#ifndef USTCOMM_CONSUMER_H
+#define USTCOMM_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "libustcomm/common.h"
+#include "libustcomm/shm_layout.h"
+
+struct ustcomm_cbuf {
+	struct ust_shm_ctl *ctl;
+	char *data;			/* sub-buffer 0 */
+	size_t map_size;
+	uint32_t subbuf_size;		/* copies validated at map time */
+	uint32_t subbuf_count;
+};
+
+/* Maps shm_fd (does not take ownership of it); validates the header against
+ * the sizes announced in the protocol message. */
+USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
+				 uint32_t subbuf_size, uint32_t subbuf_count);
+USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb);
+
+/* Returns 1 with the next complete packet (*packet, *len bytes to write out
+ * unchanged), 0 when the next sub-buffer is not complete yet, or -EPROTO
+ * when its packet context is inconsistent. */
+USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len);
+/* Hands the packet returned by the last get back to the writers. */
+USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
+
+#endif

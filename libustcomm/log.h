@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* Error and debug messages on stderr, each prefixed with who says it. */
+#ifndef USTCOMM_LOG_H
+#define USTCOMM_LOG_H
+
+#include "libustcomm/common.h"
+
+/* "ustd", "usttrace", or "ust[PID]" in an application; copied. */
+USTCOMM_API void ustcomm_log_set_prefix(const char *prefix);
+/* Always printed: "PREFIX: error: MESSAGE\n" in a single write(). */
+USTCOMM_API void ustcomm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only when UST_DEBUG is set in the environment. */
+USTCOMM_API void ustcomm_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+USTCOMM_API int ustcomm_debug_enabled(void);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * CTF 1.8 metadata (plain-text TSDL) for the layout of ctf_layout.h. The
+ * trace part comes first; stream and event blocks are appended as channels
+ * and events appear, each a complete block, so a metadata file is readable
+ * after every append.
+ */
+#ifndef USTCOMM_METADATA_H
+#define USTCOMM_METADATA_H
+
+#include <stdint.h>
+#include <ust/core.h>
+#include "libustcomm/common.h"
+#include "libustcomm/clock.h"
+#include "libustcomm/strbuf.h"
+
+struct ustcomm_trace_info {
+	uint8_t uuid[16];
+	const char *hostname;
+	const char *procname;
+	int32_t vpid;
+	const char *trace_name;
+	const struct ustcomm_clock_desc *clock;
+};
+
+/* Signature, type aliases, trace, env, clock, packet context and event header. */
+USTCOMM_API int ustcomm_metadata_trace(struct ustcomm_strbuf *sb,
+				       const struct ustcomm_trace_info *info);
+/* stream { id = stream_id; ... }; for one channel. */
+USTCOMM_API int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id,
+					const char *channel);
+/* event { name = "full_name"; id; stream_id; fields := ... }; */
+USTCOMM_API int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
+				       uint32_t event_id, const char *full_name,
+				       const struct ust_field_desc *fields, uint32_t nr_fields);
+/* True when name is a valid TSDL identifier (fields must be). */
+USTCOMM_API int ustcomm_metadata_valid_identifier(const char *name);
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The wire protocol between an application (libust) and ustd on ustd's UNIX
+ * stream socket. Every message is a fixed header followed by payload_len
+ * bytes; descriptors travel as SCM_RIGHTS with the header's first byte.
+ * Everything received is checked (magic, version, type, lengths, descriptor
+ * count, NUL termination of strings) before anyone looks at it.
+ */
+#ifndef USTCOMM_PROTOCOL_H
+#define USTCOMM_PROTOCOL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "libustcomm/common.h"
+#include "libustcomm/shm_layout.h"
+
+#define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
+#define USTCOMM_VERSION		1u
+#define USTCOMM_MAX_PAYLOAD	(1u << 20)
+#define USTCOMM_MAX_FDS		2u
+
+enum ustcomm_msg_type {
+	/* app -> ustd, first message: struct ustcomm_hello */
+	USTCOMM_MSG_HELLO = 1,
+	/* app -> ustd: TSDL text to append to the metadata file, in one write */
+	USTCOMM_MSG_METADATA = 2,
+	/* app -> ustd: struct ustcomm_stream + fds {shm memfd, wakeup eventfd} */
+	USTCOMM_MSG_STREAM = 3,
+	/* app -> ustd: every buffer was flushed; the trace is complete */
+	USTCOMM_MSG_GOODBYE = 4,
+};
+
+struct ustcomm_msg_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t payload_len;
+	uint32_t nr_fds;
+};
+
+struct ustcomm_hello {
+	uint32_t pid;
+	uint32_t reserved;
+	uint8_t uuid[16];		/* trace uuid */
+	char procname[32];		/* NUL-terminated */
+	char trace_name[64];		/* NUL-terminated */
+};
+
+struct ustcomm_stream {
+	uint32_t stream_id;
+	uint32_t cpu;
+	uint32_t subbuf_size;
+	uint32_t subbuf_count;
+	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* NUL-terminated */
+};
+
+/* Blocking send of one whole message (retries partial writes and EINTR).
+ * Returns 0 or a negative errno. */
+USTCOMM_API int ustcomm_send_msg(int sock, uint16_t type, const void *payload,
+				 uint32_t payload_len, const int *fds, uint32_t nr_fds);
+
+/* One received, validated message. Owns payload and fds. */
+struct ustcomm_msg {
+	uint16_t type;
+	uint32_t payload_len;
+	char *payload;			/* NUL-terminated for convenience */
+	uint32_t nr_fds;
+	int fds[USTCOMM_MAX_FDS];
+};
+USTCOMM_API void ustcomm_msg_release(struct ustcomm_msg *msg);	/* frees, closes fds */
+
+/*
+ * Incremental, non-blocking reception for an event loop: read() pulls what
+ * the socket has (bytes and descriptors) into the receiver, next() pops one
+ * complete message.
+ */
+struct ustcomm_receiver {
+	char *buf;
+	size_t len, cap;
+	int fds[16];
+	unsigned nr_fds;
+};
+USTCOMM_API void ustcomm_receiver_init(struct ustcomm_receiver *rx);
+USTCOMM_API void ustcomm_receiver_fini(struct ustcomm_receiver *rx);
+/* Returns bytes read (> 0), 0 at end of file, -EAGAIN when nothing is there,
+ * or another negative errno. */
+USTCOMM_API ssize_t ustcomm_receiver_read(struct ustcomm_receiver *rx, int sock);
+/* Returns 1 with *msg filled, 0 when no complete message is buffered,
+ * -EPROTO (or -EMSGSIZE) when the peer sent something malformed: the caller
+ * then drops the connection. */
+USTCOMM_API int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcomm_msg *msg);
+
+/* Validates a payload as the struct of its type (sizes, NUL-terminated strings). */
+USTCOMM_API int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hello **out);
+USTCOMM_API int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_stream **out);
+
+#endif

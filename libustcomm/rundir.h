@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The user's run directory, where the sockets live: $UST_RUNDIR, else
+ * $XDG_RUNTIME_DIR/ust, else /tmp/ust-<uid>. Created 0700 when missing;
+ * refused (-EPERM, with a message saying why) when it is a symlink, not a
+ * directory, not owned by the caller or open to others.
+ */
+#ifndef USTCOMM_RUNDIR_H
+#define USTCOMM_RUNDIR_H
+
+#include <stddef.h>
+#include "libustcomm/common.h"
+
+USTCOMM_API int ustcomm_rundir(char *buf, size_t len);
+/* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
+USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
+/* Generates a random (version 4) UUID. */
+USTCOMM_API int ustcomm_uuid_generate(unsigned char uuid[16]);
+/* Formats as 36 characters plus NUL. */
+USTCOMM_API void ustcomm_uuid_format(const unsigned char uuid[16], char out[37]);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Layout of one stream buffer (one channel on one CPU) in shared memory.
+ *
+ * The tracer creates it in a memfd and hands the descriptor to ustd; from
+ * then on both sides work on it through atomic operations only. Every field
+ * has a fixed width and an explicit offset so that a 32-bit application and
+ * a 64-bit ustd agree on it.
+ *
+ *   [struct ust_shm_ctl][struct ust_shm_commit x subbuf_count][pad to page]
+ *   [sub-buffer 0][sub-buffer 1]...[sub-buffer subbuf_count - 1]
+ *
+ * Positions are free-running 64-bit byte counts that never wrap in practice:
+ * position p lives in sub-buffer (p / subbuf_size) % subbuf_count, at byte
+ * p % subbuf_size. The sub-buffer that starts at position b is in its cycle
+ * b / (subbuf_size * subbuf_count).
+ *
+ * Invariants (the ring buffer's contract between writers and consumer):
+ *  - write_offset only grows, by cmpxchg, in ust_rb_reserve() and
+ *    ust_rb_flush(). A reservation never ends exactly on a sub-buffer
+ *    boundary: the last byte of a sub-buffer is always padding, so every
+ *    packet is closed by an explicit switch that records its context.
+ *  - A writer may begin the sub-buffer at position b only when
+ *    b + subbuf_size - consumed <= subbuf_size * subbuf_count (it is free).
+ *  - commit[i].count grows by exactly subbuf_size per cycle of sub-buffer i:
+ *    the packet header, every event and the closing padding are each added
+ *    once, after their bytes are written (the adds are full barriers). So the
+ *    sub-buffer of cycle c is complete, with every byte final, exactly when
+ *    commit[i].count == (c + 1) * subbuf_size.
+ *  - consumed only grows, by subbuf_size, stored by the consumer with release
+ *    semantics after it is done reading the packet; writers load it with
+ *    acquire semantics before reusing that sub-buffer.
+ *  - events_discarded counts every event dropped because the buffer was
+ *    full; the closer of each packet copies it into the packet context.
+ */
+#ifndef USTCOMM_SHM_LAYOUT_H
+#define USTCOMM_SHM_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UST_SHM_MAGIC		0x55535453u	/* "USTS" */
+#define UST_SHM_VERSION		1u
+#define UST_CACHELINE		64
+#define UST_SHM_CHANNEL_NAME_MAX 64
+
+/* Limits enforced on both sides (the consumer must not trust the tracer). */
+#define UST_SUBBUF_SIZE_MIN	4096u
+#define UST_SUBBUF_SIZE_MAX	(64u << 20)
+#define UST_SUBBUF_NUM_MIN	2u
+#define UST_SUBBUF_NUM_MAX	256u
+#define UST_SUBBUF_SIZE_DEFAULT	(256u << 10)
+#define UST_SUBBUF_NUM_DEFAULT	4u
+
+struct ust_shm_ctl {
+	/* Set once by the tracer before the descriptor is handed out. */
+	uint32_t magic;			/* @0 */
+	uint32_t version;		/* @4 */
+	uint32_t subbuf_size;		/* @8  bytes, power of two */
+	uint32_t subbuf_count;		/* @12 power of two */
+	uint32_t stream_id;		/* @16 CTF stream class id (channel) */
+	uint32_t cpu;			/* @20 */
+	uint64_t data_offset;		/* @24 offset of sub-buffer 0, page aligned */
+	uint64_t map_size;		/* @32 total size of the memfd */
+	uint8_t uuid[16];		/* @40 trace uuid */
+	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* @56 NUL-terminated */
+	uint8_t reserved0[8];		/* @120 */
+
+	/* Writers' cache line. */
+	uint64_t write_offset;		/* @128 */
+	uint64_t last_timestamp;	/* @136 time of a recent event, <= the newest */
+	uint64_t events_discarded;	/* @144 */
+	uint8_t reserved1[40];		/* @152 */
+
+	/* Consumer's cache line. */
+	uint64_t consumed;		/* @192 */
+	uint8_t reserved2[56];		/* @200 */
+};					/* 256 bytes */
+
+struct ust_shm_commit {
+	uint64_t count;			/* bytes committed, cumulative over cycles */
+	uint8_t reserved[56];
+};
+
+_Static_assert(sizeof(struct ust_shm_ctl) == 256, "shm ctl layout");
+_Static_assert(offsetof(struct ust_shm_ctl, write_offset) == 128, "shm ctl layout");
+_Static_assert(offsetof(struct ust_shm_ctl, consumed) == 192, "shm ctl layout");
+_Static_assert(sizeof(struct ust_shm_commit) == 64, "shm commit layout");
+
+static inline struct ust_shm_commit *ust_shm_commits(struct ust_shm_ctl *ctl)
+{
+	return (struct ust_shm_commit *)(ctl + 1);
+}
+
+static inline uint64_t ust_shm_data_offset(uint32_t subbuf_count, uint64_t page_size)
+{
+	uint64_t end = sizeof(struct ust_shm_ctl) +
+		(uint64_t)subbuf_count * sizeof(struct ust_shm_commit);
+
+	return (end + page_size - 1) & ~(page_size - 1);
+}
+
+static inline uint64_t ust_shm_map_size(uint32_t subbuf_size, uint32_t subbuf_count,
+					uint64_t page_size)
+{
+	return ust_shm_data_offset(subbuf_count, page_size) +
+		(uint64_t)subbuf_size * subbuf_count;
+}
+
+/* Index of the sub-buffer holding position pos. */
+static inline uint32_t ust_shm_subbuf_index(const struct ust_shm_ctl *ctl, uint64_t pos)
+{
+	return (uint32_t)(pos / ctl->subbuf_size) & (ctl->subbuf_count - 1);
+}
+
+/* Commit count at which the sub-buffer starting at position begin is complete. */
+static inline uint64_t ust_shm_commit_target(const struct ust_shm_ctl *ctl, uint64_t begin)
+{
+	uint64_t ring = (uint64_t)ctl->subbuf_size * ctl->subbuf_count;
+
+	return (begin / ring + 1) * ctl->subbuf_size;
+}
+
+static inline int ust_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+#endif
