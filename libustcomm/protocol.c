@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "libustcomm/protocol.h"
+
+#define RX_CHUNK	65536u
+#define RX_FDS_MAX	UST_ARRAY_SIZE(((struct ustcomm_receiver *)0)->fds)
+#define HDR_SIZE	sizeof(struct ustcomm_msg_header)
+
+_Static_assert(sizeof(struct ustcomm_msg_header) == 16, "wire header layout");
+_Static_assert(sizeof(struct ustcomm_hello) == 120, "wire hello layout");
+_Static_assert(sizeof(struct ustcomm_stream) == 80, "wire stream layout");
+
+int ustcomm_send_msg(int sock, uint16_t type, const void *payload,
+		     uint32_t payload_len, const int *fds, uint32_t nr_fds)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * USTCOMM_MAX_FDS)];
+	} control;
+	struct ustcomm_msg_header hdr = {
+		.magic = USTCOMM_MAGIC,
+		.version = USTCOMM_VERSION,
+		.type = type,
+		.payload_len = payload_len,
+		.nr_fds = nr_fds,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &hdr, .iov_len = HDR_SIZE },
+		{ .iov_base = (void *)payload, .iov_len = payload_len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = payload_len ? 2 : 1 };
+	int ret = 0;
+
+	if (nr_fds > USTCOMM_MAX_FDS || payload_len > USTCOMM_MAX_PAYLOAD ||
+	    (payload_len && !payload) || (nr_fds && !fds)) {
+		ret = -EINVAL;
+		goto end;
+	}
+	if (nr_fds) {
+		struct cmsghdr *cmsg;
+
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = control.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nr_fds);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nr_fds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nr_fds);
+	}
+	/* The descriptors ride with the first byte sent; later pieces carry none. */
+	while (mh.msg_iovlen) {
+		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		size_t done;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto end;
+		}
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+		done = (size_t)n;
+		while (mh.msg_iovlen && done >= mh.msg_iov->iov_len) {
+			done -= mh.msg_iov->iov_len;
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (mh.msg_iovlen) {
+			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + done;
+			mh.msg_iov->iov_len -= done;
+		}
+	}
+end:
+	return ret;
+}
+
+static void close_fds(int *fds, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+void ustcomm_msg_release(struct ustcomm_msg *msg)
+{
+	unsigned i;
+
+	free(msg->payload);
+	for (i = 0; i < msg->nr_fds && i < USTCOMM_MAX_FDS; i++)
+		if (msg->fds[i] >= 0)
+			close(msg->fds[i]);
+	memset(msg, 0, sizeof(*msg));
+	for (i = 0; i < USTCOMM_MAX_FDS; i++)
+		msg->fds[i] = -1;
+}
+
+void ustcomm_receiver_init(struct ustcomm_receiver *rx)
+{
+	memset(rx, 0, sizeof(*rx));
+}
+
+void ustcomm_receiver_fini(struct ustcomm_receiver *rx)
+{
+	free(rx->buf);
+	close_fds(rx->fds, rx->nr_fds);
+	ustcomm_receiver_init(rx);
+}
+
+/* Moves the descriptors of a received control message to the pending list. */
+static int receiver_take_fds(struct ustcomm_receiver *rx, struct msghdr *mh)
+{
+	struct cmsghdr *cmsg;
+	int ret = 0;
+
+	for (cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		size_t i, n;
+
+		if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS ||
+		    cmsg->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+			if (rx->nr_fds < RX_FDS_MAX && !ret) {
+				rx->fds[rx->nr_fds++] = fd;
+			} else {
+				close(fd);
+				ret = -EPROTO;
+			}
+		}
+	}
+	return ret;
+}
+
+/*
+ * A reader that alternates read() and next() never holds more than one
+ * largest message plus one chunk; past that the peer is flooding and
+ * read() refuses to grow the buffer.
+ */
+ssize_t ustcomm_receiver_read(struct ustcomm_receiver *rx, int sock)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * RX_FDS_MAX)];
+	} control;
+	struct iovec iov;
+	struct msghdr mh;
+	ssize_t n;
+	int ret;
+
+	if (rx->len >= HDR_SIZE + USTCOMM_MAX_PAYLOAD + RX_CHUNK) {
+		n = -ENOBUFS;
+		goto end;
+	}
+	if (rx->cap - rx->len < RX_CHUNK) {
+		size_t cap = rx->cap ? rx->cap : RX_CHUNK;
+		char *buf;
+
+		while (cap - rx->len < RX_CHUNK)
+			cap *= 2;
+		buf = realloc(rx->buf, cap);
+		if (!buf) {
+			n = -ENOMEM;
+			goto end;
+		}
+		rx->buf = buf;
+		rx->cap = cap;
+	}
+	iov.iov_base = rx->buf + rx->len;
+	iov.iov_len = RX_CHUNK;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = control.buf;
+	mh.msg_controllen = sizeof(control.buf);
+	do {
+		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		n = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		goto end;
+	}
+	ret = receiver_take_fds(rx, &mh);
+	if (mh.msg_flags & MSG_CTRUNC)
+		ret = -EPROTO;
+	rx->len += (size_t)n;
+	if (ret)
+		n = ret;
+end:
+	return n;
+}
+
+static int msg_type_fds(uint16_t type)
+{
+	switch (type) {
+	case USTCOMM_MSG_HELLO:
+	case USTCOMM_MSG_METADATA:
+	case USTCOMM_MSG_GOODBYE:
+		return 0;
+	case USTCOMM_MSG_STREAM:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcomm_msg *msg)
+{
+	struct ustcomm_msg_header hdr;
+	unsigned i;
+	int ret = 0;
+
+	if (rx->len < HDR_SIZE)
+		goto end;
+	memcpy(&hdr, rx->buf, HDR_SIZE);
+	if (hdr.magic != USTCOMM_MAGIC || hdr.version != USTCOMM_VERSION ||
+	    msg_type_fds(hdr.type) < 0) {
+		ret = -EPROTO;
+		goto end;
+	}
+	if (hdr.payload_len > USTCOMM_MAX_PAYLOAD) {
+		ret = -EMSGSIZE;
+		goto end;
+	}
+	/* Descriptors arrive with the header's first byte, so they are all here. */
+	if (hdr.nr_fds > USTCOMM_MAX_FDS || hdr.nr_fds != (uint32_t)msg_type_fds(hdr.type) ||
+	    hdr.nr_fds > rx->nr_fds) {
+		ret = -EPROTO;
+		goto end;
+	}
+	if (rx->len - HDR_SIZE < hdr.payload_len)
+		goto end;
+
+	memset(msg, 0, sizeof(*msg));
+	msg->payload = malloc((size_t)hdr.payload_len + 1);
+	if (!msg->payload) {
+		ret = -ENOMEM;
+		goto end;
+	}
+	memcpy(msg->payload, rx->buf + HDR_SIZE, hdr.payload_len);
+	msg->payload[hdr.payload_len] = '\0';
+	msg->type = hdr.type;
+	msg->payload_len = hdr.payload_len;
+	msg->nr_fds = hdr.nr_fds;
+	for (i = 0; i < USTCOMM_MAX_FDS; i++)
+		msg->fds[i] = i < hdr.nr_fds ? rx->fds[i] : -1;
+	rx->nr_fds -= hdr.nr_fds;
+	memmove(rx->fds, rx->fds + hdr.nr_fds, rx->nr_fds * sizeof(int));
+	rx->len -= HDR_SIZE + hdr.payload_len;
+	memmove(rx->buf, rx->buf + HDR_SIZE + hdr.payload_len, rx->len);
+	ret = 1;
+end:
+	return ret;
+}
+
+/* A name that is safe in a file name, a directory name and a TSDL string. */
+static int wire_name_ok(const char *s, size_t size)
+{
+	const unsigned char *end = memchr(s, '\0', size);
+	const unsigned char *p;
+
+	if (!end || end == (const unsigned char *)s)
+		return 0;
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (p = (const unsigned char *)s; p < end; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '/')
+			return 0;
+	return 1;
+}
+
+int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hello **out)
+{
+	const struct ustcomm_hello *hello = (const void *)msg->payload;
+
+	if (msg->type != USTCOMM_MSG_HELLO || msg->payload_len != sizeof(*hello) ||
+	    !wire_name_ok(hello->procname, sizeof(hello->procname)) ||
+	    !wire_name_ok(hello->trace_name, sizeof(hello->trace_name)))
+		return -EPROTO;
+	*out = hello;
+	return 0;
+}
+
+int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_stream **out)
+{
+	const struct ustcomm_stream *st = (const void *)msg->payload;
+
+	if (msg->type != USTCOMM_MSG_STREAM || msg->payload_len != sizeof(*st) ||
+	    msg->nr_fds != 2 ||
+	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
+	    !ust_is_pow2(st->subbuf_size) || st->subbuf_size < UST_SUBBUF_SIZE_MIN ||
+	    st->subbuf_size > UST_SUBBUF_SIZE_MAX ||
+	    !ust_is_pow2(st->subbuf_count) || st->subbuf_count < UST_SUBBUF_NUM_MIN ||
+	    st->subbuf_count > UST_SUBBUF_NUM_MAX)
+		return -EPROTO;
+	*out = st;
+	return 0;
+}
