@@ -30,6 +30,8 @@ struct ust_rb {
 	uint32_t subbuf_size;		/* private copies: never re-read from shm */
 	uint32_t subbuf_count;
 	uint32_t cpu;
+	uint32_t stream_id;		/* packet header fields, private too */
+	uint8_t uuid[16];
 	int shm_fd;			/* memfd, kept open for handing to ustd */
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */
 };

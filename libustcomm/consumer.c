@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The consumer's side of a stream buffer (shm_layout.h). The mapping is
+ * shared with a process we do not trust to be correct (it may be buggy,
+ * crashed mid-write or hostile): every size used to compute an address is a
+ * private copy validated once, and every packet field is read once into a
+ * local before it is checked and used.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <urcu/arch.h>
+#include <urcu/uatomic.h>
+
+#include "libustcomm/consumer.h"
+#include "libustcomm/ctf_layout.h"
+
+static int cbuf_sizes_valid(uint32_t subbuf_size, uint32_t subbuf_count)
+{
+	return ust_is_pow2(subbuf_size) && ust_is_pow2(subbuf_count) &&
+		subbuf_size >= UST_SUBBUF_SIZE_MIN && subbuf_size <= UST_SUBBUF_SIZE_MAX &&
+		subbuf_count >= UST_SUBBUF_NUM_MIN && subbuf_count <= UST_SUBBUF_NUM_MAX;
+}
+
+USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
+				 uint32_t subbuf_size, uint32_t subbuf_count)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t map_size, data_offset, consumed;
+	struct ust_shm_ctl *ctl;
+	struct stat st;
+	void *mem;
+	int ret;
+
+	memset(cb, 0, sizeof(*cb));
+	if (!cbuf_sizes_valid(subbuf_size, subbuf_count)) {
+		ret = -EPROTO;
+		goto end;
+	}
+	data_offset = ust_shm_data_offset(subbuf_count, page);
+	map_size = ust_shm_map_size(subbuf_size, subbuf_count, page);
+	if ((size_t)map_size != map_size) {
+		ret = -ENOMEM;
+		goto end;
+	}
+	if (fstat(shm_fd, &st) < 0) {
+		ret = -errno;
+		goto end;
+	}
+	/* A shorter file would fault (SIGBUS) on access past its end. */
+	if (st.st_size < 0 || (uint64_t)st.st_size < map_size) {
+		ret = -EPROTO;
+		goto end;
+	}
+	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+	if (mem == MAP_FAILED) {
+		ret = -errno;
+		goto end;
+	}
+	ctl = mem;
+	consumed = uatomic_read(&ctl->consumed);
+	if (ctl->magic != UST_SHM_MAGIC || ctl->version != UST_SHM_VERSION ||
+	    ctl->subbuf_size != subbuf_size || ctl->subbuf_count != subbuf_count ||
+	    ctl->data_offset != data_offset || ctl->map_size != map_size ||
+	    (consumed & (subbuf_size - 1))) {
+		munmap(mem, map_size);
+		ret = -EPROTO;
+		goto end;
+	}
+	cb->ctl = ctl;
+	cb->data = (char *)mem + data_offset;
+	cb->map_size = map_size;
+	cb->subbuf_size = subbuf_size;
+	cb->subbuf_count = subbuf_count;
+	cb->consumed = consumed;
+	ret = 0;
+end:
+	return ret;
+}
+
+USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb)
+{
+	if (cb->ctl)
+		munmap(cb->ctl, cb->map_size);
+	cb->ctl = NULL;
+	cb->data = NULL;
+}
+
+USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len)
+{
+	uint64_t ring = (uint64_t)cb->subbuf_size * cb->subbuf_count;
+	uint32_t idx = (uint32_t)(cb->consumed / cb->subbuf_size) & (cb->subbuf_count - 1);
+	uint64_t target = (cb->consumed / ring + 1) * cb->subbuf_size;
+	const char *pkt = cb->data + (size_t)idx * cb->subbuf_size;
+	uint64_t count, content_size, packet_size;
+	int ret;
+
+	count = uatomic_read(&ust_shm_commits(cb->ctl)[idx].count);
+	/*
+	 * Pairs with the full barrier of the writer's uatomic_add_return()
+	 * on the count: the packet's bytes are read after the count that
+	 * says they are final.
+	 */
+	cmm_smp_rmb();
+	if (count < target) {
+		ret = 0;
+		goto end;
+	}
+	/* Writers cannot start the next cycle before we release this one. */
+	if (count > target) {
+		ret = -EPROTO;
+		goto end;
+	}
+	content_size = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE);
+	packet_size = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
+	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
+	    content_size > packet_size || packet_size % 8 ||
+	    content_size < UST_PKT_HEADER_SIZE * 8 ||
+	    packet_size / 8 > cb->subbuf_size) {
+		ret = -EPROTO;
+		goto end;
+	}
+	*packet = pkt;
+	*len = packet_size / 8;
+	ret = 1;
+end:
+	return ret;
+}
+
+USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
+{
+	/*
+	 * Release: our reads of the packet complete before writers can see
+	 * the sub-buffer free. Pairs with the writer's load of consumed
+	 * followed by cmm_smp_rmb() and its full-barrier cmpxchg in
+	 * ust_rb_reserve(), which precede its first store into the
+	 * sub-buffer.
+	 */
+	cmm_smp_mb();
+	cb->consumed += cb->subbuf_size;
+	uatomic_set(&cb->ctl->consumed, cb->consumed);
+}

@@ -19,6 +19,8 @@ struct ustcomm_cbuf {
 	size_t map_size;
 	uint32_t subbuf_size;		/* copies validated at map time */
 	uint32_t subbuf_count;
+	uint64_t consumed;		/* start of the next packet to take;
+					 * ours: ctl->consumed is only written */
 };
 
 /* Maps shm_fd (does not take ownership of it); validates the header against
