@@ -17,11 +17,6 @@
 #include <sched.h>
 #include <stdint.h>
 
-#ifndef __USE_GNU
-/* Declared only under _GNU_SOURCE, which the includer may not define. */
-extern int sched_getcpu(void);
-#endif
-
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define UST_HAVE_GLIBC_RSEQ 1

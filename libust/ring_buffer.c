@@ -17,8 +17,8 @@
  * writer resumes and commits, so the consumer never sees a half-written
  * event. Nothing ever waits for anything, so there is no deadlock either.
  */
-#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -280,8 +280,10 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	}
 
 	snprintf(name, sizeof(name), "ust-%s-%u", cfg->channel, cfg->cpu);
-	rb->shm_fd = memfd_create(name, MFD_CLOEXEC);
-	if (rb->shm_fd < 0 || ftruncate(rb->shm_fd, (off_t)map_size) < 0) {
+	/* Sealed at its size: ustd maps it and must never see it shrink (SIGBUS). */
+	rb->shm_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (rb->shm_fd < 0 || ftruncate(rb->shm_fd, (off_t)map_size) < 0 ||
+	    fcntl(rb->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
 		ret = -errno;
 		goto error;
 	}

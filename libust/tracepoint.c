@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Tracepoint probes: registered by name, connected to every site of that
+ * name in every registered object, whenever the object arrives.
+ *
+ * Invariant (under tp_mutex): a site whose name has connected probes points
+ * at its name's NULL-terminated probe array and has enabled = 1; every other
+ * site has probes = NULL and enabled = 0. All sites of one name share one
+ * array. An array is never modified once published: it is replaced, and the
+ * old one is freed only after an RCU grace period, so that readers in
+ * trace_NAME() (include/ust/tracepoint.h) never see it freed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <urcu-bp.h>
+
+#include "libust/tracepoint_internal.h"
+
+#define UST_EXPORT	__attribute__((visibility("default")))
+
+/* The probes connected for one tracepoint name, sites or not. */
+struct tp_name {
+	struct tp_name *next;
+	struct ust_tracepoint_probe *probes;	/* nr + 1 entries, the last NULL */
+	size_t nr;
+	char name[];
+};
+
+/* The tracepoint section of one registered object. */
+struct tp_range {
+	struct tp_range *next;
+	struct ust_tracepoint *const *start;
+	struct ust_tracepoint *const *stop;
+};
+
+static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct tp_name *tp_names;
+static struct tp_range *tp_ranges;
+
+static struct tp_name **find_name(const char *name)
+{
+	struct tp_name **pos;
+
+	for (pos = &tp_names; *pos; pos = &(*pos)->next)
+		if (!strcmp((*pos)->name, name))
+			break;
+	return pos;
+}
+
+static ssize_t find_probe(const struct tp_name *n, void (*func)(void), void *data)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (n->probes[i].func == func && n->probes[i].data == data)
+			return i;
+	return -1;
+}
+
+static void publish(struct ust_tracepoint *tp, struct ust_tracepoint_probe *probes)
+{
+	/* Pairs with the consume load in __ust_tracepoint_call_NAME(). */
+	rcu_assign_pointer(tp->probes, probes);
+	/*
+	 * enabled only saves disabled sites the read-side section; a reader
+	 * that sees it out of order with probes finds NULL and calls nothing.
+	 */
+	__atomic_store_n(&tp->enabled, probes != NULL, __ATOMIC_RELAXED);
+}
+
+static void publish_range(const struct tp_range *r)
+{
+	struct ust_tracepoint *const *p;
+	struct tp_name *n;
+
+	for (p = r->start; p < r->stop; p++) {
+		if (!*p)
+			continue;
+		n = *find_name((*p)->name);
+		publish(*p, n ? n->probes : NULL);
+	}
+}
+
+static void publish_name(const char *name, struct ust_tracepoint_probe *probes)
+{
+	struct ust_tracepoint *const *p;
+	struct tp_range *r;
+
+	for (r = tp_ranges; r; r = r->next)
+		for (p = r->start; p < r->stop; p++)
+			if (*p && !strcmp((*p)->name, name))
+				publish(*p, probes);
+}
+
+/* The probes of n with (func, data) appended, or without entry skip (>= 0). */
+static struct ust_tracepoint_probe *new_array(const struct tp_name *n, void (*func)(void),
+					      void *data, ssize_t skip)
+{
+	size_t nr = skip < 0 ? n->nr + 1 : n->nr - 1, i, j = 0;
+	struct ust_tracepoint_probe *probes;
+
+	probes = malloc((nr + 1) * sizeof(*probes));
+	if (!probes)
+		return NULL;
+	for (i = 0; i < n->nr; i++)
+		if ((ssize_t)i != skip)
+			probes[j++] = n->probes[i];
+	if (skip < 0) {
+		probes[j].func = func;
+		probes[j++].data = data;
+	}
+	probes[j].func = NULL;
+	probes[j].data = NULL;
+	return probes;
+}
+
+UST_EXPORT int ust_tracepoint_probe_register(const char *name, void (*func)(void), void *data)
+{
+	struct ust_tracepoint_probe *probes, *old = NULL;
+	struct tp_name **pos, *n;
+	int ret = 0;
+
+	if (!name || !func)
+		return -EINVAL;
+	pthread_mutex_lock(&tp_mutex);
+	pos = find_name(name);
+	n = *pos;
+	if (n && find_probe(n, func, data) >= 0) {
+		ret = -EEXIST;
+		goto unlock;
+	}
+	if (!n) {
+		n = calloc(1, sizeof(*n) + strlen(name) + 1);
+		if (!n) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+		strcpy(n->name, name);
+	}
+	probes = new_array(n, func, data, -1);
+	if (!probes) {
+		if (!*pos)
+			free(n);
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	*pos = n;
+	old = n->probes;
+	n->probes = probes;
+	n->nr++;
+	publish_name(name, probes);
+unlock:
+	pthread_mutex_unlock(&tp_mutex);
+	if (old) {
+		synchronize_rcu();
+		free(old);
+	}
+	return ret;
+}
+
+UST_EXPORT int ust_tracepoint_probe_unregister(const char *name, void (*func)(void), void *data)
+{
+	struct ust_tracepoint_probe *probes = NULL, *old = NULL;
+	struct tp_name **pos, *n;
+	ssize_t i = -1;
+	int ret = 0;
+
+	if (!name || !func)
+		return -EINVAL;
+	pthread_mutex_lock(&tp_mutex);
+	pos = find_name(name);
+	n = *pos;
+	if (n)
+		i = find_probe(n, func, data);
+	if (i < 0) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	if (n->nr > 1) {
+		probes = new_array(n, NULL, NULL, i);
+		if (!probes) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+	}
+	old = n->probes;
+	n->probes = probes;
+	n->nr--;
+	publish_name(name, probes);
+	if (!n->nr) {
+		*pos = n->next;
+		free(n);
+	}
+unlock:
+	pthread_mutex_unlock(&tp_mutex);
+	if (old) {
+		synchronize_rcu();
+		free(old);
+	}
+	return ret;
+}
+
+/*
+ * Calls into liburcu-bp rather than its inline (_LGPL_SOURCE) fast path:
+ * that one trips -fsanitize=alignment on liburcu's reader registry, and
+ * the enabled path already pays for a call.
+ */
+UST_EXPORT void ust_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+UST_EXPORT void ust_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+int ust_tracepoint_register_sites(struct ust_tracepoint *const *start,
+				  struct ust_tracepoint *const *stop)
+{
+	struct tp_range *r;
+
+	if (!start || start >= stop)
+		return 0;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->start = start;
+	r->stop = stop;
+	pthread_mutex_lock(&tp_mutex);
+	r->next = tp_ranges;
+	tp_ranges = r;
+	publish_range(r);
+	pthread_mutex_unlock(&tp_mutex);
+	return 0;
+}
+
+/*
+ * No grace period: the arrays belong to the names, not to the sites, and
+ * once its object is going away nothing runs its trace_NAME() any more.
+ */
+void ust_tracepoint_unregister_sites(struct ust_tracepoint *const *start,
+				     struct ust_tracepoint *const *stop)
+{
+	struct ust_tracepoint *const *p;
+	struct tp_range **pos, *r;
+
+	pthread_mutex_lock(&tp_mutex);
+	for (pos = &tp_ranges; *pos; pos = &(*pos)->next)
+		if ((*pos)->start == start && (*pos)->stop == stop)
+			break;
+	r = *pos;
+	if (r) {
+		*pos = r->next;
+		for (p = start; p < stop; p++)
+			if (*p)
+				publish(*p, NULL);
+	}
+	pthread_mutex_unlock(&tp_mutex);
+	free(r);
+}

@@ -6,7 +6,6 @@
  * private copy validated once, and every packet field is read once into a
  * local before it is checked and used.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

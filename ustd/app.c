@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include "libustcomm/log.h"
+#include "ustd/app.h"
+
+/* -v messages: what ustd is doing, as opposed to what went wrong. */
+static __attribute__((format(printf, 2, 3)))
+void app_note(const struct ustd_app *app, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if (!app->ctx->verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ustd: %s\n", buf);
+}
+
+static void app_close_stream(struct ustd_app_stream *as)
+{
+	struct ustd_stream *s = &as->stream;
+
+	if (!s->open)
+		return;
+	/* The application still holds the eventfd: closing ours would not
+	 * take it out of the epoll set. */
+	epoll_ctl(as->app->ctx->epfd, EPOLL_CTL_DEL, s->wakeup_fd, NULL);
+	ustd_stream_close(s);
+}
+
+static void app_close_streams(struct ustd_app *app)
+{
+	struct ustd_app_stream *as;
+
+	for (as = app->streams; as; as = as->next)
+		app_close_stream(as);
+}
+
+/* A directory with nothing but its empty metadata file would make every
+ * reader of the output directory fail: it goes. */
+static void app_close_trace_dir(struct ustd_app *app)
+{
+	if (app->td.path && app->td.metadata_len == 0 && !app->streams)
+		ustd_trace_dir_discard(&app->td);
+	else
+		ustd_trace_dir_close(&app->td);
+}
+
+/* A write error ends this trace only: the application keeps running, its
+ * buffers fill and discard, and ustd keeps serving the others. */
+static void app_stop_trace(struct ustd_app *app, int err)
+{
+	if (app->stopped)
+		return;
+	ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue",
+		    app->td.path, strerror(-err), app->label);
+	app_close_streams(app);
+	app_close_trace_dir(app);
+	app->stopped = true;
+}
+
+static void app_end(struct ustd_app *app)
+{
+	struct ustd_app_stream *as;
+	int ret;
+
+	for (as = app->streams; as; as = as->next) {
+		ret = ustd_stream_finish(&as->stream);
+		if (ret < 0)
+			app_stop_trace(app, ret);
+		else if (ret > 0)
+			app_close_stream(as);
+	}
+	app_close_streams(app);
+	if (app->td.path && app->td.metadata_len) {
+		if (!app->flushed)
+			app_note(app, "%s ended without flushing its buffers: its last, partial packets are not in the trace",
+				 app->label);
+		app_note(app, "trace of %s is complete in %s", app->label, app->td.path);
+	}
+	app_close_trace_dir(app);
+	epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
+	close(app->sock);
+	app->sock = -1;
+	app->closed = true;
+}
+
+static void app_protocol_error(struct ustd_app *app, const char *why)
+{
+	ustcomm_err("protocol error from %s: %s; connection dropped",
+		    app->label, why);
+	app_end(app);
+}
+
+static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
+			    const char **why)
+{
+	const struct ustcomm_hello *hello;
+	int ret;
+
+	if (app->said_hello) {
+		*why = "second HELLO";
+		return -EPROTO;
+	}
+	ret = ustcomm_check_hello(msg, &hello);
+	if (ret < 0) {
+		*why = "invalid HELLO";
+		return ret;
+	}
+	app->said_hello = true;
+	snprintf(app->procname, sizeof(app->procname), "%s", hello->procname);
+	snprintf(app->label, sizeof(app->label), "%s[%d]", app->procname, (int)app->pid);
+	if (hello->pid != (uint32_t)app->pid)
+		ustcomm_dbg("%s calls itself pid %u (another pid namespace?)",
+			    app->label, hello->pid);
+	ret = ustd_trace_dir_create(&app->td, app->ctx->output, app->procname, app->pid,
+				    time(NULL));
+	if (ret < 0) {
+		ustcomm_err("cannot create a trace directory in %s: %s; tracing of %s stopped, other traces continue",
+			    app->ctx->output, strerror(-ret), app->label);
+		app->stopped = true;
+		return 0;
+	}
+	app_note(app, "tracing %s into %s", app->label, app->td.path);
+	return 0;
+}
+
+static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)
+{
+	const struct ustcomm_stream *desc;
+	struct ustd_app_stream *as;
+	struct epoll_event ev;
+	int shm_fd, wakeup_fd, ret;
+
+	ret = ustcomm_check_stream(msg, &desc);
+	if (ret < 0 || msg->nr_fds != 2) {
+		*why = "invalid STREAM";
+		return ret < 0 ? ret : -EPROTO;
+	}
+	if (app->stopped)
+		return 0;
+	as = calloc(1, sizeof(*as));
+	if (!as) {
+		app_stop_trace(app, -ENOMEM);
+		return 0;
+	}
+	as->watch.kind = USTD_WATCH_STREAM;
+	as->app = app;
+	/* The stream owns the descriptors from here on. */
+	shm_fd = msg->fds[0];
+	wakeup_fd = msg->fds[1];
+	msg->fds[0] = msg->fds[1] = -1;
+	msg->nr_fds = 0;
+	ret = ustd_stream_map(&as->stream, desc, shm_fd, wakeup_fd);
+	if (ret < 0) {
+		free(as);
+		*why = "STREAM buffer that cannot be mapped";
+		return ret;
+	}
+	ret = ustd_stream_create_file(&as->stream, &app->td);
+	if (ret == -EEXIST) {
+		ustcomm_err("%s sent stream %s twice; the second one is ignored",
+			    app->label, as->stream.name);
+		ustd_stream_close(&as->stream);
+		free(as);
+		return 0;
+	}
+	if (ret < 0) {
+		ustd_stream_close(&as->stream);
+		free(as);
+		app_stop_trace(app, ret);
+		return 0;
+	}
+	as->next = app->streams;
+	app->streams = as;
+	ev.events = EPOLLIN;
+	ev.data.ptr = &as->watch;
+	if (epoll_ctl(app->ctx->epfd, EPOLL_CTL_ADD, as->stream.wakeup_fd, &ev) < 0) {
+		ret = -errno;
+		ustd_stream_close(&as->stream);
+		*why = "STREAM wakeup descriptor that cannot be polled";
+		return ret;
+	}
+	ustcomm_dbg("%s: stream %s", app->label, as->stream.name);
+	return 0;
+}
+
+/* Returns 0, or a negative errno with *why set when the application broke
+ * the protocol. */
+static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)
+{
+	int ret = 0;
+
+	if (!app->said_hello && msg->type != USTCOMM_MSG_HELLO) {
+		*why = "first message is not HELLO";
+		return -EPROTO;
+	}
+	switch (msg->type) {
+	case USTCOMM_MSG_HELLO:
+		ret = app_handle_hello(app, msg, why);
+		break;
+	case USTCOMM_MSG_METADATA:
+		if (app->stopped || msg->payload_len == 0)
+			break;
+		ret = ustd_trace_dir_append_metadata(&app->td, msg->payload, msg->payload_len);
+		if (ret < 0)
+			app_stop_trace(app, ret);
+		ret = 0;
+		break;
+	case USTCOMM_MSG_STREAM:
+		ret = app_handle_stream(app, msg, why);
+		break;
+	case USTCOMM_MSG_GOODBYE:
+		app->flushed = true;
+		break;
+	default:
+		*why = "unknown message type";
+		ret = -EPROTO;
+		break;
+	}
+	return ret;
+}
+
+/* Reads and handles until the socket is empty, or ends the application when
+ * it hung up or broke the protocol. */
+static void app_read(struct ustd_app *app)
+{
+	struct ustcomm_msg msg;
+	const char *why;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = ustcomm_receiver_read(&app->rx, app->sock);
+		if (n == -EAGAIN)
+			return;
+		if (n == -EINTR)
+			continue;
+		/* Handle what arrived even when the read also saw the end. */
+		while ((ret = ustcomm_receiver_next(&app->rx, &msg)) == 1) {
+			why = "invalid message";
+			ret = app_handle_msg(app, &msg, &why);
+			ustcomm_msg_release(&msg);
+			if (ret < 0) {
+				app_protocol_error(app, why);
+				return;
+			}
+		}
+		if (ret < 0) {
+			app_protocol_error(app, ret == -EMSGSIZE ? "message too large" :
+					   "malformed message");
+			return;
+		}
+		if (n < 0 && n != -ECONNRESET) {
+			/* Too many descriptors, truncated control data, no memory. */
+			app_protocol_error(app, strerror((int)-n));
+			return;
+		}
+		if (n <= 0) {
+			if (app->rx.len > 0)
+				ustcomm_dbg("%s hung up in the middle of a message",
+					    app->label);
+			app_end(app);
+			return;
+		}
+	}
+}
+
+struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
+{
+	struct ustd_app *app;
+	struct epoll_event ev;
+
+	app = calloc(1, sizeof(*app));
+	if (!app) {
+		ustcomm_err("out of memory: connection of pid %d refused", (int)pid);
+		goto error;
+	}
+	app->watch.kind = USTD_WATCH_APP;
+	app->ctx = ctx;
+	app->sock = sock;
+	app->pid = pid;
+	snprintf(app->label, sizeof(app->label), "pid %d", (int)pid);
+	app->td.metadata_fd = -1;
+	ustcomm_receiver_init(&app->rx);
+	ev.events = EPOLLIN;
+	ev.data.ptr = &app->watch;
+	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, sock, &ev) < 0) {
+		ustcomm_err("cannot watch the connection of pid %d: %s", (int)pid, strerror(errno));
+		ustcomm_receiver_fini(&app->rx);
+		free(app);
+		app = NULL;
+		goto error;
+	}
+	return app;
+error:
+	close(sock);
+	return NULL;
+}
+
+void ustd_app_on_socket(struct ustd_app *app)
+{
+	if (!app->closed)
+		app_read(app);
+}
+
+void ustd_app_on_stream(struct ustd_app_stream *as)
+{
+	struct ustd_app *app = as->app;
+	int ret;
+
+	if (app->closed)
+		return;
+	app_read(app);
+	if (app->closed || !as->stream.open)
+		return;
+	ret = ustd_stream_drain(&as->stream);
+	if (ret < 0)
+		app_stop_trace(app, ret);
+	else if (ret > 0)
+		app_close_stream(as);
+}
+
+void ustd_app_finish(struct ustd_app *app)
+{
+	if (app->closed)
+		return;
+	app_read(app);
+	if (!app->closed)
+		app_end(app);
+}
+
+void ustd_app_free(struct ustd_app *app)
+{
+	struct ustd_app_stream *as, *next;
+
+	for (as = app->streams; as; as = next) {
+		next = as->next;
+		free(as);
+	}
+	ustcomm_receiver_fini(&app->rx);
+	free(app);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One connected application: its socket and protocol state, its trace
+ * directory and its streams. ustd only ever reads from an application;
+ * nothing it does can make the application wait.
+ */
+#ifndef USTD_APP_H
+#define USTD_APP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "libustcomm/protocol.h"
+#include "ustd/stream.h"
+#include "ustd/trace_dir.h"
+
+/* What the event loop finds in epoll_event.data.ptr: the first member of
+ * every object registered in the epoll set. */
+enum ustd_watch_kind {
+	USTD_WATCH_LISTEN,
+	USTD_WATCH_SIGNAL,
+	USTD_WATCH_APP,
+	USTD_WATCH_STREAM,
+};
+
+struct ustd_watch {
+	enum ustd_watch_kind kind;
+};
+
+/* What every application shares, set up by main(). */
+struct ustd_ctx {
+	int epfd;
+	const char *output;
+	bool verbose;
+};
+
+struct ustd_app;
+
+struct ustd_app_stream {
+	struct ustd_watch watch;	/* USTD_WATCH_STREAM */
+	struct ustd_app *app;
+	struct ustd_stream stream;
+	struct ustd_app_stream *next;
+};
+
+struct ustd_app {
+	struct ustd_watch watch;	/* USTD_WATCH_APP */
+	const struct ustd_ctx *ctx;
+	int sock;
+	pid_t pid;			/* SO_PEERCRED, in ustd's pid namespace */
+	char procname[32];
+	char label[48];			/* "procname[pid]", or "pid N" before HELLO */
+	struct ustcomm_receiver rx;
+	struct ustd_trace_dir td;
+	struct ustd_app_stream *streams;
+	bool said_hello;
+	bool flushed;			/* GOODBYE received */
+	bool stopped;			/* trace stopped by an error */
+	bool closed;			/* connection gone; free after the epoll batch */
+	struct ustd_app *next;		/* main()'s list */
+};
+
+/* Adds an accepted connection to the epoll set. Takes ownership of sock,
+ * also on failure (NULL). */
+struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid);
+
+/* The socket is readable or hung up: handles every message it has. */
+void ustd_app_on_socket(struct ustd_app *app);
+
+/* A stream's wakeup is readable: handles the application's pending
+ * messages first, so that metadata precedes the events using it on disk,
+ * then drains the stream. */
+void ustd_app_on_stream(struct ustd_app_stream *as);
+
+/* ustd is exiting: takes everything the application sent and every
+ * complete packet, then closes. */
+void ustd_app_finish(struct ustd_app *app);
+
+/* Frees a closed application; only between epoll batches, since events of
+ * the current batch may still point at it. */
+void ustd_app_free(struct ustd_app *app);
+
+#endif

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ustd/trace_dir.h"
+
+/* Bounds the -1, -2... suffixes tried when one process starts several
+ * traces within the same second. */
+#define TRACE_DIR_MAX_SUFFIX	1000
+
+int ustd_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	struct stat st;
+	char *p;
+	int ret = 0;
+
+	if (len == 0 || len >= sizeof(buf)) {
+		ret = len ? -ENAMETOOLONG : -ENOENT;
+		goto end;
+	}
+	memcpy(buf, path, len + 1);
+	for (p = buf + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		if (p[-1] != '/') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+				ret = -errno;
+				goto end;
+			}
+			*p = c;
+		}
+		if (*p == '\0')
+			break;
+	}
+	/* EEXIST above may name a file that is not a directory. */
+	if (stat(path, &st) < 0)
+		ret = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		ret = -ENOTDIR;
+end:
+	return ret;
+}
+
+int ustd_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	int ret = 0;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto end;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+end:
+	return ret;
+}
+
+/* The process name comes from the application: keep it from escaping the
+ * output directory or hiding the trace. */
+static void trace_dir_clean_name(char *out, size_t size, const char *procname)
+{
+	size_t i;
+
+	snprintf(out, size, "%s", procname[0] ? procname : "app");
+	for (i = 0; out[i]; i++) {
+		unsigned char c = (unsigned char)out[i];
+
+		if (c == '/' || c < 0x20 || c == 0x7f || (i == 0 && c == '.'))
+			out[i] = '_';
+	}
+}
+
+int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
+			  const char *procname, pid_t pid, time_t when)
+{
+	/* path leaves room for "/metadata" in meta. */
+	char name[64], stamp[32], path[PATH_MAX - 16], meta[PATH_MAX];
+	struct tm tm;
+	int i, n, ret;
+
+	td->path = NULL;
+	td->metadata_fd = -1;
+	td->metadata_len = 0;
+	ret = ustd_mkdir_p(output);
+	if (ret < 0)
+		goto end;
+	trace_dir_clean_name(name, sizeof(name), procname);
+	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm)) {
+		ret = -EINVAL;
+		goto end;
+	}
+	for (i = 0; ; i++) {
+		if (i == 0)
+			n = snprintf(path, sizeof(path), "%s/%s-%d-%s", output, name, (int)pid, stamp);
+		else
+			n = snprintf(path, sizeof(path), "%s/%s-%d-%s-%d", output, name, (int)pid,
+				     stamp, i);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			ret = -ENAMETOOLONG;
+			goto end;
+		}
+		if (mkdir(path, 0755) == 0)
+			break;
+		if (errno != EEXIST || i == TRACE_DIR_MAX_SUFFIX) {
+			ret = -errno;
+			goto end;
+		}
+	}
+	snprintf(meta, sizeof(meta), "%s/metadata", path);
+	td->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	if (td->metadata_fd < 0) {
+		ret = -errno;
+		rmdir(path);
+		goto end;
+	}
+	td->path = strdup(path);
+	if (!td->path) {
+		ret = -ENOMEM;
+		close(td->metadata_fd);
+		td->metadata_fd = -1;
+		unlink(meta);
+		rmdir(path);
+	}
+end:
+	return ret;
+}
+
+int ustd_trace_dir_append_metadata(struct ustd_trace_dir *td, const char *text, size_t len)
+{
+	int ret = ustd_write_all(td->metadata_fd, text, len);
+
+	/* Half a block would make the whole trace unreadable: cut it off. */
+	if (ret < 0 && ftruncate(td->metadata_fd, (off_t)td->metadata_len) < 0)
+		ret = -errno;
+	if (ret == 0)
+		td->metadata_len += len;
+	return ret;
+}
+
+int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name)
+{
+	char path[PATH_MAX];
+	int n, fd;
+
+	n = snprintf(path, sizeof(path), "%s/%s", td->path, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+void ustd_trace_dir_close(struct ustd_trace_dir *td)
+{
+	if (td->metadata_fd >= 0)
+		close(td->metadata_fd);
+	td->metadata_fd = -1;
+	free(td->path);
+	td->path = NULL;
+}
+
+void ustd_trace_dir_discard(struct ustd_trace_dir *td)
+{
+	char meta[PATH_MAX];
+
+	if (td->path) {
+		snprintf(meta, sizeof(meta), "%s/metadata", td->path);
+		unlink(meta);
+		rmdir(td->path);
+	}
+	ustd_trace_dir_close(td);
+}

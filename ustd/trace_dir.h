@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One trace directory on disk: OUTPUT/<procname>-<pid>-<YYYYMMDD-HHMMSS>,
+ * holding the `metadata` file and one file per stream. The only place where
+ * ustd creates or writes files.
+ */
+#ifndef USTD_TRACE_DIR_H
+#define USTD_TRACE_DIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct ustd_trace_dir {
+	char *path;			/* NULL when closed */
+	int metadata_fd;		/* O_APPEND */
+	size_t metadata_len;		/* bytes appended */
+};
+
+/* Creates path and its missing parents, like mkdir -p. Returns 0 or a
+ * negative errno. */
+int ustd_mkdir_p(const char *path);
+
+/* Writes all of buf, retrying partial writes and EINTR. Returns 0 or a
+ * negative errno. */
+int ustd_write_all(int fd, const void *buf, size_t len);
+
+/* Creates a fresh directory for one traced process under output (created
+ * as needed), named after the local time `when`, with -1, -2... appended
+ * when that name is taken, and its empty metadata file. Returns 0 or a
+ * negative errno. */
+int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
+			  const char *procname, pid_t pid, time_t when);
+
+/* Appends one piece of TSDL text to the metadata file in a single write,
+ * so that a reader never sees half of a declaration block; when the write
+ * fails, whatever part of it reached the file is removed. */
+int ustd_trace_dir_append_metadata(struct ustd_trace_dir *td, const char *text, size_t len);
+
+/* Creates the file `name` in the directory, refusing one that exists
+ * (-EEXIST). Returns the descriptor or a negative errno. */
+int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name);
+
+void ustd_trace_dir_close(struct ustd_trace_dir *td);
+
+/* Closes and removes a directory that got no file but its empty metadata:
+ * left behind, it would make every reader of the output directory fail. */
+void ustd_trace_dir_discard(struct ustd_trace_dir *td);
+
+#endif

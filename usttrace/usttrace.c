@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * usttrace: trace a program from its first instruction to its exit, like
+ * strace. Starts a private ustd (or uses the user's, with -s), runs the
+ * program with the environment that makes libust trace at start-up, and
+ * once the program is gone has ustd write everything out.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <popt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "libustcomm/log.h"
+#include "libustcomm/rundir.h"
+#include "libustcomm/shm_layout.h"
+#include "libustcomm/strbuf.h"
+
+#define USTTRACE_READY_TIMEOUT_MS	10000
+
+struct usttrace {
+	/* command line */
+	char *output_arg;
+	struct ustcomm_strbuf patterns;	/* -m, joined by ',' */
+	bool shared;			/* -s */
+	char *subbuf_size;		/* validated decimal text, or NULL */
+	char *subbuf_num;
+	bool verbose;
+	char **argv;			/* PROGRAM ARGS... */
+
+	char output[PATH_MAX];
+	char rundir[PATH_MAX - 16];	/* private, room for "/ustd"; empty with -s */
+	char sock_path[PATH_MAX];
+	char start_stamp[32];		/* local time, as in trace directory names */
+	pid_t ustd_pid;
+};
+
+static const int usttrace_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction usttrace_orig_actions[UST_ARRAY_SIZE(usttrace_signals)];
+static volatile sig_atomic_t usttrace_got_signal;
+static volatile sig_atomic_t usttrace_program_pid;
+
+static void usttrace_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+
+	usttrace_got_signal = sig;
+	/* A signal from the terminal (SI_KERNEL) has reached the program
+	 * already: it is in our process group. Forward only what was sent to
+	 * usttrace alone, so that the program never gets one signal twice. */
+	if (usttrace_program_pid > 0 && si->si_code != SI_KERNEL)
+		kill(usttrace_program_pid, sig);
+	errno = saved_errno;
+}
+
+/* A signal usttrace was started with ignored (nohup, `&` in a script) stays
+ * ignored, for usttrace and for the program. */
+static void usttrace_install_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = usttrace_on_signal,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < UST_ARRAY_SIZE(usttrace_signals); i++) {
+		sigaction(usttrace_signals[i], NULL, &usttrace_orig_actions[i]);
+		if (usttrace_orig_actions[i].sa_handler != SIG_IGN)
+			sigaction(usttrace_signals[i], &sa, NULL);
+	}
+}
+
+/* In a child before exec: a signal must reach the new program, not a copy
+ * of our handler. */
+static void usttrace_restore_signals(void)
+{
+	size_t i;
+
+	for (i = 0; i < UST_ARRAY_SIZE(usttrace_signals); i++)
+		sigaction(usttrace_signals[i], &usttrace_orig_actions[i], NULL);
+}
+
+static void usttrace_block_signals(sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < UST_ARRAY_SIZE(usttrace_signals); i++)
+		sigaddset(&set, usttrace_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static int usttrace_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static void usttrace_describe_status(char *buf, size_t len, int status)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "ended with wait status %#x", status);
+}
+
+static pid_t usttrace_wait(pid_t pid, int *status)
+{
+	pid_t ret;
+
+	do
+		ret = waitpid(pid, status, 0);
+	while (ret < 0 && errno == EINTR);
+	return ret;
+}
+
+/* Accepts a power of two within [min, max]; keeps its text for the
+ * environment. */
+static int usttrace_check_pow2(const char *opt, const char *arg, uint64_t min, uint64_t max,
+			       const char *what)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !ust_is_pow2(v) || v < min ||
+	    v > max) {
+		ustcomm_err("%s %s: %s must be a power of two from %" PRIu64 " to %" PRIu64,
+			    opt, arg, what, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int usttrace_default_output(char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+	int n;
+
+	if (!home || !home[0]) {
+		pw = getpwuid(getuid());
+		if (!pw)
+			return -ENOENT;
+		home = pw->pw_dir;
+	}
+	n = snprintf(buf, len, "%s/ust-traces", home);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Returns 0 with the options in ut, or -EINVAL after saying what is wrong. */
+static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
+{
+	char *pattern;
+	int shared = 0, verbose = 0, rc, ret = 0;
+	struct poptOption options[] = {
+		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
+		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
+		{ "marker", 'm', POPT_ARG_STRING, NULL, 'm',
+		  "enable the markers and events matching PATTERN (repeatable; default: all)",
+		  "PATTERN" },
+		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
+		  "use the ustd already running for this user instead of a private one", NULL },
+		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
+		  "sub-buffer size, a power of two", "BYTES" },
+		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
+		  "sub-buffers per buffer, a power of two", "N" },
+		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	poptContext pc;
+
+	/* Options end at PROGRAM: its own options are not ours. */
+	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
+	*pcp = pc;
+	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]");
+	while ((rc = poptGetNextOpt(pc)) == 'm') {
+		pattern = poptGetOptArg(pc);
+		if (strchr(pattern, ',')) {
+			ustcomm_err("-m %s: a pattern cannot contain ','; give one -m per pattern",
+				    pattern);
+			ret = -EINVAL;
+		} else {
+			ustcomm_strbuf_printf(&ut->patterns, "%s%s", ut->patterns.len ? "," : "",
+					      pattern);
+		}
+		free(pattern);
+		if (ret < 0)
+			goto end;
+	}
+	if (rc < -1) {
+		ustcomm_err("%s: %s (see usttrace --help)",
+			    poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->patterns.err) {
+		ret = ut->patterns.err;
+		ustcomm_err("%s", strerror(-ret));
+		goto end;
+	}
+	ut->argv = (char **)poptGetArgs(pc);
+	if (!ut->argv || !ut->argv[0]) {
+		ustcomm_err("no program to trace: usttrace [OPTION...] [--] PROGRAM [ARG...]");
+		ret = -EINVAL;
+		goto end;
+	}
+	if (shared && ut->output_arg) {
+		ustcomm_err("-o cannot be used with -s: the running ustd decides where traces go (its own -o)");
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->subbuf_size &&
+	    usttrace_check_pow2("--subbuf-size", ut->subbuf_size, UST_SUBBUF_SIZE_MIN,
+				UST_SUBBUF_SIZE_MAX, "the sub-buffer size in bytes") < 0) {
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->subbuf_num &&
+	    usttrace_check_pow2("--subbuf-num", ut->subbuf_num, UST_SUBBUF_NUM_MIN,
+				UST_SUBBUF_NUM_MAX, "the number of sub-buffers") < 0) {
+		ret = -EINVAL;
+		goto end;
+	}
+	ut->shared = shared;
+	ut->verbose = verbose;
+end:
+	return ret;
+}
+
+/* Is anything listening on path? */
+static bool usttrace_ustd_listening(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	bool ok;
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return false;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A private run directory, inside the user's when its path leaves room for
+ * the socket name, else in /tmp. */
+static int usttrace_make_rundir(struct usttrace *ut)
+{
+	struct sockaddr_un addr;
+	char base[PATH_MAX];
+	int n;
+
+	if (ustcomm_rundir(base, sizeof(base)) < 0 ||
+	    strlen(base) + sizeof("/usttrace-XXXXXX/ustd") > sizeof(addr.sun_path))
+		snprintf(base, sizeof(base), "/tmp");
+	n = snprintf(ut->rundir, sizeof(ut->rundir), "%s/usttrace-XXXXXX", base);
+	if (n < 0 || (size_t)n >= sizeof(ut->rundir))
+		return -ENAMETOOLONG;
+	if (!mkdtemp(ut->rundir)) {
+		ustcomm_err("cannot create a private run directory in %s: %s", base,
+			    strerror(errno));
+		ut->rundir[0] = '\0';
+		return -errno;
+	}
+	snprintf(ut->sock_path, sizeof(ut->sock_path), "%s/ustd", ut->rundir);
+	return 0;
+}
+
+/* $UST_USTD, else the ustd installed next to usttrace, else ustd in PATH. */
+static void usttrace_find_ustd(char *buf, size_t len)
+{
+	const char *env = getenv("UST_USTD");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && env[0]) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			slash[1] = '\0';
+			if ((size_t)snprintf(buf, len, "%sustd", exe) < len && access(buf, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(buf, len, "ustd");
+}
+
+static void usttrace_exec_ustd(struct usttrace *ut, const char *ustd, int ready_fd,
+			       pid_t parent)
+{
+	char fd_arg[16];
+	const char *argv[] = { ustd, "-o", ut->output, "-s", ut->sock_path,
+			       "--ready-fd", fd_arg, ut->verbose ? "-v" : NULL, NULL };
+
+	/* ustd must finish when usttrace says so, not when the terminal's ^C
+	 * reaches the foreground group, and must not outlive usttrace. */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);
+	usttrace_restore_signals();
+	snprintf(fd_arg, sizeof(fd_arg), "%d", ready_fd);
+	if (strchr(ustd, '/'))
+		execv(ustd, (char **)argv);
+	else
+		execvp(ustd, (char **)argv);
+	ustcomm_err("cannot run %s: %s; set UST_USTD to the path of ustd", ustd, strerror(errno));
+	_exit(127);
+}
+
+/* Waits, boundedly, for the ready byte of ustd. */
+static int usttrace_wait_ready(struct usttrace *ut, int fd)
+{
+	struct timespec start, now;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char status_text[128], byte;
+	long elapsed = 0;
+	int status, n, ret = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		n = poll(&pfd, 1, (int)(USTTRACE_READY_TIMEOUT_MS - elapsed));
+		if (n > 0)
+			break;
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			ustcomm_err("waiting for ustd: %s", strerror(errno));
+			goto end;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (elapsed >= USTTRACE_READY_TIMEOUT_MS) {
+			ustcomm_err("ustd (pid %d) was not ready within %d s; giving up",
+				    (int)ut->ustd_pid, USTTRACE_READY_TIMEOUT_MS / 1000);
+			kill(ut->ustd_pid, SIGKILL);
+			usttrace_wait(ut->ustd_pid, &status);
+			ut->ustd_pid = 0;
+			ret = -ETIMEDOUT;
+			goto end;
+		}
+	}
+	do
+		n = read(fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		goto end;
+	/* End of file: ustd exited (or closed the pipe) without being ready. */
+	usttrace_wait(ut->ustd_pid, &status);
+	ut->ustd_pid = 0;
+	usttrace_describe_status(status_text, sizeof(status_text), status);
+	ustcomm_err("ustd %s before it was ready", status_text);
+	ret = -ECHILD;
+end:
+	return ret;
+}
+
+static int usttrace_start_ustd(struct usttrace *ut)
+{
+	char ustd[PATH_MAX];
+	pid_t parent = getpid();
+	int pipefd[2], ready_fd, ret;
+
+	usttrace_find_ustd(ustd, sizeof(ustd));
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		ustcomm_err("pipe: %s", strerror(errno));
+		return ret;
+	}
+	ut->ustd_pid = fork();
+	if (ut->ustd_pid < 0) {
+		ret = -errno;
+		ustcomm_err("fork: %s", strerror(errno));
+		ut->ustd_pid = 0;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ret;
+	}
+	if (ut->ustd_pid == 0) {
+		/* dup() drops close-on-exec: only ustd gets this end. */
+		ready_fd = dup(pipefd[1]);
+		if (ready_fd < 0)
+			_exit(127);
+		usttrace_exec_ustd(ut, ustd, ready_fd, parent);
+	}
+	close(pipefd[1]);
+	ret = usttrace_wait_ready(ut, pipefd[0]);
+	close(pipefd[0]);
+	if (ret == 0 && ut->verbose)
+		fprintf(stderr, "usttrace: private ustd (pid %d, %s) listening on %s\n",
+			(int)ut->ustd_pid, ustd, ut->sock_path);
+	return ret;
+}
+
+static void usttrace_setenv_program(const struct usttrace *ut)
+{
+	setenv("UST_TRACE", "1", 1);
+	setenv("UST_AUTOPROBE", ut->patterns.len ? ut->patterns.buf : "1", 1);
+	setenv("UST_DAEMON_SOCKET", ut->sock_path, 1);
+	if (ut->subbuf_size)
+		setenv("UST_SUBBUF_SIZE", ut->subbuf_size, 1);
+	if (ut->subbuf_num)
+		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
+}
+
+/*
+ * Runs the program and waits for it. Returns 0 with its wait status in
+ * *status, -EINTR when a signal came before it was started, or the negative
+ * errno its exec failed with (said on stderr).
+ */
+static int usttrace_run_program(struct usttrace *ut, pid_t *pid, int *status)
+{
+	int pipefd[2], err, n, ret = 0;
+	sigset_t old;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		ustcomm_err("pipe: %s", strerror(errno));
+		return ret;
+	}
+	/* Until its pid is known, a signal for the program waits. */
+	usttrace_block_signals(&old);
+	if (usttrace_got_signal) {
+		ret = -EINTR;
+		goto unblock;
+	}
+	*pid = fork();
+	if (*pid < 0) {
+		ret = -errno;
+		ustcomm_err("fork: %s", strerror(errno));
+		goto unblock;
+	}
+	if (*pid == 0) {
+		close(pipefd[0]);
+		usttrace_restore_signals();
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		usttrace_setenv_program(ut);
+		execvp(ut->argv[0], ut->argv);
+		err = errno;
+		while (write(pipefd[1], &err, sizeof(err)) < 0 && errno == EINTR)
+			;
+		_exit(err == EACCES ? 126 : 127);
+	}
+	usttrace_program_pid = *pid;
+unblock:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pipefd[1]);
+	if (ret == 0) {
+		/* Close-on-exec: end of file means the program is running. */
+		do
+			n = read(pipefd[0], &err, sizeof(err));
+		while (n < 0 && errno == EINTR);
+		usttrace_wait(*pid, status);
+		usttrace_program_pid = 0;
+		if (n == (int)sizeof(err)) {
+			ustcomm_err("cannot run %s: %s", ut->argv[0], strerror(err));
+			ret = -err;
+		}
+	}
+	close(pipefd[0]);
+	return ret;
+}
+
+/* Is name <procname>-<pid>-<YYYYMMDD-HHMMSS>[-N], stamped no earlier than
+ * usttrace started? */
+static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_stamp)
+{
+	char needle[32];
+	const char *p, *stamp;
+	size_t i;
+
+	snprintf(needle, sizeof(needle), "-%d-", (int)pid);
+	for (p = strstr(name, needle); p; p = strstr(p + 1, needle)) {
+		stamp = p + strlen(needle);
+		for (i = 0; i < 15; i++)
+			if (i == 8 ? stamp[i] != '-' : (stamp[i] < '0' || stamp[i] > '9'))
+				break;
+		if (i < 15 || (stamp[15] != '\0' && stamp[15] != '-'))
+			continue;
+		if (strncmp(stamp, start_stamp, 15) >= 0)
+			return true;
+	}
+	return false;
+}
+
+/* Names the trace directories the program (pid) got in the output. */
+static void usttrace_report(const struct usttrace *ut, pid_t pid)
+{
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+
+	if (ut->shared) {
+		fprintf(stderr, "usttrace: traced pid %d: the trace is in the output directory of the ustd serving %s, in a directory named *-%d-*\n",
+			(int)pid, ut->sock_path, (int)pid);
+		return;
+	}
+	dir = opendir(ut->output);
+	if (!dir) {
+		ustcomm_err("cannot read %s: %s", ut->output, strerror(errno));
+		return;
+	}
+	while ((de = readdir(dir))) {
+		if (usttrace_is_trace_of(de->d_name, pid, ut->start_stamp)) {
+			fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
+			found++;
+		}
+	}
+	closedir(dir);
+	if (!found)
+		fprintf(stderr, "usttrace: no trace was written for pid %d in %s (is the program linked with libust?)\n",
+			(int)pid, ut->output);
+}
+
+/* Has the private ustd write out everything and waits for it. */
+static void usttrace_stop_ustd(struct usttrace *ut)
+{
+	char text[128];
+	int status;
+
+	if (ut->ustd_pid <= 0)
+		return;
+	kill(ut->ustd_pid, SIGTERM);
+	if (usttrace_wait(ut->ustd_pid, &status) > 0 &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		usttrace_describe_status(text, sizeof(text), status);
+		ustcomm_err("ustd %s; the trace may be incomplete", text);
+	}
+	ut->ustd_pid = 0;
+}
+
+static void usttrace_remove_rundir(struct usttrace *ut)
+{
+	if (!ut->rundir[0])
+		return;
+	/* ustd removes its socket when it exits cleanly. */
+	if (unlink(ut->sock_path) < 0 && errno != ENOENT)
+		ustcomm_err("cannot remove %s: %s", ut->sock_path, strerror(errno));
+	if (rmdir(ut->rundir) < 0)
+		ustcomm_err("cannot remove %s: %s", ut->rundir, strerror(errno));
+}
+
+static int usttrace_prepare(struct usttrace *ut)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+	int ret;
+
+	strftime(ut->start_stamp, sizeof(ut->start_stamp), "%Y%m%d-%H%M%S",
+		 localtime_r(&now, &tm));
+	if (ut->shared) {
+		ret = ustcomm_daemon_socket_path(ut->sock_path, sizeof(ut->sock_path));
+		if (ret < 0)
+			return ret;
+		if (!usttrace_ustd_listening(ut->sock_path)) {
+			ustcomm_err("no ustd is listening on %s: start `ustd` or drop -s",
+				    ut->sock_path);
+			return -ENOENT;
+		}
+		return 0;
+	}
+	if (ut->output_arg) {
+		snprintf(ut->output, sizeof(ut->output), "%s", ut->output_arg);
+	} else if (usttrace_default_output(ut->output, sizeof(ut->output)) < 0) {
+		ustcomm_err("cannot tell the home directory: give the output directory with -o");
+		return -ENOENT;
+	}
+	ret = usttrace_make_rundir(ut);
+	if (ret < 0)
+		return ret;
+	return usttrace_start_ustd(ut);
+}
+
+int main(int argc, const char **argv)
+{
+	struct usttrace ut = { .patterns = USTCOMM_STRBUF_INIT };
+	poptContext pc = NULL;
+	pid_t pid = 0;
+	int status = 0, rc = 1, ret;
+
+	ustcomm_log_set_prefix("usttrace");
+	usttrace_install_signals();
+	if (usttrace_parse(&ut, &pc, argc, argv) < 0)
+		goto end;
+	if (usttrace_prepare(&ut) < 0)
+		goto stop;
+	ret = usttrace_run_program(&ut, &pid, &status);
+	if (ret == -EINTR) {
+		rc = 128 + usttrace_got_signal;
+	} else if (ret < 0 && pid > 0) {
+		rc = -ret == EACCES ? 126 : 127;
+	} else if (ret == 0) {
+		rc = usttrace_exit_code(status);
+		usttrace_stop_ustd(&ut);
+		usttrace_report(&ut, pid);
+	}
+stop:
+	usttrace_stop_ustd(&ut);
+	usttrace_remove_rundir(&ut);
+end:
+	ustcomm_strbuf_free(&ut.patterns);
+	free(ut.output_arg);
+	free(ut.subbuf_size);
+	free(ut.subbuf_num);
+	poptFreeContext(pc);
+	return rc;
+}

@@ -124,6 +124,7 @@ extern struct ust_tracepoint *const __start___ust_tracepoints[]
 extern struct ust_tracepoint *const __stop___ust_tracepoints[]
 	__attribute__((weak, visibility("hidden")));
 
+#ifndef UST_INTERNAL_BUILD
 /*
  * Every translation unit that includes this header registers its object's
  * ranges; libust counts the registrations of one range, so the object is
@@ -140,6 +141,7 @@ static void __attribute__((destructor, used)) __ust_object_unregister(void)
 	ust_unregister_object(__start___ust_events, __stop___ust_events,
 			      __start___ust_tracepoints, __stop___ust_tracepoints);
 }
+#endif /* UST_INTERNAL_BUILD */
 
 #ifdef __cplusplus
 }

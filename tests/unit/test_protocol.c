@@ -5,7 +5,6 @@
  * that needs several writes, and malformed input, which must give the
  * right error and leak no descriptor.
  */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

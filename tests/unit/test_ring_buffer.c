@@ -11,7 +11,6 @@
  * between the two, which catches a compact timestamp decoded to the wrong
  * 2^27-tick window.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* Connecting the tracepoint sites of an object as it registers and unregisters (called by registry.c). */
+#ifndef UST_TRACEPOINT_INTERNAL_H
+#define UST_TRACEPOINT_INTERNAL_H
+
+#include <ust/core.h>
+
+/* Connects the sites in [start, stop) to the probes registered for their names. 0 or -ENOMEM. */
+int ust_tracepoint_register_sites(struct ust_tracepoint *const *start,
+				  struct ust_tracepoint *const *stop);
+/* Detaches the sites of a range given to ust_tracepoint_register_sites(). */
+void ust_tracepoint_unregister_sites(struct ust_tracepoint *const *start,
+				     struct ust_tracepoint *const *stop);
+
+#endif
