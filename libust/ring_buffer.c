@@ -53,7 +53,8 @@ static void rb_wakeup(struct ust_rb *rb)
 
 	/*
 	 * Non-blocking: EAGAIN (counter saturated) or any other failure only
-	 * delays the consumer until its next poll timeout; data is not lost.
+	 * delays the consumer until the next wakeup of this stream or the
+	 * application's hang-up, when it drains everything; data is not lost.
 	 */
 	if (write(rb->wakeup_fd, &one, sizeof(one)) != sizeof(one))
 		return;

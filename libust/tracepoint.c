@@ -18,8 +18,8 @@
 #include <urcu-bp.h>
 
 #include "libust/tracepoint_internal.h"
+#include "libustcomm/common.h"
 
-#define UST_EXPORT	__attribute__((visibility("default")))
 
 /* The probes connected for one tracepoint name, sites or not. */
 struct tp_name {
@@ -117,7 +117,7 @@ static struct ust_tracepoint_probe *new_array(const struct tp_name *n, void (*fu
 	return probes;
 }
 
-UST_EXPORT int ust_tracepoint_probe_register(const char *name, void (*func)(void), void *data)
+UST_API int ust_tracepoint_probe_register(const char *name, void (*func)(void), void *data)
 {
 	struct ust_tracepoint_probe *probes, *old = NULL;
 	struct tp_name **pos, *n;
@@ -161,7 +161,7 @@ unlock:
 	return ret;
 }
 
-UST_EXPORT int ust_tracepoint_probe_unregister(const char *name, void (*func)(void), void *data)
+UST_API int ust_tracepoint_probe_unregister(const char *name, void (*func)(void), void *data)
 {
 	struct ust_tracepoint_probe *probes = NULL, *old = NULL;
 	struct tp_name **pos, *n;
@@ -208,12 +208,12 @@ unlock:
  * that one trips -fsanitize=alignment on liburcu's reader registry, and
  * the enabled path already pays for a call.
  */
-UST_EXPORT void ust_rcu_read_lock(void)
+UST_API void ust_rcu_read_lock(void)
 {
 	rcu_read_lock();
 }
 
-UST_EXPORT void ust_rcu_read_unlock(void)
+UST_API void ust_rcu_read_unlock(void)
 {
 	rcu_read_unlock();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +148,20 @@ void ustcomm_uuid_format(const unsigned char uuid[16], char out[37])
 		out[o++] = hex[uuid[i] & 0xf];
 	}
 	out[o] = '\0';
+}
+
+USTCOMM_API int ustcomm_default_output_dir(char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+	int n;
+
+	if (!home || !home[0]) {
+		pw = getpwuid(getuid());
+		if (!pw)
+			return -ENOENT;
+		home = pw->pw_dir;
+	}
+	n = snprintf(buf, len, "%s/ust-traces", home);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

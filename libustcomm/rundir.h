@@ -14,6 +14,9 @@
 USTCOMM_API int ustcomm_rundir(char *buf, size_t len);
 /* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
 USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
+/* Where traces go by default: $HOME/ust-traces (the password database's
+ * home when HOME is unset). */
+USTCOMM_API int ustcomm_default_output_dir(char *buf, size_t len);
 /* Generates a random (version 4) UUID. */
 USTCOMM_API int ustcomm_uuid_generate(unsigned char uuid[16]);
 /* Formats as 36 characters plus NUL. */

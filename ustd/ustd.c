@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <popt.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,22 +50,6 @@ static void ustd_raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-static int ustd_default_output(char *buf, size_t len)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-	int n;
-
-	if (!home || !home[0]) {
-		pw = getpwuid(getuid());
-		if (!pw)
-			return -ENOENT;
-		home = pw->pw_dir;
-	}
-	n = snprintf(buf, len, "%s/ust-traces", home);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 /* Refuses to take the socket of a ustd that is alive; removes a stale one. */
@@ -359,7 +342,7 @@ int main(int argc, const char **argv)
 
 	if (output_arg) {
 		snprintf(output, sizeof(output), "%s", output_arg);
-	} else if (ustd_default_output(output, sizeof(output)) < 0) {
+	} else if (ustcomm_default_output_dir(output, sizeof(output)) < 0) {
 		ustcomm_err("cannot tell the home directory: give the output directory with --output");
 		ret = -ENOENT;
 		goto end;

@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <popt.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -151,22 +150,6 @@ static int usttrace_check_pow2(const char *opt, const char *arg, uint64_t min, u
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static int usttrace_default_output(char *buf, size_t len)
-{
-	const char *home = getenv("HOME");
-	struct passwd *pw;
-	int n;
-
-	if (!home || !home[0]) {
-		pw = getpwuid(getuid());
-		if (!pw)
-			return -ENOENT;
-		home = pw->pw_dir;
-	}
-	n = snprintf(buf, len, "%s/ust-traces", home);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 /* Returns 0 with the options in ut, or -EINVAL after saying what is wrong. */
@@ -592,7 +575,7 @@ static int usttrace_prepare(struct usttrace *ut)
 	}
 	if (ut->output_arg) {
 		snprintf(ut->output, sizeof(ut->output), "%s", ut->output_arg);
-	} else if (usttrace_default_output(ut->output, sizeof(ut->output)) < 0) {
+	} else if (ustcomm_default_output_dir(ut->output, sizeof(ut->output)) < 0) {
 		ustcomm_err("cannot tell the home directory: give the output directory with -o");
 		return -ENOENT;
 	}

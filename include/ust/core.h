@@ -19,6 +19,14 @@ extern "C" {
 #define ust_likely(x)	__builtin_expect(!!(x), 1)
 #define ust_unlikely(x)	__builtin_expect(!!(x), 0)
 
+/*
+ * Argument-list wrappers of DECLARE_TRACE (TP_PROTO: the prototype, TP_ARGS:
+ * the names) and TRACE_EVENT (TP_ARGS: type, name pairs): plain pass-through,
+ * each consuming macro reads its list its own way.
+ */
+#define TP_PROTO(...)	__VA_ARGS__
+#define TP_ARGS(...)	__VA_ARGS__
+
 /* The one load of a disabled site: a plain load the compiler cannot hoist. */
 #define ust_site_enabled(flag)	__atomic_load_n(&(flag), __ATOMIC_RELAXED)
 

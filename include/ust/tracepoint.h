@@ -25,13 +25,6 @@
 #include <ust/core.h>
 #include <ust/marker.h>
 
-/* Shared with tracepoint_event.h, where TP_ARGS lists (type, name) pairs. */
-#ifndef TP_PROTO
-#define TP_PROTO(...)	__VA_ARGS__
-#endif
-#ifndef TP_ARGS
-#define TP_ARGS(...)	__VA_ARGS__
-#endif
 
 #define DECLARE_TRACE(name, proto, args) \
 	__UST_DECLARE_TRACE(name, (proto), (args), \

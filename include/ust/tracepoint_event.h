@@ -63,13 +63,6 @@
 #include <ust/core.h>
 #include <ust/marker.h>
 
-/* Shared with tracepoint.h, where TP_ARGS lists names only. */
-#ifndef TP_PROTO
-#define TP_PROTO(...)	__VA_ARGS__
-#endif
-#ifndef TP_ARGS
-#define TP_ARGS(...)	__VA_ARGS__
-#endif
 #define TP_FIELDS(...)	__VA_ARGS__
 
 /* Each field is a tuple, its kind first; TP_FIELDS is a sequence of them. */
