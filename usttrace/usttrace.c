@@ -181,7 +181,10 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]");
 	while ((rc = poptGetNextOpt(pc)) == 'm') {
 		pattern = poptGetOptArg(pc);
-		if (strchr(pattern, ',')) {
+		if (!*pattern) {
+			ustcomm_err("-m needs a pattern such as 'ust:*' or 'provider:event'");
+			ret = -EINVAL;
+		} else if (strchr(pattern, ',')) {
 			ustcomm_err("-m %s: a pattern cannot contain ','; give one -m per pattern",
 				    pattern);
 			ret = -EINVAL;
