@@ -49,8 +49,9 @@
  * Each expression is evaluated once. Integer and element types are 1, 2, 4
  * or 8 bytes, checked at compile time.
  *
- * UST_CREATE_PROBES applies to the provider headers included after it in
- * that file; #undef it before including a provider whose probes live
+ * UST_CREATE_PROBES applies to every TRACE_EVENT expanded while it is
+ * defined (so define it before the provider header is first included in
+ * that file); #undef it before including a provider whose probes live
  * elsewhere. Events belong to the object (executable or library) that
  * creates their probes and are only traced from it.
  */
@@ -73,6 +74,20 @@
 #define ctf_array(type, field, expr, count)	(__ust_array, type, field, expr, count)
 #define ctf_sequence(type, field, expr, length_type, length_expr) \
 	(__ust_sequence, type, field, expr, length_type, length_expr)
+
+/*
+ * Whether UST_CREATE_PROBES is defined where TRACE_EVENT expands, decided
+ * then and there: an undefined UST_CREATE_PROBES stays that identifier and
+ * selects the empty expansion, a defined one (empty or 1) selects the
+ * definitions.
+ */
+#define __UST_TE_PROBES(prov, ev, pargs, fseq) \
+	__UST_TE_CAT(__UST_TE_CREATE_, UST_CREATE_PROBES)(prov, ev, pargs, fseq)
+#define __UST_TE_CAT(a, b)	__UST_TE_CAT_(a, b)
+#define __UST_TE_CAT_(a, b)	a##b
+#define __UST_TE_CREATE_(prov, ev, pargs, fseq)	__UST_TE_DEFINE(prov, ev, pargs, fseq)
+#define __UST_TE_CREATE_1(prov, ev, pargs, fseq)	__UST_TE_DEFINE(prov, ev, pargs, fseq)
+#define __UST_TE_CREATE_UST_CREATE_PROBES(prov, ev, pargs, fseq)
 
 #define TRACE_EVENT(prov, ev, args, fseq) \
 	__UST_TE_DECLARE(prov, ev, (args)) \
@@ -320,14 +335,3 @@ static inline int __ust_te_sequence_fits(uint64_t length, size_t elem_size)
 }
 
 #endif /* UST_TRACEPOINT_EVENT_H */
-
-/*
- * Outside the include guard: every inclusion (one at the top of each
- * provider header) picks up whether UST_CREATE_PROBES is defined there.
- */
-#undef __UST_TE_PROBES
-#ifdef UST_CREATE_PROBES
-#define __UST_TE_PROBES(prov, ev, pargs, fseq)	__UST_TE_DEFINE(prov, ev, pargs, fseq)
-#else
-#define __UST_TE_PROBES(prov, ev, pargs, fseq)
-#endif
