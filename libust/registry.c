@@ -192,15 +192,17 @@ end:
 	return ret;
 }
 
+/*
+ * Same name and same payload layout: one event. Markers must also read
+ * their arguments alike ("%d" and "%hhd" both give an int, in different
+ * layouts; "x %d" and "x  %d" are one event).
+ */
 static int state_same(const struct ust_event_state *a, const struct ust_event_state *b)
 {
-	if (strcmp(a->full_name, b->full_name))
+	if (strcmp(a->full_name, b->full_name) || !a->format != !b->format ||
+	    a->nr_fields != b->nr_fields || !fields_equal(a->fields, b->fields, a->nr_fields))
 		return 0;
-	if (!a->format != !b->format)
-		return 0;
-	if (a->format)
-		return strcmp(a->format, b->format) == 0;
-	return a->nr_fields == b->nr_fields && fields_equal(a->fields, b->fields, a->nr_fields);
+	return !a->format || !memcmp(a->marker.args, b->marker.args, a->nr_fields);
 }
 
 static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *desc)

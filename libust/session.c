@@ -22,6 +22,7 @@
 
 #include "libust/channel.h"
 #include "libust/session.h"
+#include "libustcomm/bufsize.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "libustcomm/metadata.h"
@@ -172,30 +173,20 @@ void ust_session_event_added(struct ust_event_state *ev)
 	}
 }
 
-/* A size from the environment: decimal with an optional k or M suffix. */
+/* A buffer geometry variable: a power of two, k and M suffixes allowed. */
 static uint32_t env_size(const char *var, uint32_t def, uint32_t min, uint32_t max)
 {
 	const char *s = getenv(var);
-	unsigned long long v;
-	char *end;
+	uint32_t v;
 
 	if (!s || !*s)
 		return def;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end == 'k' || *end == 'K') {
-		v <<= 10;
-		end++;
-	} else if (*end == 'm' || *end == 'M') {
-		v <<= 20;
-		end++;
-	}
-	if (errno || end == s || *end || v < min || v > max || !ust_is_pow2(v)) {
+	if (ustcomm_parse_pow2(s, min, max, &v) < 0) {
 		ustcomm_err("%s=%s is not a power of two between %u and %u; using %u",
 			    var, s, min, max, def);
 		return def;
 	}
-	return (uint32_t)v;
+	return v;
 }
 
 static int parse_patterns(const char *spec)

@@ -142,3 +142,21 @@ USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 	cb->consumed += cb->subbuf_size;
 	uatomic_set(&cb->ctl->consumed, cb->consumed);
 }
+
+USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb)
+{
+	uint64_t pos = uatomic_read(&cb->ctl->write_offset);
+
+	/*
+	 * Pairs with the full barrier of the writers' cmpxchg: everything a
+	 * writer did before reserving at pos (sending metadata to ustd
+	 * included) happened before this load.
+	 */
+	cmm_smp_rmb();
+	return pos;
+}
+
+USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uint64_t pos)
+{
+	return cb->consumed + cb->subbuf_size <= pos;
+}

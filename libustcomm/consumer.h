@@ -33,6 +33,13 @@ USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb);
  * unchanged), 0 when the next sub-buffer is not complete yet, or -EPROTO
  * when its packet context is inconsistent. */
 USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len);
+/*
+ * The writers' position now. A packet that ends at or before a position read
+ * at time T holds only events reserved before T (metadata rule: see ustd).
+ */
+USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb);
+/* True when the next packet to take ends at or before position pos. */
+USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uint64_t pos);
 /* Hands the packet returned by the last get back to the writers. */
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
 

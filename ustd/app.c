@@ -316,14 +316,21 @@ void ustd_app_on_socket(struct ustd_app *app)
 void ustd_app_on_stream(struct ustd_app_stream *as)
 {
 	struct ustd_app *app = as->app;
+	uint64_t limit;
 	int ret;
 
-	if (app->closed)
+	if (app->closed || !as->stream.open)
 		return;
+	/*
+	 * Metadata before data: the application sends an event's metadata
+	 * before it reserves any event with that id, so whatever was reserved
+	 * before this position has its metadata in the socket now.
+	 */
+	limit = ustcomm_cbuf_write_position(&as->stream.cb);
 	app_read(app);
 	if (app->closed || !as->stream.open)
 		return;
-	ret = ustd_stream_drain(&as->stream);
+	ret = ustd_stream_drain(&as->stream, limit);
 	if (ret < 0)
 		app_stop_trace(app, ret);
 	else if (ret > 0)

@@ -80,7 +80,7 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
  * producing as fast as ustd writes cannot keep it in this loop while other
  * applications wait. Sets *more when it stopped with packets left.
  */
-static int stream_copy(struct ustd_stream *s, bool *more)
+static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 {
 	const char *packet;
 	size_t len;
@@ -89,6 +89,11 @@ static int stream_copy(struct ustd_stream *s, bool *more)
 
 	*more = false;
 	for (i = 0; i < s->cb.subbuf_count; i++) {
+		if (limit && !ustcomm_cbuf_next_ends_before(&s->cb, *limit)) {
+			/* Written after the socket was read: next round. */
+			*more = ustcomm_cbuf_get(&s->cb, &packet, &len) != 0;
+			goto end;
+		}
 		ret = ustcomm_cbuf_get(&s->cb, &packet, &len);
 		if (ret == 0)
 			goto end;
@@ -115,7 +120,7 @@ end:
 	return ret;
 }
 
-int ustd_stream_drain(struct ustd_stream *s)
+int ustd_stream_drain(struct ustd_stream *s, uint64_t limit)
 {
 	uint64_t count;
 	bool more;
@@ -127,7 +132,7 @@ int ustd_stream_drain(struct ustd_stream *s)
 	 * after this read signals again, so none is left behind unseen. */
 	if (read(s->wakeup_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		ustcomm_dbg("stream %s: reading its wakeup: %s", s->name, strerror(errno));
-	ret = stream_copy(s, &more);
+	ret = stream_copy(s, &limit, &more);
 	if (ret == 0 && more) {
 		/* Come back after the other descriptors had their turn. */
 		count = 1;
@@ -148,7 +153,7 @@ int ustd_stream_finish(struct ustd_stream *s)
 
 	if (!s->open)
 		return 0;
-	return stream_copy(s, &more);
+	return stream_copy(s, NULL, &more);
 }
 
 void ustd_stream_close(struct ustd_stream *s)

@@ -34,11 +34,13 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 
 /*
  * Called when the wakeup eventfd is readable: copies the complete packets
- * to the file. Returns 0, 1 when the buffer turned out corrupted (said on
+ * that end at or before limit (a ustcomm_cbuf_write_position() taken before
+ * the application's socket was last read, so that the metadata of every
+ * event copied is already on disk) to the file. Returns 0, 1 when the buffer turned out corrupted (said on
  * stderr; close the stream), or a negative errno when writing failed (the
  * file then ends with the last whole packet).
  */
-int ustd_stream_drain(struct ustd_stream *s);
+int ustd_stream_drain(struct ustd_stream *s, uint64_t limit);
 
 /* Called once the writers are gone (the application hung up or ustd is
  * exiting): copies what is left. Same return values as ustd_stream_drain(). */

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
@@ -133,20 +134,16 @@ static pid_t usttrace_wait(pid_t pid, int *status)
 	return ret;
 }
 
-/* Accepts a power of two within [min, max]; keeps its text for the
- * environment. */
-static int usttrace_check_pow2(const char *opt, const char *arg, uint64_t min, uint64_t max,
+/* Accepts a power of two within [min, max] (k and M suffixes allowed);
+ * keeps its text for the environment, where libust reads it the same way. */
+static int usttrace_check_pow2(const char *opt, const char *arg, uint32_t min, uint32_t max,
 			       const char *what)
 {
-	unsigned long long v;
-	char *end;
+	uint32_t v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || !ust_is_pow2(v) || v < min ||
-	    v > max) {
-		ustcomm_err("%s %s: %s must be a power of two from %" PRIu64 " to %" PRIu64,
-			    opt, arg, what, min, max);
+	if (ustcomm_parse_pow2(arg, min, max, &v) < 0) {
+		ustcomm_err("%s %s: %s must be a power of two from %" PRIu32 " to %" PRIu32
+			    " (k and M suffixes allowed)", opt, arg, what, min, max);
 		return -EINVAL;
 	}
 	return 0;
