@@ -91,7 +91,8 @@ t.ok(flags.returncode == 0 and "-lust" in flags.stdout, "pkg-config knows ust", 
 src = os.path.join(ws.root, "readme.c")
 exe = os.path.join(ws.root, "readme")
 open(src, "w").write(PROGRAM)
-cc = os.environ.get("CC", "cc").split()
+# In a sanitizer build libust needs the sanitizer runtimes linked in first.
+cc = os.environ.get("CC", "cc").split() + os.environ.get("SANITIZE_CFLAGS", "").split()
 build = subprocess.run(cc + ["-Wall", "-Wextra", "-Werror", src, "-o", exe, "-pthread",
                              "-Wl,-rpath-link," + lib] + flags.stdout.split(),
                        capture_output=True, text=True)
@@ -102,7 +103,7 @@ run_env = ws.env(LD_LIBRARY_PATH=lib)
 del run_env["UST_USTD"]
 res = subprocess.run([os.path.join(prefix, "bin", "usttrace"), "-o", ws.out, exe],
                      env=run_env, capture_output=True, text=True, timeout=120)
-t.eq(res.returncode, 0, "the installed usttrace finds the installed ustd and traces it")
+t.eq(res.returncode, 0, "the installed usttrace finds the installed ustd and traces it" + (": " + res.stderr[-300:] if res.returncode else ""))
 dirs = ws.trace_dirs()
 events, discarded = read_trace(dirs[0]) if dirs else ([], 0)
 counts = {}
