@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""ustd as a daemon: start-up checks, hostile input on its socket, serving
+programs started with UST_TRACE, clean shutdown on SIGTERM."""
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+
+from ustest import USTD, Tap, Workspace, app, babeltrace_check, read_trace
+
+MAGIC, VERSION = 0x55535450, 1
+HELLO, METADATA, STREAM = 1, 2, 3
+
+
+def start_ustd(ws, sock, out):
+    r, w = os.pipe()
+    proc = subprocess.Popen([USTD, "-o", out, "-s", sock, "--ready-fd", str(w)],
+                            pass_fds=(w,), stderr=subprocess.PIPE, text=True,
+                            env=ws.env())
+    os.close(w)
+    ws.daemons.append(proc)
+    ready = os.read(r, 1)
+    os.close(r)
+    return proc, ready == b"x" or len(ready) == 1
+
+
+def header(mtype, length, nfds=0, magic=MAGIC, version=VERSION):
+    return struct.pack("<IHHII", magic, version, mtype, length, nfds)
+
+
+def send_raw(path, data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(data)
+    s.settimeout(10)
+    try:
+        closed = s.recv(1) == b""     # ustd never writes: EOF means dropped
+    except socket.timeout:
+        closed = False
+    s.close()
+    return closed
+
+
+t = Tap()
+ws = Workspace()
+sock = os.path.join(ws.rundir, "ustd")
+proc, ready = start_ustd(ws, sock, ws.out)
+t.ok(ready and proc.poll() is None, "ustd starts and says it is ready")
+st = os.stat(sock)
+t.eq(oct(st.st_mode & 0o777), oct(0o600), "its socket is private to the user")
+
+second = subprocess.run([USTD, "-o", ws.out, "-s", sock], capture_output=True, text=True,
+                        timeout=30, env=ws.env())
+t.ok(second.returncode != 0 and "already" in second.stderr,
+     "a second ustd on the same socket is refused", second.stderr)
+
+hello = struct.pack("<II16s32s64s", os.getpid(), 0, b"\1" * 16, b"evil", b"auto")
+cases = [
+    ("random bytes", os.urandom(4096)),
+    ("bad magic", header(HELLO, 0, magic=0xdeadbeef)),
+    ("bad version", header(HELLO, len(hello), version=99) + hello),
+    ("unknown type", header(77, 0)),
+    ("huge length", header(METADATA, 0x7fffffff)),
+    ("short hello", header(HELLO, 8) + hello[:8]),
+    ("metadata before hello", header(METADATA, 5) + b"x = 1"),
+    ("stream without descriptors", header(HELLO, len(hello)) + hello +
+     header(STREAM, 80) + b"\0" * 80),
+    ("procname with a slash", header(HELLO, len(hello)) +
+     struct.pack("<II16s32s64s", 1, 0, b"\1" * 16, b"../../etc", b"auto")),
+]
+for name, data in cases:
+    t.ok(send_raw(sock, data), "%s: connection dropped" % name)
+t.ok(proc.poll() is None, "ustd survived every malformed message")
+
+env = ws.env(UST_TRACE=1, UST_AUTOPROBE="ust:*", UST_DAEMON_SOCKET=sock)
+res = subprocess.run([app("hello"), "4"], env=env, capture_output=True, text=True, timeout=60)
+t.eq(res.returncode, 0, "a program started with UST_TRACE=1 runs")
+res = subprocess.run([app("threads"), "2", "500"], env=env, capture_output=True, text=True,
+                     timeout=60)
+t.eq(res.returncode, 0, "and another one")
+
+proc.send_signal(signal.SIGTERM)
+rc = proc.wait(timeout=60)
+t.eq(rc, 0, "SIGTERM: ustd finishes and exits 0")
+t.ok(not os.path.exists(sock), "and removes its socket")
+dirs = ws.trace_dirs()
+names = sorted(os.path.basename(d).split("-")[0] for d in dirs)
+t.eq(names, ["hello", "threads"], "one trace per program, none for the bogus clients")
+ok, err = babeltrace_check(ws.out)
+t.ok(ok, "babeltrace2 reads every trace under the output directory", err)
+events, _ = read_trace(ws.out)
+t.eq(len([e for e in events if e.name == "ust:thread_event"]), 1000, "threads' events all there")
+t.eq(len([e for e in events if e.name == "ust:search_event"]), 4, "hello's events all there")
+
+# A stale socket (its ustd died) is replaced; an unusable output is refused.
+ws2 = Workspace()
+stale = os.path.join(ws2.rundir, "ustd")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(stale)
+s.close()
+proc2, ready2 = start_ustd(ws2, stale, ws2.out)
+t.ok(ready2 and proc2.poll() is None, "a stale socket left by a dead ustd is taken over")
+proc2.send_signal(signal.SIGTERM)
+proc2.wait(timeout=60)
+blocker = os.path.join(ws2.root, "file")
+open(blocker, "w").close()
+bad = subprocess.run([USTD, "-o", os.path.join(blocker, "sub"), "-s",
+                      os.path.join(ws2.rundir, "other")], capture_output=True, text=True,
+                     timeout=30, env=ws2.env())
+t.ok(bad.returncode != 0 and "output" in bad.stderr, "an unusable output directory is refused",
+     bad.stderr)
+t.done()
