@@ -78,10 +78,13 @@ void ust_registry_set_enabled(struct ust_event_state *ev, int enabled)
 void ust_registry_unbind_all(void)
 {
 	struct ust_event_state *ev;
+	struct ust_event_binding *b;
 
 	for (ev = events; ev; ev = ev->next) {
 		ust_registry_set_enabled(ev, 0);
+		b = ev->binding;
 		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
+		free(b);
 	}
 }
 

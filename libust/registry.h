@@ -49,7 +49,8 @@ struct ust_event_state *ust_registry_first(void);
 /* Under ust_lock: sets or clears every site's enabled flag. */
 void ust_registry_set_enabled(struct ust_event_state *ev, int enabled);
 
-/* Forgets every binding and disables every site (fork child, teardown). */
+/* Frees every binding and disables every site: only where no thread can be
+ * in the write path, as in the child of fork(). */
 void ust_registry_unbind_all(void);
 
 /* True when full_name matches a glob pattern; "chan/name" is "chan:name". */
