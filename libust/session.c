@@ -300,6 +300,7 @@ static void sanitize_procname(char *name)
 static void session_start(void)
 {
 	char path[PATH_MAX], procname[17] = "";
+	const char *overwrite;
 	struct ust_event_state *ev;
 	int ret;
 
@@ -307,6 +308,10 @@ static void session_start(void)
 				       UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
 	session.subbuf_count = env_size("UST_SUBBUF_NUM", UST_SUBBUF_NUM_DEFAULT,
 					UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
+	overwrite = getenv("UST_OVERWRITE");
+	if (overwrite && *overwrite && strcmp(overwrite, "0"))
+		ustcomm_err("UST_OVERWRITE: flight-recorder mode is not available yet; "
+			    "tracing in discard mode");
 	if (parse_patterns(getenv("UST_AUTOPROBE")) < 0)
 		return;
 	ret = daemon_connect(path, sizeof(path));
