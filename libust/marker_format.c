@@ -432,7 +432,8 @@ static union marker_value fetch(va_list *ap, uint8_t arg)
 	return v;
 }
 
-size_t ust_marker_payload_size(const struct ust_marker_format *f, va_list ap)
+size_t ust_marker_payload_size(const struct ust_marker_format *f, va_list ap,
+			       size_t *str_lens)
 {
 	size_t size = f->fixed_size;
 	union marker_value v;
@@ -444,8 +445,10 @@ size_t ust_marker_payload_size(const struct ust_marker_format *f, va_list ap)
 	va_copy(aq, ap);
 	for (i = 0; i < f->nr_fields; i++) {
 		v = fetch(&aq, f->args[i]);
-		if (f->args[i] == UST_MARKER_ARG_STRING)
-			size += strlen(v.s) + 1;
+		if (f->args[i] == UST_MARKER_ARG_STRING) {
+			*str_lens = strlen(v.s);
+			size += *str_lens++ + 1;
+		}
 	}
 	va_end(aq);
 	return size;
@@ -474,7 +477,8 @@ static void put_uint(char *dst, uint64_t v, unsigned int size)
 	}
 }
 
-void ust_marker_payload_write(const struct ust_marker_format *f, char *dst, va_list ap)
+void ust_marker_payload_write(const struct ust_marker_format *f, char *dst, va_list ap,
+			      const size_t *str_lens)
 {
 	const struct ust_field_desc *fd;
 	union marker_value v;
@@ -488,9 +492,10 @@ void ust_marker_payload_write(const struct ust_marker_format *f, char *dst, va_l
 		v = fetch(&aq, f->args[i]);
 		switch (fd->kind) {
 		case UST_FIELD_STRING:
-			len = strlen(v.s) + 1;
+			len = *str_lens++;
 			memcpy(dst, v.s, len);
-			dst += len;
+			dst[len] = '\0';
+			dst += len + 1;
 			break;
 		case UST_FIELD_FLOAT:
 			memcpy(dst, &v.d, sizeof(double));

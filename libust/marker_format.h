@@ -50,15 +50,19 @@ void ust_marker_format_fini(struct ust_marker_format *f);
 
 /*
  * Payload bytes for these arguments: strings count with their NUL, a NULL
- * char * as "(null)". ap is consumed: va_end it and va_start again for the
- * write.
+ * char * as "(null)". Stores the length of each string argument, in order,
+ * in str_lens (room for nr_strings). ap is read through a copy, so the same
+ * ap can then be handed to ust_marker_payload_write().
  */
-size_t ust_marker_payload_size(const struct ust_marker_format *f, va_list ap);
+size_t ust_marker_payload_size(const struct ust_marker_format *f, va_list ap,
+			       size_t *str_lens);
 /*
- * Writes exactly ust_marker_payload_size() bytes at dst, byte-packed, in
- * native (little-endian) byte order. The strings must not change between
- * the two calls: each is copied up to its NUL as it is now.
+ * Writes exactly the bytes ust_marker_payload_size() counted at dst,
+ * byte-packed, in native (little-endian) byte order. Strings are copied at
+ * the lengths measured then, so one that another thread changes in between
+ * cannot run past the reserved space.
  */
-void ust_marker_payload_write(const struct ust_marker_format *f, char *dst, va_list ap);
+void ust_marker_payload_write(const struct ust_marker_format *f, char *dst, va_list ap,
+			      const size_t *str_lens);
 
 #endif

@@ -216,18 +216,16 @@ static void test_field_limit(void)
 /* Sizes and records one event the way ust_marker_emit() does. */
 static size_t record(const struct ust_marker_format *f, unsigned char *buf, ...)
 {
+	size_t str_lens[UST_MARKER_MAX_FIELDS];
 	va_list ap;
 	size_t size;
 
 	va_start(ap, buf);
-	size = ust_marker_payload_size(f, ap);
-	va_end(ap);
+	size = ust_marker_payload_size(f, ap, str_lens);
 	memset(buf, CANARY, BUF_SIZE);
-	if (size < BUF_SIZE) {
-		va_start(ap, buf);
-		ust_marker_payload_write(f, (char *)buf, ap);
-		va_end(ap);
-	}
+	if (size < BUF_SIZE)
+		ust_marker_payload_write(f, (char *)buf, ap, str_lens);
+	va_end(ap);
 	return size;
 }
 
@@ -371,6 +369,38 @@ static void test_payload_empty(void)
 	ust_marker_format_fini(&f);
 }
 
+/* Sizes, then changes the string the way another thread could, then writes. */
+static size_t record_changing(const struct ust_marker_format *f, unsigned char *buf,
+			      char *text, const char *later, ...)
+{
+	size_t str_lens[UST_MARKER_MAX_FIELDS];
+	va_list ap;
+	size_t size;
+
+	va_start(ap, later);
+	size = ust_marker_payload_size(f, ap, str_lens);
+	strcpy(text, later);
+	memset(buf, CANARY, BUF_SIZE);
+	ust_marker_payload_write(f, (char *)buf, ap, str_lens);
+	va_end(ap);
+	return size;
+}
+
+static void test_payload_string_changes(void)
+{
+	unsigned char buf[BUF_SIZE];
+	struct ust_marker_format f;
+	char text[32] = "abc";
+	size_t size;
+
+	if (!tap_ok(parse_ok("s %s n %d", &f), "parse \"s %%s n %%d\""))
+		return;
+	size = record_changing(&f, buf, text, "abcdefghijklmnop", text, 7);
+	tap_ok(size == 8 && !memcmp(buf, "abc\0\x07\0\0\0", 8) && buf[8] == CANARY,
+	       "a string that grows between sizing and writing is cut at its measured length");
+	ust_marker_format_fini(&f);
+}
+
 int main(void)
 {
 	test_conversions();
@@ -381,6 +411,7 @@ int main(void)
 	test_payload_strings_doubles();
 	test_payload_many();
 	test_payload_empty();
+	test_payload_string_changes();
 	tap_plan(tap_count);
 	return tap_done();
 }
