@@ -38,7 +38,7 @@ static uint64_t rb_subbuf_offset(const struct ust_rb *rb, uint64_t pos)
 
 static uint32_t rb_subbuf_index(const struct ust_rb *rb, uint64_t pos)
 {
-	return (uint32_t)(pos / rb->subbuf_size) & (rb->subbuf_count - 1);
+	return ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);
 }
 
 static char *rb_pos_ptr(const struct ust_rb *rb, uint64_t pos)
@@ -64,8 +64,7 @@ static void rb_wakeup(struct ust_rb *rb)
 static void rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
 {
 	uint64_t begin = pos - rb_subbuf_offset(rb, pos);
-	uint64_t ring = (uint64_t)rb->subbuf_size * rb->subbuf_count;
-	uint64_t target = (begin / ring + 1) * rb->subbuf_size;
+	uint64_t target = ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, begin);
 	struct ust_shm_commit *commit = &ust_shm_commits(rb->ctl)[rb_subbuf_index(rb, pos)];
 
 	/*
@@ -250,13 +249,6 @@ void ust_rb_flush(struct ust_rb *rb)
 	rb_close_packet(rb, old, ts, discarded);
 }
 
-static int rb_sizes_valid(uint32_t subbuf_size, uint32_t subbuf_count)
-{
-	return ust_is_pow2(subbuf_size) && ust_is_pow2(subbuf_count) &&
-		subbuf_size >= UST_SUBBUF_SIZE_MIN && subbuf_size <= UST_SUBBUF_SIZE_MAX &&
-		subbuf_count >= UST_SUBBUF_NUM_MIN && subbuf_count <= UST_SUBBUF_NUM_MAX;
-}
-
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 {
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];
@@ -270,7 +262,7 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	rb->shm_fd = -1;
 	rb->wakeup_fd = -1;
 	if (!cfg->channel || strlen(cfg->channel) >= UST_SHM_CHANNEL_NAME_MAX ||
-	    !rb_sizes_valid(cfg->subbuf_size, cfg->subbuf_count)) {
+	    !ust_shm_sizes_valid(cfg->subbuf_size, cfg->subbuf_count)) {
 		ret = -EINVAL;
 		goto end;
 	}

@@ -17,13 +17,6 @@
 #include "libustcomm/consumer.h"
 #include "libustcomm/ctf_layout.h"
 
-static int cbuf_sizes_valid(uint32_t subbuf_size, uint32_t subbuf_count)
-{
-	return ust_is_pow2(subbuf_size) && ust_is_pow2(subbuf_count) &&
-		subbuf_size >= UST_SUBBUF_SIZE_MIN && subbuf_size <= UST_SUBBUF_SIZE_MAX &&
-		subbuf_count >= UST_SUBBUF_NUM_MIN && subbuf_count <= UST_SUBBUF_NUM_MAX;
-}
-
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 				 uint32_t subbuf_size, uint32_t subbuf_count)
 {
@@ -35,7 +28,7 @@ USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 	int ret;
 
 	memset(cb, 0, sizeof(*cb));
-	if (!cbuf_sizes_valid(subbuf_size, subbuf_count)) {
+	if (!ust_shm_sizes_valid(subbuf_size, subbuf_count)) {
 		ret = -EPROTO;
 		goto end;
 	}
@@ -90,9 +83,9 @@ USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb)
 
 USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len)
 {
-	uint64_t ring = (uint64_t)cb->subbuf_size * cb->subbuf_count;
-	uint32_t idx = (uint32_t)(cb->consumed / cb->subbuf_size) & (cb->subbuf_count - 1);
-	uint64_t target = (cb->consumed / ring + 1) * cb->subbuf_size;
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count,
+						cb->consumed);
 	const char *pkt = cb->data + (size_t)idx * cb->subbuf_size;
 	uint64_t count, content_size, packet_size;
 	int ret;

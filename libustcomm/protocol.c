@@ -298,10 +298,7 @@ int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_str
 	if (msg->type != USTCOMM_MSG_STREAM || msg->payload_len != sizeof(*st) ||
 	    msg->nr_fds != 2 ||
 	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
-	    !ust_is_pow2(st->subbuf_size) || st->subbuf_size < UST_SUBBUF_SIZE_MIN ||
-	    st->subbuf_size > UST_SUBBUF_SIZE_MAX ||
-	    !ust_is_pow2(st->subbuf_count) || st->subbuf_count < UST_SUBBUF_NUM_MIN ||
-	    st->subbuf_count > UST_SUBBUF_NUM_MAX)
+	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count))
 		return -EPROTO;
 	*out = st;
 	return 0;

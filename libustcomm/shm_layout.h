@@ -107,23 +107,39 @@ static inline uint64_t ust_shm_map_size(uint32_t subbuf_size, uint32_t subbuf_co
 		(uint64_t)subbuf_size * subbuf_count;
 }
 
+/*
+ * The helpers below take the sizes as arguments, never from the shared
+ * header: each side computes addresses only from its own private, validated
+ * copies, since the other side could scribble on the header.
+ */
+
 /* Index of the sub-buffer holding position pos. */
-static inline uint32_t ust_shm_subbuf_index(const struct ust_shm_ctl *ctl, uint64_t pos)
+static inline uint32_t ust_shm_subbuf_index(uint32_t subbuf_size, uint32_t subbuf_count,
+					    uint64_t pos)
 {
-	return (uint32_t)(pos / ctl->subbuf_size) & (ctl->subbuf_count - 1);
+	return (uint32_t)(pos / subbuf_size) & (subbuf_count - 1);
 }
 
 /* Commit count at which the sub-buffer starting at position begin is complete. */
-static inline uint64_t ust_shm_commit_target(const struct ust_shm_ctl *ctl, uint64_t begin)
+static inline uint64_t ust_shm_commit_target(uint32_t subbuf_size, uint32_t subbuf_count,
+					     uint64_t begin)
 {
-	uint64_t ring = (uint64_t)ctl->subbuf_size * ctl->subbuf_count;
+	uint64_t ring = (uint64_t)subbuf_size * subbuf_count;
 
-	return (begin / ring + 1) * ctl->subbuf_size;
+	return (begin / ring + 1) * subbuf_size;
 }
 
 static inline int ust_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
+}
+
+/* The geometry both sides accept. */
+static inline int ust_shm_sizes_valid(uint32_t subbuf_size, uint32_t subbuf_count)
+{
+	return ust_is_pow2(subbuf_size) && ust_is_pow2(subbuf_count) &&
+		subbuf_size >= UST_SUBBUF_SIZE_MIN && subbuf_size <= UST_SUBBUF_SIZE_MAX &&
+		subbuf_count >= UST_SUBBUF_NUM_MIN && subbuf_count <= UST_SUBBUF_NUM_MAX;
 }
 
 #endif
