@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "libust/channel.h"
@@ -217,7 +216,6 @@ static int parse_patterns(const char *spec)
 
 static int daemon_connect(char *path, size_t len)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = UST_SEND_TIMEOUT_S };
 	struct ucred cred;
 	socklen_t credlen = sizeof(cred);
@@ -226,16 +224,9 @@ static int daemon_connect(char *path, size_t len)
 	ret = ustcomm_daemon_socket_path(path, len);
 	if (ret < 0)
 		return ret;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = ustcomm_connect(path);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
-		goto end;
-	}
+		return fd;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0) {
 		ret = -errno;
 		goto end;

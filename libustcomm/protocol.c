@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "libustcomm/protocol.h"
 
@@ -14,6 +15,25 @@
 _Static_assert(sizeof(struct ustcomm_msg_header) == 16, "wire header layout");
 _Static_assert(sizeof(struct ustcomm_hello) == 120, "wire hello layout");
 _Static_assert(sizeof(struct ustcomm_stream) == 80, "wire stream layout");
+
+int ustcomm_connect(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
 
 int ustcomm_send_msg(int sock, uint16_t type, const void *payload,
 		     uint32_t payload_len, const int *fds, uint32_t nr_fds)

@@ -55,6 +55,11 @@ struct ustcomm_stream {
 	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* NUL-terminated */
 };
 
+/* Connects a stream socket (close-on-exec) to path. Returns the descriptor,
+ * -ENAMETOOLONG when path does not fit a socket address, or -errno (e.g.
+ * -ECONNREFUSED for a socket nobody listens on any more). */
+USTCOMM_API int ustcomm_connect(const char *path);
+
 /* Blocking send of one whole message (retries partial writes and EINTR).
  * Returns 0 or a negative errno. */
 USTCOMM_API int ustcomm_send_msg(int sock, uint16_t type, const void *payload,

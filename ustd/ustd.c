@@ -55,7 +55,6 @@ static void ustd_raise_fd_limit(void)
 /* Refuses to take the socket of a ustd that is alive; removes a stale one. */
 static int ustd_claim_path(const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct stat st;
 	int fd, ret = 0;
 
@@ -72,27 +71,21 @@ static int ustd_claim_path(const char *path)
 		ret = -EEXIST;
 		goto end;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		ret = -errno;
-		ustcomm_err("cannot create a socket: %s", strerror(errno));
-		goto end;
-	}
-	strcpy(addr.sun_path, path);
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+	fd = ustcomm_connect(path);
+	if (fd >= 0) {
+		close(fd);
 		ustcomm_err("another ustd is already serving %s", path);
 		ret = -EADDRINUSE;
-	} else if (errno == ECONNREFUSED) {
+	} else if (fd == -ECONNREFUSED) {
 		ustcomm_dbg("removing the stale socket %s", path);
 		if (unlink(path) < 0 && errno != ENOENT) {
 			ret = -errno;
 			ustcomm_err("cannot remove the stale socket %s: %s", path, strerror(errno));
 		}
 	} else {
-		ret = -errno;
-		ustcomm_err("cannot check whether a ustd serves %s: %s", path, strerror(errno));
+		ret = fd;
+		ustcomm_err("cannot check whether a ustd serves %s: %s", path, strerror(-fd));
 	}
-	close(fd);
 end:
 	return ret;
 }

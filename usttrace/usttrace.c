@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
+#include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
@@ -236,19 +237,12 @@ end:
 /* Is anything listening on path? */
 static bool usttrace_ustd_listening(const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	bool ok;
-	int fd;
+	int fd = ustcomm_connect(path);
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return false;
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
-	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
 	close(fd);
-	return ok;
+	return true;
 }
 
 /* A private run directory, inside the user's when its path leaves room for
@@ -266,10 +260,11 @@ static int usttrace_make_rundir(struct usttrace *ut)
 	if (n < 0 || (size_t)n >= sizeof(ut->rundir))
 		return -ENAMETOOLONG;
 	if (!mkdtemp(ut->rundir)) {
+		n = -errno;
 		ustcomm_err("cannot create a private run directory in %s: %s", base,
-			    strerror(errno));
+			    strerror(-n));
 		ut->rundir[0] = '\0';
-		return -errno;
+		return n;
 	}
 	snprintf(ut->sock_path, sizeof(ut->sock_path), "%s/ustd", ut->rundir);
 	return 0;

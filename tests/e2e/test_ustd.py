@@ -8,7 +8,7 @@ import socket
 import struct
 import subprocess
 
-from ustest import USTD, Tap, Workspace, app, babeltrace_check, read_trace
+from ustest import USTD, USTTRACE, Tap, Workspace, app, babeltrace_check, read_trace
 
 MAGIC, VERSION = 0x55535450, 1
 HELLO, METADATA, STREAM = 1, 2, 3
@@ -81,13 +81,24 @@ res = subprocess.run([app("threads"), "2", "500"], env=env, capture_output=True,
                      timeout=60)
 t.eq(res.returncode, 0, "and another one")
 
+shared_env = ws.env(UST_DAEMON_SOCKET=sock)
+res = subprocess.run([USTTRACE, "-s", app("burst"), "100"], env=shared_env,
+                     capture_output=True, text=True, timeout=60)
+t.ok(res.returncode == 0 and "traced pid" in res.stderr, "usttrace -s traces into the running ustd",
+     res.stderr)
+res = subprocess.run([USTTRACE, "-s", app("burst"), "100"],
+                     env=ws.env(UST_DAEMON_SOCKET=os.path.join(ws.rundir, "nobody")),
+                     capture_output=True, text=True, timeout=60)
+t.ok(res.returncode != 0 and "no ustd" in res.stderr, "usttrace -s with no ustd says so",
+     res.stderr)
+
 proc.send_signal(signal.SIGTERM)
 rc = proc.wait(timeout=60)
 t.eq(rc, 0, "SIGTERM: ustd finishes and exits 0")
 t.ok(not os.path.exists(sock), "and removes its socket")
 dirs = ws.trace_dirs()
 names = sorted(os.path.basename(d).split("-")[0] for d in dirs)
-t.eq(names, ["hello", "threads"], "one trace per program, none for the bogus clients")
+t.eq(names, ["burst", "hello", "threads"], "one trace per program, none for the bogus clients")
 ok, err = babeltrace_check(ws.out)
 t.ok(ok, "babeltrace2 reads every trace under the output directory", err)
 events, _ = read_trace(ws.out)
