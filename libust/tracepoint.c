@@ -20,7 +20,6 @@
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/common.h"
 
-
 /* The probes connected for one tracepoint name, sites or not. */
 struct tp_name {
 	struct tp_name *next;

@@ -25,7 +25,6 @@
 #include <ust/core.h>
 #include <ust/marker.h>
 
-
 #define DECLARE_TRACE(name, proto, args) \
 	__UST_DECLARE_TRACE(name, (proto), (args), \
 			    (void *__ust_data, proto), (__ust_p->data, args))
