@@ -164,7 +164,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
 		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
-		  "sub-buffer size, a power of two", "BYTES" },
+		  "sub-buffer size in bytes, a power of two (k and M suffixes allowed)", "BYTES" },
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
