@@ -18,12 +18,8 @@
  * event. Nothing ever waits for anything, so there is no deadlock either.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <urcu/arch.h>
 #include <urcu/uatomic.h>
 
@@ -247,89 +243,4 @@ void ust_rb_flush(struct ust_rb *rb)
 			break;
 	}
 	rb_close_packet(rb, old, ts, discarded);
-}
-
-int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
-{
-	char name[UST_SHM_CHANNEL_NAME_MAX + 16];
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t map_size;
-	struct ust_shm_ctl *ctl;
-	void *mem;
-	int ret;
-
-	memset(rb, 0, sizeof(*rb));
-	rb->shm_fd = -1;
-	rb->wakeup_fd = -1;
-	if (!cfg->channel || strlen(cfg->channel) >= UST_SHM_CHANNEL_NAME_MAX ||
-	    !ust_shm_sizes_valid(cfg->subbuf_size, cfg->subbuf_count)) {
-		ret = -EINVAL;
-		goto end;
-	}
-	map_size = ust_shm_map_size(cfg->subbuf_size, cfg->subbuf_count, page);
-	if ((size_t)map_size != map_size) {
-		ret = -ENOMEM;
-		goto end;
-	}
-
-	snprintf(name, sizeof(name), "ust-%s-%u", cfg->channel, cfg->cpu);
-	/* Sealed at its size: ustd maps it and must never see it shrink (SIGBUS). */
-	rb->shm_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (rb->shm_fd < 0 || ftruncate(rb->shm_fd, (off_t)map_size) < 0 ||
-	    fcntl(rb->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
-		ret = -errno;
-		goto error;
-	}
-	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, rb->shm_fd, 0);
-	if (mem == MAP_FAILED) {
-		ret = -errno;
-		goto error;
-	}
-	rb->ctl = mem;
-	rb->map_size = map_size;
-	rb->wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (rb->wakeup_fd < 0) {
-		ret = -errno;
-		goto error;
-	}
-
-	rb->subbuf_size = cfg->subbuf_size;
-	rb->subbuf_count = cfg->subbuf_count;
-	rb->cpu = cfg->cpu;
-	rb->stream_id = cfg->stream_id;
-	memcpy(rb->uuid, cfg->uuid, sizeof(rb->uuid));
-	rb->data = (char *)mem + ust_shm_data_offset(cfg->subbuf_count, page);
-
-	/* The memfd is zero-filled: positions, counts and consumed start at 0. */
-	ctl = rb->ctl;
-	ctl->magic = UST_SHM_MAGIC;
-	ctl->version = UST_SHM_VERSION;
-	ctl->subbuf_size = cfg->subbuf_size;
-	ctl->subbuf_count = cfg->subbuf_count;
-	ctl->stream_id = cfg->stream_id;
-	ctl->cpu = cfg->cpu;
-	ctl->data_offset = ust_shm_data_offset(cfg->subbuf_count, page);
-	ctl->map_size = map_size;
-	memcpy(ctl->uuid, cfg->uuid, sizeof(ctl->uuid));
-	strcpy(ctl->channel, cfg->channel);
-	ret = 0;
-	goto end;
-error:
-	ust_rb_destroy(rb);
-end:
-	return ret;
-}
-
-void ust_rb_destroy(struct ust_rb *rb)
-{
-	if (rb->ctl)
-		munmap(rb->ctl, rb->map_size);
-	if (rb->shm_fd >= 0)
-		close(rb->shm_fd);
-	if (rb->wakeup_fd >= 0)
-		close(rb->wakeup_fd);
-	rb->ctl = NULL;
-	rb->data = NULL;
-	rb->shm_fd = -1;
-	rb->wakeup_fd = -1;
 }
