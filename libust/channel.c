@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
-#include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
-#include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "libust/channel.h"
+#include "libust/sigsafe_alloc.h"
+
+/*
+ * Eventfds of retired buffers, for the next buffers to use (channel.h).
+ * Under ust_lock(), like every caller here.
+ */
+#define SPARE_WAKEUPS_MAX	256
+static int spare_wakeups[SPARE_WAKEUPS_MAX];
+static unsigned nr_spare_wakeups;
 
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
-		       uint32_t subbuf_size, uint32_t subbuf_count, const uint8_t uuid[16])
+		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
+		       const uint8_t uuid[16])
 {
 	struct ust_rb_config cfg = {
 		.subbuf_size = subbuf_size,
@@ -16,26 +26,25 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 		.channel = name,
 	};
 	struct ust_channel *chan;
-	int ncpus, ret;
 	uint32_t i;
+	int ret;
 
-	/* Every possible CPU, so that a CPU coming online finds its buffer. */
-	ncpus = get_nprocs_conf();
-	if (ncpus < 1)
-		ncpus = 1;
-	chan = calloc(1, sizeof(*chan));
+	chan = ust_zalloc(sizeof(*chan));
 	if (!chan)
 		return -ENOMEM;
-	chan->bufs = calloc(ncpus, sizeof(*chan->bufs));
+	chan->bufs = ust_zalloc(nr_cpus * sizeof(*chan->bufs));
 	if (!chan->bufs) {
 		ret = -ENOMEM;
 		goto end;
 	}
-	strncpy(chan->name, name, sizeof(chan->name) - 1);
+	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
 	chan->stream_id = stream_id;
 	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
-	for (i = 0; i < (uint32_t)ncpus; i++) {
+	for (i = 0; i < nr_cpus; i++) {
 		cfg.cpu = i;
+		cfg.reuse_wakeup = nr_spare_wakeups > 0;
+		if (cfg.reuse_wakeup)
+			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
 		ret = ust_rb_create(&chan->bufs[i], &cfg);
 		if (ret < 0)
 			goto end;
@@ -56,8 +65,25 @@ void ust_channel_destroy(struct ust_channel *chan)
 		return;
 	for (i = 0; i < chan->nr_cpus; i++)
 		ust_rb_destroy(&chan->bufs[i]);
-	free(chan->bufs);
-	free(chan);
+	ust_free(chan->bufs);
+	ust_free(chan);
+}
+
+void ust_channel_retire(struct ust_channel *chan, int release_memory)
+{
+	struct ust_rb *rb;
+	uint32_t i;
+
+	for (i = 0; i < chan->nr_cpus; i++) {
+		rb = &chan->bufs[i];
+		if (release_memory)
+			fallocate(rb->shm_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+				  (off_t)rb->map_size);
+		close(rb->shm_fd);
+		rb->shm_fd = -1;
+		if (nr_spare_wakeups < SPARE_WAKEUPS_MAX)
+			spare_wakeups[nr_spare_wakeups++] = rb->wakeup_fd;
+	}
 }
 
 void ust_channel_flush(struct ust_channel *chan)

@@ -1,5 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* A channel of the running trace: one ring buffer per possible CPU. */
+/*
+ * A channel of the running trace: one ring buffer per possible CPU.
+ *
+ * A channel is never unmapped while other threads may write: a writer that
+ * loaded an event's binding and was preempted before its commit may touch
+ * the buffer arbitrarily later, and the control path (a signal handler,
+ * with no thread to wait in) cannot wait for it. Destroying a trace
+ * therefore retires its channels: their memory goes back to the kernel
+ * (holes punched in the memfds, once ustd has written them out), their
+ * address ranges stay mapped, so a late writer stores into fresh zero
+ * pages nobody reads; the eventfds are kept and reused by later buffers,
+ * so a late wakeup costs ustd one spurious read, never a write into a file
+ * of the application's that took the descriptor's number.
+ */
 #ifndef UST_CHANNEL_H
 #define UST_CHANNEL_H
 
@@ -14,9 +27,14 @@ struct ust_channel {
 	struct ust_rb *bufs;		/* nr_cpus of them */
 };
 
+/* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
-		       uint32_t subbuf_size, uint32_t subbuf_count, const uint8_t uuid[16]);
+		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
+		       const uint8_t uuid[16]);
+/* Unmaps and frees: only where no thread can be writing (fork child, errors). */
 void ust_channel_destroy(struct ust_channel *chan);
+/* See above; release_memory once ustd no longer reads the buffers. */
+void ust_channel_retire(struct ust_channel *chan, int release_memory);
 void ust_channel_flush(struct ust_channel *chan);
 
 #endif

@@ -4,15 +4,18 @@
  * section ranges to ust_register_object(); every event site found there is
  * attached to the ust_event_state of its full name and payload layout.
  */
+#include <dlfcn.h>
 #include <errno.h>
-#include <fnmatch.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libust/registry.h"
-#include "libust/session.h"
+#include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/common.h"
 #include "libustcomm/log.h"
@@ -25,20 +28,50 @@ struct ust_object {
 	struct ust_event_desc *const *ev_start, *const *ev_stop;
 	struct ust_tracepoint *const *tp_start, *const *tp_stop;
 	unsigned refcount;		/* one per translation unit's constructor */
+	char *path;			/* the executable's or the library's file */
 };
 
 static pthread_mutex_t ust_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct ust_object *objects;
 static struct ust_event_state *events;
+static int lock_signal;
+/* The holder's signal mask from before ust_lock(); protected by ust_mutex. */
+static sigset_t lock_saved_mask;
 
+void ust_lock_set_signal(int sig)
+{
+	lock_signal = sig;
+}
+
+/*
+ * The holder blocks the control signal, so the control server, which takes
+ * this lock from the signal handler, never interrupts the thread holding
+ * it: when the handler waits here, it waits for another thread, which
+ * finishes. Blocked before the mutex is taken, restored after it is given
+ * back. pthread_sigmask() is async-signal-safe.
+ */
 void ust_lock(void)
 {
+	sigset_t set, old;
+	int saved_errno = errno;
+
+	sigemptyset(&set);
+	if (lock_signal)
+		sigaddset(&set, lock_signal);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
 	pthread_mutex_lock(&ust_mutex);
+	lock_saved_mask = old;
+	errno = saved_errno;
 }
 
 void ust_unlock(void)
 {
+	sigset_t old = lock_saved_mask;
+	int saved_errno = errno;
+
 	pthread_mutex_unlock(&ust_mutex);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
 }
 
 struct ust_event_state *ust_registry_first(void)
@@ -46,46 +79,84 @@ struct ust_event_state *ust_registry_first(void)
 	return events;
 }
 
+/*
+ * '*' matches any run of characters, '?' one character. Our own rather
+ * than fnmatch(), whose locale handling is not async-signal-safe. The
+ * recursion depth is bounded by the number of '*' in the pattern.
+ */
+static int glob_match(const char *p, const char *s)
+{
+	for (; *p; p++, s++) {
+		if (*p == '*') {
+			while (p[1] == '*')
+				p++;
+			if (!p[1])
+				return 1;
+			for (; *s; s++) {
+				if (glob_match(p + 1, s))
+					return 1;
+			}
+			return 0;
+		}
+		if (!*s || (*p != '?' && *p != *s))
+			return 0;
+	}
+	return !*s;
+}
+
 int ust_pattern_match(const char *pattern, const char *full_name)
 {
 	char buf[256];
-	char *slash;
+	const char *slash;
+	size_t len;
 
 	/* Accept the classic "channel/name" spelling. */
 	slash = strchr(pattern, '/');
-	if (slash && !strchr(pattern, ':') && strlen(pattern) < sizeof(buf)) {
-		strcpy(buf, pattern);
+	len = strlen(pattern);
+	if (slash && !strchr(pattern, ':') && len < sizeof(buf)) {
+		memcpy(buf, pattern, len + 1);
 		buf[slash - pattern] = ':';
 		pattern = buf;
 	}
-	return fnmatch(pattern, full_name, 0) == 0;
+	return glob_match(pattern, full_name);
 }
 
-void ust_registry_set_enabled(struct ust_event_state *ev, int enabled)
+void ust_registry_set_active(struct ust_event_state *ev, int active)
 {
 	uint32_t i;
 
-	ev->enabled = enabled;
+	ev->active = active;
 	/*
 	 * Release: a site that sees enabled == 1 also sees desc->priv and
 	 * ev->binding, both stored before; pairs with the acquire loads in
 	 * ust_event_reserve().
 	 */
 	for (i = 0; i < ev->nr_sites; i++)
-		__atomic_store_n(&ev->sites[i]->enabled, enabled, __ATOMIC_RELEASE);
+		__atomic_store_n(&ev->sites[i]->enabled, active, __ATOMIC_RELEASE);
 }
 
-void ust_registry_unbind_all(void)
+int ust_registry_describe_objects(const struct ust_event_state *ev, struct ustcomm_strbuf *sb)
 {
-	struct ust_event_state *ev;
-	struct ust_event_binding *b;
+	const struct ust_object *obj;
+	struct ust_event_desc *const *d;
+	uint32_t i;
+	int first = 1;
 
-	for (ev = events; ev; ev = ev->next) {
-		ust_registry_set_enabled(ev, 0);
-		b = ev->binding;
-		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
-		free(b);
+	for (obj = objects; obj; obj = obj->next) {
+		int found = 0;
+
+		for (d = obj->ev_start; d && d < obj->ev_stop && !found; d++) {
+			for (i = 0; i < ev->nr_sites && !found; i++)
+				found = *d == ev->sites[i];
+		}
+		if (!found)
+			continue;
+		if (!first)
+			ustcomm_strbuf_append(sb, ", ", 2);
+		ustcomm_strbuf_append(sb, obj->path, strlen(obj->path));
+		first = 0;
 	}
+	return sb->err;
 }
 
 static int fields_equal(const struct ust_field_desc *a, const struct ust_field_desc *b,
@@ -222,7 +293,7 @@ static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *des
 	ev->sites[ev->nr_sites++] = desc;
 	/* Release: pairs with the acquire load of priv in ust_event_reserve(). */
 	__atomic_store_n(&desc->priv, ev, __ATOMIC_RELEASE);
-	if (ev->enabled)
+	if (ev->active)
 		__atomic_store_n(&desc->enabled, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -248,7 +319,7 @@ static void register_site(struct ust_event_desc *desc)
 	}
 	cand->next = events;
 	events = cand;
-	ust_session_event_added(cand);
+	ust_trace_event_added(cand);
 }
 
 static void unregister_site(struct ust_event_desc *desc)
@@ -266,6 +337,23 @@ static void unregister_site(struct ust_event_desc *desc)
 		}
 	}
 	/* The state stays: its id is in the trace's metadata for good. */
+}
+
+/* Runs in the object's constructor, a normal context: dladdr() is fine. */
+static char *object_path(const void *addr)
+{
+	char buf[PATH_MAX];
+	Dl_info info;
+	ssize_t n;
+
+	if (dladdr(addr, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		return strdup(info.dli_fname);
+	/* The executable itself shows up under the name it was started by. */
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return strdup(info.dli_fname ? info.dli_fname : "?");
+	buf[n] = '\0';
+	return strdup(buf);
 }
 
 static struct ust_object **find_object(struct ust_event_desc *const *ev_start,
@@ -307,6 +395,12 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 	obj->tp_start = tp_start;
 	obj->tp_stop = tp_stop;
 	obj->refcount = 1;
+	obj->path = object_path(ev_start ? (const void *)ev_start : (const void *)tp_start);
+	if (!obj->path) {
+		free(obj);
+		ret = -ENOMEM;
+		goto end;
+	}
 	*p = obj;
 	for (d = ev_start; d && d < ev_stop; d++) {
 		if (*d)
@@ -341,6 +435,7 @@ UST_API void ust_unregister_object(struct ust_event_desc *const *ev_start,
 	}
 	if (tp_start)
 		ust_tracepoint_unregister_sites(tp_start, tp_stop);
+	free(obj->path);
 	free(obj);
 end:
 	ust_unlock();

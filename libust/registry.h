@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <ust/core.h>
 #include "libust/marker_format.h"
+#include "libustcomm/strbuf.h"
 
 struct ust_channel;
 
@@ -31,27 +32,32 @@ struct ust_event_state {
 	/*
 	 * NULL until the event is enabled in a running trace. Stored with
 	 * release semantics before any site's enabled flag is set (see
-	 * ust_registry_set_enabled); loaded with acquire in the write path.
+	 * ust_registry_set_active); loaded with acquire in the write path.
 	 */
 	struct ust_event_binding *binding;
-	int enabled;
+	int enabled;			/* by the enable rules (trace.h) */
+	int active;			/* its sites write: enabled and the trace runs */
 	struct ust_event_desc **sites;
 	uint32_t nr_sites, cap_sites;
 };
 
-/* The one lock of libust's slow paths: registry, session, channels. */
+/*
+ * The one lock of libust's slow paths: registry, trace, channels, control.
+ * Its holder has the control signal blocked (see registry.c).
+ */
 void ust_lock(void);
 void ust_unlock(void);
+void ust_lock_set_signal(int sig);
 
 /* Under ust_lock: iterate every known event. */
 struct ust_event_state *ust_registry_first(void);
 
 /* Under ust_lock: sets or clears every site's enabled flag. */
-void ust_registry_set_enabled(struct ust_event_state *ev, int enabled);
+void ust_registry_set_active(struct ust_event_state *ev, int active);
 
-/* Frees every binding and disables every site: only where no thread can be
- * in the write path, as in the child of fork(). */
-void ust_registry_unbind_all(void);
+/* Under ust_lock: appends the files of the objects holding the event's
+ * sites, ", "-separated. Async-signal-safe. */
+int ust_registry_describe_objects(const struct ust_event_state *ev, struct ustcomm_strbuf *sb);
 
 /* True when full_name matches a glob pattern; "chan/name" is "chan:name". */
 int ust_pattern_match(const char *pattern, const char *full_name);

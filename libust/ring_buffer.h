@@ -21,6 +21,8 @@ struct ust_rb_config {
 	uint32_t cpu;
 	uint8_t uuid[16];
 	const char *channel;
+	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
+	int wakeup_fd;
 };
 
 struct ust_rb {
@@ -36,7 +38,8 @@ struct ust_rb {
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */
 };
 
-/* Creates the memfd and eventfd, maps and initialises the buffer. */
+/* Creates the memfd and eventfd, maps and initialises the buffer.
+ * Async-signal-safe: system calls only. */
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg);
 void ust_rb_destroy(struct ust_rb *rb);
 

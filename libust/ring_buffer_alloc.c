@@ -5,13 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include "libust/ring_buffer.h"
+#include "libustcomm/format.h"
 
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 {
@@ -36,7 +36,7 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 		goto end;
 	}
 
-	snprintf(name, sizeof(name), "ust-%s-%u", cfg->channel, cfg->cpu);
+	ustcomm_format(name, sizeof(name), "ust-%s-%u", cfg->channel, cfg->cpu);
 	/* Sealed at its size: ustd maps it and must never see it shrink (SIGBUS). */
 	rb->shm_fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (rb->shm_fd < 0 || ftruncate(rb->shm_fd, (off_t)map_size) < 0 ||
@@ -51,7 +51,8 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	}
 	rb->ctl = mem;
 	rb->map_size = map_size;
-	rb->wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	rb->wakeup_fd = cfg->reuse_wakeup ? cfg->wakeup_fd :
+		eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (rb->wakeup_fd < 0) {
 		ret = -errno;
 		goto error;

@@ -2,6 +2,14 @@
 /*
  * The trace clock. Read on every event by the writer, described once in the
  * metadata so readers map it to nanoseconds and to wall-clock time.
+ *
+ * Two clocks, chosen once per process by ustcomm_clock_describe() before
+ * the first event, the same way in every process of one boot:
+ *  - the TSC, when it is invariant (constant_tsc and nonstop_tsc), the
+ *    kernel itself keeps time with it (clocksource tsc), its frequency is
+ *    known and the per-boot calibration can be shared (clock.c);
+ *  - CLOCK_MONOTONIC in nanoseconds through the vDSO otherwise, or when
+ *    UST_CLOCK=monotonic.
  */
 #ifndef USTCOMM_CLOCK_H
 #define USTCOMM_CLOCK_H
@@ -10,11 +18,26 @@
 #include <time.h>
 #include "libustcomm/common.h"
 
-/* CLOCK_MONOTONIC in nanoseconds, through the vDSO. */
+/* Non-zero once ustcomm_clock_describe() chose the TSC; never changes after. */
+USTCOMM_API extern int ustcomm_clock_use_tsc;
+
 static inline uint64_t ust_clock_read(void)
 {
 	struct timespec ts;
 
+#if defined(__x86_64__)
+	if (__builtin_expect(ustcomm_clock_use_tsc, 1)) {
+		/*
+		 * rdtsc alone may execute before the loads that precede it.
+		 * The ring buffer needs the read after its load of
+		 * write_offset (times never decrease in buffer order, even
+		 * with writers on two CPUs): lfence completes every earlier
+		 * instruction first, as the kernel's rdtsc_ordered() does.
+		 */
+		__builtin_ia32_lfence();
+		return __builtin_ia32_rdtsc();
+	}
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -28,7 +51,10 @@ struct ustcomm_clock_desc {
 	uint8_t uuid[16];		/* identifies the clock across traces */
 };
 
-/* Describes ust_clock_read(): samples the wall clock against it. */
+/*
+ * Chooses the clock (first call only) and describes ust_clock_read(): its
+ * frequency and the Unix time of its tick 0.
+ */
 USTCOMM_API int ustcomm_clock_describe(struct ustcomm_clock_desc *desc);
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "libustcomm/format.h"
 #include "libustcomm/log.h"
 
 #define LOG_PREFIX_MAX	64
@@ -17,7 +17,7 @@ static int log_debug = -1;
 
 void ustcomm_log_set_prefix(const char *prefix)
 {
-	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix);
+	ustcomm_format(log_prefix, sizeof(log_prefix), "%s", prefix);
 }
 
 int ustcomm_debug_enabled(void)
@@ -37,7 +37,9 @@ int ustcomm_debug_enabled(void)
  * Formats the whole line on the stack and hands it to the kernel in one
  * write(), so lines of concurrent threads and processes never interleave and
  * nothing waits in a stdio buffer when the process dies. errno is preserved
- * for the caller.
+ * for the caller. Async-signal-safe once ustcomm_debug_enabled() has read
+ * the environment (libust does so at load time): ustcomm_vformat() and
+ * write() only.
  */
 static void log_write(const char *kind, const char *fmt, va_list ap)
 {
@@ -46,15 +48,14 @@ static void log_write(const char *kind, const char *fmt, va_list ap)
 	size_t len;
 	int n;
 
-	n = snprintf(line, sizeof(line), "%s: %s", log_prefix, kind);
+	n = ustcomm_format(line, sizeof(line), "%s: %s", log_prefix, kind);
 	if (n < 0)
 		goto end;
 	len = (size_t)n;
 	if (len < sizeof(line) - 1) {
-		n = vsnprintf(line + len, sizeof(line) - len, fmt, ap);
-		if (n < 0)
-			goto end;
-		len += (size_t)n;
+		n = ustcomm_vformat(line + len, sizeof(line) - len, fmt, ap);
+		/* An unknown conversion still leaves the text before it. */
+		len += n < 0 ? strlen(line + len) : (size_t)n;
 	}
 	if (len > sizeof(line) - 2)
 		len = sizeof(line) - 2;

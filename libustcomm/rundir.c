@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include "libustcomm/format.h"
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
 
@@ -47,7 +48,7 @@ static int rundir_check(const char *path)
 	if (lstat(path, &st) < 0) {
 		int ret = -errno;
 
-		ustcomm_err("cannot use run directory %s: %s", path, strerror(-ret));
+		ustcomm_err("cannot use run directory %s: %s", path, ustcomm_strerror(-ret));
 		return ret;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -86,7 +87,32 @@ int ustcomm_rundir(char *buf, size_t len)
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
 		ret = -errno;
 		ustcomm_err("cannot create run directory %s: %s; create its parent or set UST_RUNDIR",
-			    buf, strerror(errno));
+			    buf, ustcomm_strerror(errno));
+		goto end;
+	}
+	ret = rundir_check(buf);
+end:
+	return ret;
+}
+
+int ustcomm_apps_dir(char *buf, size_t len)
+{
+	char dir[4096];
+	int n, ret;
+
+	ret = ustcomm_rundir(dir, sizeof(dir));
+	if (ret)
+		goto end;
+	n = snprintf(buf, len, "%s/apps", dir);
+	if (n < 0 || (size_t)n >= len) {
+		ret = -ENAMETOOLONG;
+		ustcomm_err("control socket directory %s/apps is too long; set UST_RUNDIR to a shorter path",
+			    dir);
+		goto end;
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+		ret = -errno;
+		ustcomm_err("cannot create control socket directory %s: %s", buf, ustcomm_strerror(errno));
 		goto end;
 	}
 	ret = rundir_check(buf);

@@ -12,6 +12,11 @@
 #include "libustcomm/common.h"
 
 USTCOMM_API int ustcomm_rundir(char *buf, size_t len);
+/*
+ * <rundir>/apps, where each traced process has its control socket named
+ * after its pid; created 0700 and checked like the run directory.
+ */
+USTCOMM_API int ustcomm_apps_dir(char *buf, size_t len);
 /* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
 USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
 /* Where traces go by default: $HOME/ust-traces (the password database's

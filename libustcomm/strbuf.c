@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Async-signal-safe, because libust builds metadata and control replies in
+ * a signal handler: memory comes from mmap()/mremap() (system calls, not
+ * malloc, so no allocator lock the interrupted code might hold) and text
+ * from ustcomm_vformat().
+ */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include "libustcomm/format.h"
 #include "libustcomm/strbuf.h"
 
 /* Makes room for extra more bytes plus the NUL. */
@@ -21,11 +27,14 @@ static int strbuf_reserve(struct ustcomm_strbuf *sb, size_t extra)
 	need = sb->len + extra + 1;
 	if (need <= sb->cap)
 		return 0;
-	cap = sb->cap ? sb->cap : 256;
+	cap = sb->cap ? sb->cap : 4096;
 	while (cap < need)
 		cap *= 2;
-	buf = realloc(sb->buf, cap);
-	if (!buf) {
+	if (sb->buf)
+		buf = mremap(sb->buf, sb->cap, cap, MREMAP_MAYMOVE);
+	else
+		buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
 		sb->err = -ENOMEM;
 		return sb->err;
 	}
@@ -52,7 +61,7 @@ int ustcomm_strbuf_printf(struct ustcomm_strbuf *sb, const char *fmt, ...)
 	int n, ret;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = ustcomm_vformat(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		sb->err = -EINVAL;
@@ -62,7 +71,7 @@ int ustcomm_strbuf_printf(struct ustcomm_strbuf *sb, const char *fmt, ...)
 	if (ret)
 		return ret;
 	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	ustcomm_vformat(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	sb->len += (size_t)n;
 	return 0;
@@ -78,7 +87,8 @@ void ustcomm_strbuf_reset(struct ustcomm_strbuf *sb)
 
 void ustcomm_strbuf_free(struct ustcomm_strbuf *sb)
 {
-	free(sb->buf);
+	if (sb->buf)
+		munmap(sb->buf, sb->cap);
 	sb->buf = NULL;
 	sb->len = 0;
 	sb->cap = 0;

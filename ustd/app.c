@@ -260,6 +260,15 @@ static void app_read(struct ustd_app *app)
 					   "malformed message");
 			return;
 		}
+		/*
+		 * GOODBYE: every buffer is flushed. Write the rest and close;
+		 * the application waits for that end of file to know that its
+		 * trace is complete on disk (destroy-trace, exit).
+		 */
+		if (app->flushed) {
+			app_end(app);
+			return;
+		}
 		if (n < 0 && n != -ECONNRESET) {
 			/* Too many descriptors, truncated control data, no memory. */
 			app_protocol_error(app, strerror((int)-n));

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * libustctl: control of running programs linked with -lust, the C API that
+ * ustctl and usttrace are built on. See ustctl(3).
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure; ustctl_last_error() then describes the cause in words, naming
+ * the process. Functions are thread-safe; the last error is per thread.
+ */
+#ifndef UST_USTCTL_H
+#define UST_USTCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The trace name used when a function is given NULL or "". */
+#define USTCTL_DEFAULT_TRACE	"auto"
+
+/* The cause of this thread's last failure; never NULL. */
+const char *ustctl_last_error(void);
+
+/*
+ * How long to wait for a program to answer, in milliseconds (default 5000).
+ * A program that is stopped, or blocks the control signal in every thread,
+ * does not answer: the call then fails with -ETIMEDOUT.
+ */
+void ustctl_set_timeout(int ms);
+
+/* The processes that have a control socket in the run directory, sorted.
+ * Sockets left by processes that died are removed on the way. */
+int ustctl_list_pids(pid_t **pids, size_t *nr);
+
+struct ustctl_info {
+	pid_t pid;
+	char procname[32];
+	char version[32];		/* libust's */
+	char trace[64];			/* "" when the process has no trace */
+	char state[16];			/* "none", "created", "allocated", "started", "stopped" */
+};
+int ustctl_get_info(pid_t pid, struct ustctl_info *info);
+
+struct ustctl_marker {
+	char *name;			/* "channel:name" or "provider:name" */
+	int enabled;
+	int is_format;			/* 1: a trace_mark format; 0: typed fields */
+	char *format;			/* the format, or "type name, ..." */
+	char *objects;			/* the objects holding its sites, ", "-separated */
+};
+int ustctl_list_markers(pid_t pid, struct ustctl_marker **markers, size_t *nr);
+void ustctl_free_markers(struct ustctl_marker *markers, size_t nr);
+
+/*
+ * Patterns are names or globs ("ust:*", "*"), "channel:name" or the
+ * classic "channel/name". They also apply to events that appear later
+ * (libraries loaded afterwards). Returns the number of events they now match.
+ */
+int ustctl_enable_marker(pid_t pid, const char *trace, const char *const *patterns,
+			 size_t nr);
+int ustctl_disable_marker(pid_t pid, const char *trace, const char *const *patterns,
+			  size_t nr);
+
+int ustctl_create_trace(pid_t pid, const char *trace);
+int ustctl_alloc_trace(pid_t pid, const char *trace);
+int ustctl_start_trace(pid_t pid, const char *trace);
+int ustctl_stop_trace(pid_t pid, const char *trace);
+/* Returns once ustd has the whole trace on disk (or the wait timed out). */
+int ustctl_destroy_trace(pid_t pid, const char *trace);
+int ustctl_force_switch(pid_t pid, const char *trace);
+
+/* Sub-buffer geometry of a channel (powers of two); only before allocation. */
+int ustctl_set_subbuf_size(pid_t pid, const char *trace, const char *channel, uint32_t size);
+int ustctl_set_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t num);
+int ustctl_get_subbuf_size(pid_t pid, const char *trace, const char *channel, uint32_t *size);
+int ustctl_get_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t *num);
+
+/* Which ustd the program reports its traces to. */
+int ustctl_set_sock_path(pid_t pid, const char *path);
+/* *path is malloc'd. */
+int ustctl_get_sock_path(pid_t pid, char **path);
+
+/* What a session file holds: enable/disable rules in order, channel settings. */
+struct ustctl_rule {
+	int enable;
+	char *pattern;
+};
+struct ustctl_channel_conf {
+	char *name;
+	uint32_t subbuf_size;
+	uint32_t subbuf_num;
+};
+struct ustctl_session {
+	struct ustctl_rule *rules;
+	size_t nr_rules;
+	struct ustctl_channel_conf *channels;
+	size_t nr_channels;
+};
+void ustctl_session_free(struct ustctl_session *session);
+
+/* The running program's rules and channel settings. */
+int ustctl_get_session(pid_t pid, const char *trace, struct ustctl_session **session);
+/* Applies channel settings, then rules in order. */
+int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session);
+
+/* Session files (XML, validated against ust-session.xsd). A bad file fails
+ * with -EINVAL and ustctl_last_error() giving its line and the reason. */
+int ustctl_session_read(const char *file, struct ustctl_session **session);
+int ustctl_session_write(const char *file, const struct ustctl_session *session);
+
+/* Convenience: get + write, read + apply. */
+int ustctl_save_session(pid_t pid, const char *trace, const char *file);
+int ustctl_load_session(pid_t pid, const char *trace, const char *file);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

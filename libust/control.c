@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The control socket, <rundir>/apps/<pid>, served without a thread.
+ *
+ * The listening socket and every accepted connection are non-blocking and
+ * in asynchronous mode (O_ASYNC, F_SETOWN to the process, F_SETSIG to the
+ * control signal): the kernel signals the process when a controller
+ * connects, writes, or makes room to read our reply. The handler, installed
+ * with SA_SIGINFO and SA_RESTART, serves only deliveries whose si_fd is one
+ * of our descriptors and hands every other delivery to the handler that was
+ * installed before it. UST_CONTROL=thread, or a control signal already
+ * blocked when libust starts (so it would never be delivered), gets a
+ * listener thread running the same serve() instead.
+ *
+ * Why the handler is async-signal-safe:
+ * - It takes ust_lock(), whose holder always has the control signal
+ *   blocked (registry.c): a holder is never the thread the handler
+ *   interrupted, so the wait ends when that other thread unlocks.
+ * - Under the lock it runs only code built for signal context: accept4,
+ *   recv, send, getsockopt, fcntl (system calls); ustcomm_ctl_decode
+ *   (parsing in place); and the commands (control_cmd.c, trace.c), whose
+ *   memory comes from ust_zalloc() and mmap(), text from ustcomm_format(),
+ *   and which otherwise make system calls. No malloc, no stdio, no lock
+ *   but ust_lock.
+ * - It saves and restores errno.
+ * A command that must wait (destroy-trace waits for ustd to write the last
+ * packets) waits in poll() with a bound, interrupting one thread of the
+ * program for at most that long.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "libust/control.h"
+#include "libust/registry.h"
+#include "libust/sigsafe_alloc.h"
+#include "libustcomm/ctl_protocol.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/rundir.h"
+#include "libustcomm/strbuf.h"
+
+#define MAX_CONNS	8
+#define IN_CAP		(sizeof(struct ustcomm_ctl_header) + USTCOMM_CTL_MAX_REQUEST)
+
+struct conn {
+	int fd;				/* -1: free slot */
+	char *in;
+	size_t in_len;
+	struct ustcomm_strbuf out;
+	size_t out_off;
+	uint64_t age;			/* order of acceptance, to evict the oldest */
+};
+
+static struct {
+	int listen_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	pid_t owner;			/* the process that created path */
+	int sig;
+	enum ust_control_mode mode;
+	struct sigaction previous;
+	int handler_installed;
+	struct conn conns[MAX_CONNS];
+	uint64_t next_age;
+	pthread_t thread;
+} ctl = { .listen_fd = -1 };
+
+static void conn_close(struct conn *c)
+{
+	__atomic_store_n(&c->fd, -1, __ATOMIC_RELAXED);
+	ust_free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	ustcomm_strbuf_free(&c->out);
+	c->out_off = 0;
+}
+
+static void conn_drop(struct conn *c)
+{
+	int fd = c->fd;
+
+	conn_close(c);
+	close(fd);
+}
+
+/* Sends what is pending; 1 when all went, 0 when the socket is full. */
+static int conn_flush(struct conn *c)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.buf + c->out_off, c->out.len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;	/* the controller reads: POLL_OUT calls us back */
+			return -1;
+		}
+		c->out_off += (size_t)n;
+	}
+	ustcomm_strbuf_reset(&c->out);
+	c->out_off = 0;
+	return 1;
+}
+
+/* Handles every whole request buffered, stopping when a reply is stuck. */
+static int conn_handle(struct conn *c)
+{
+	struct ustcomm_ctl_msg msg;
+	ssize_t used;
+	int ret;
+
+	for (;;) {
+		ret = conn_flush(c);
+		if (ret <= 0)
+			return ret;
+		used = ustcomm_ctl_decode(c->in, c->in_len, USTCOMM_CTL_MAX_REQUEST, &msg);
+		if (used == 0)
+			return 1;
+		if (used < 0)
+			return -1;	/* malformed: nothing sensible to answer */
+		ust_control_handle(&msg, &c->out);
+		if (c->out.err)
+			return -1;	/* no memory for the reply: the controller sees EOF */
+		memmove(c->in, c->in + used, c->in_len - (size_t)used);
+		c->in_len -= (size_t)used;
+	}
+}
+
+static void conn_service(struct conn *c)
+{
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		ret = conn_handle(c);
+		if (ret < 0)
+			goto drop;
+		if (ret == 0)
+			return;
+		n = recv(c->fd, c->in + c->in_len, IN_CAP - c->in_len, MSG_DONTWAIT);
+		if (n == 0)
+			goto drop;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			goto drop;
+		}
+		c->in_len += (size_t)n;
+	}
+drop:
+	conn_drop(c);
+}
+
+/* Only our own user, or root, may command us. */
+static int peer_allowed(int fd, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return 0;
+	*uid = cred.uid;
+	return cred.uid == geteuid() || cred.uid == 0;
+}
+
+static void refuse(int fd, uid_t uid)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	struct ustcomm_ctl_header hdr;
+	char why[160];
+	int n;
+
+	n = ustcomm_format(why, sizeof(why), "uid %u may not control process %d of uid %u",
+			   (unsigned)uid, (int)getpid(), (unsigned)geteuid());
+	ustcomm_ctl_header_init(&hdr, 0, -EPERM, 1, (uint32_t)n + 1);
+	ustcomm_strbuf_append(&sb, (const char *)&hdr, sizeof(hdr));
+	ustcomm_strbuf_append(&sb, why, (size_t)n + 1);
+	if (!sb.err)
+		send(fd, sb.buf, sb.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	ustcomm_strbuf_free(&sb);
+}
+
+static int make_async(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETOWN, getpid()) < 0 ||
+	    fcntl(fd, F_SETSIG, ctl.sig) < 0 ||
+	    fcntl(fd, F_SETFL, flags | O_ASYNC | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static void accept_all(void)
+{
+	struct conn *c, *slot;
+	uid_t uid = (uid_t)-1;
+	int fd, i;
+
+	for (;;) {
+		fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;		/* EAGAIN: all taken; anything else: next time */
+		}
+		if (!peer_allowed(fd, &uid)) {
+			refuse(fd, uid);
+			close(fd);
+			continue;
+		}
+		slot = NULL;
+		for (i = 0; i < MAX_CONNS; i++) {
+			c = &ctl.conns[i];
+			if (c->fd < 0) {
+				slot = c;
+				break;
+			}
+			if (!slot || c->age < slot->age)
+				slot = c;
+		}
+		/* All taken: a controller that went quiet makes room. */
+		if (slot->fd >= 0)
+			conn_drop(slot);
+		slot->in = ust_zalloc(IN_CAP);
+		if (!slot->in || (ctl.mode == UST_CONTROL_SIGNAL && make_async(fd) < 0)) {
+			ust_free(slot->in);
+			slot->in = NULL;
+			close(fd);
+			continue;
+		}
+		slot->age = ctl.next_age++;
+		__atomic_store_n(&slot->fd, fd, __ATOMIC_RELAXED);
+	}
+}
+
+/* Under ust_lock. */
+static void serve(void)
+{
+	int i;
+
+	if (ctl.listen_fd < 0)
+		return;
+	accept_all();
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (ctl.conns[i].fd >= 0)
+			conn_service(&ctl.conns[i]);
+	}
+}
+
+/* Racy reads of descriptors only decide whether to look: harmless. */
+static int is_ours(int fd)
+{
+	int i;
+
+	if (fd < 0)
+		return 0;
+	if (fd == __atomic_load_n(&ctl.listen_fd, __ATOMIC_RELAXED))
+		return 1;
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (fd == __atomic_load_n(&ctl.conns[i].fd, __ATOMIC_RELAXED))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A delivery that is not ours goes to the previous handler. With none (the
+ * default action, or ignored), it is dropped: terminating the program on a
+ * stray SIGIO, the default action, would be worse than what it replaced.
+ */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *prev = &ctl.previous;
+
+	if (prev->sa_flags & SA_SIGINFO) {
+		if (prev->sa_sigaction)
+			prev->sa_sigaction(sig, si, uc);
+	} else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+		prev->sa_handler(sig);
+	}
+}
+
+/* Async-signal-safe: see the top of this file. */
+static void control_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+
+	if (si && si->si_code > 0 && is_ours(si->si_fd)) {
+		ust_lock();
+		serve();
+		ust_unlock();
+	} else {
+		chain(sig, si, uc);
+	}
+	errno = saved_errno;
+}
+
+static void *listener(void *arg)
+{
+	struct pollfd pfds[MAX_CONNS + 1];
+	nfds_t n;
+	int i;
+
+	(void)arg;
+	for (;;) {
+		ust_lock();
+		n = 0;
+		if (ctl.listen_fd >= 0)
+			pfds[n++] = (struct pollfd){ .fd = ctl.listen_fd, .events = POLLIN };
+		for (i = 0; i < MAX_CONNS; i++) {
+			const struct conn *c = &ctl.conns[i];
+
+			if (c->fd >= 0)
+				pfds[n++] = (struct pollfd){
+					.fd = c->fd,
+					.events = c->out_off < c->out.len ? POLLOUT : POLLIN,
+				};
+		}
+		ust_unlock();
+		if (!n)
+			return NULL;
+		if (poll(pfds, n, -1) < 0 && errno != EINTR)
+			return NULL;
+		ust_lock();
+		serve();
+		ust_unlock();
+	}
+}
+
+static int start_listener(void)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* The program's signals go to its own threads, not to ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&ctl.thread, NULL, listener, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ret)
+		pthread_detach(ctl.thread);
+	return ret;
+}
+
+static int open_socket(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[sizeof(addr.sun_path)];
+	int fd = -1, n, ret;
+
+	ret = ustcomm_apps_dir(dir, sizeof(dir));
+	if (ret < 0)
+		goto end;
+	n = ustcomm_format(ctl.path, sizeof(ctl.path), "%s/%d", dir, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(ctl.path)) {
+		ret = -ENAMETOOLONG;
+		ustcomm_err("control socket path %s/%d is too long; set UST_RUNDIR to a shorter path",
+			    dir, (int)getpid());
+		goto end;
+	}
+	memcpy(addr.sun_path, ctl.path, (size_t)n + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		goto end;
+	}
+	/* A socket named after our pid belongs to a dead process that had it. */
+	unlink(ctl.path);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(fd, 16) < 0) {
+		ret = -errno;
+		ustcomm_err("cannot open control socket %s: %s", ctl.path,
+			    ustcomm_strerror(errno));
+		goto end;
+	}
+	ctl.owner = getpid();
+	if (ctl.mode == UST_CONTROL_SIGNAL) {
+		ret = make_async(fd);
+		if (ret < 0)
+			goto end;
+	}
+	__atomic_store_n(&ctl.listen_fd, fd, __ATOMIC_RELAXED);
+	fd = -1;
+	ret = 0;
+	if (ctl.mode == UST_CONTROL_THREAD)
+		ret = start_listener();
+end:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		ctl.path[0] = '\0';
+	return ret;
+}
+
+int ust_control_init(enum ust_control_mode mode, int sig)
+{
+	struct sigaction sa = { .sa_sigaction = control_handler,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	sigset_t cur;
+	int ret;
+
+	for (ret = 0; ret < MAX_CONNS; ret++)
+		ctl.conns[ret].fd = -1;
+	ctl.sig = sig;
+	ctl.mode = mode;
+	if (mode == UST_CONTROL_NONE)
+		return 0;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	if (mode == UST_CONTROL_SIGNAL && sigismember(&cur, sig)) {
+		ustcomm_dbg("signal %d is blocked: the control socket is served by a thread", sig);
+		ctl.mode = mode = UST_CONTROL_THREAD;
+	}
+	if (mode == UST_CONTROL_SIGNAL) {
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, sig);
+		if (sigaction(sig, &sa, &ctl.previous) < 0)
+			return -errno;
+		ctl.handler_installed = 1;
+		ust_lock_set_signal(sig);
+	}
+	return open_socket();
+}
+
+enum ust_control_mode ust_control_mode(void)
+{
+	return ctl.mode;
+}
+
+int ust_control_signal(void)
+{
+	return ctl.sig;
+}
+
+void ust_control_after_fork_child(void)
+{
+	int i;
+
+	/* The parent's descriptors: close ours, leave its socket file alone. */
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (ctl.conns[i].fd >= 0)
+			conn_drop(&ctl.conns[i]);
+	}
+	if (ctl.listen_fd >= 0)
+		close(ctl.listen_fd);
+	ctl.listen_fd = -1;
+	ctl.path[0] = '\0';
+	if (ctl.mode != UST_CONTROL_NONE)
+		open_socket();
+}
+
+void ust_control_fini(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (ctl.conns[i].fd >= 0)
+			conn_drop(&ctl.conns[i]);
+	}
+	if (ctl.listen_fd >= 0)
+		close(ctl.listen_fd);
+	__atomic_store_n(&ctl.listen_fd, -1, __ATOMIC_RELAXED);
+	if (ctl.path[0] && ctl.owner == getpid())
+		unlink(ctl.path);
+	ctl.path[0] = '\0';
+}

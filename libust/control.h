@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The per-process control socket and the commands it serves
+ * (libustcomm/ctl_protocol.h); see control.c for how it runs without a
+ * thread.
+ */
+#ifndef UST_CONTROL_H
+#define UST_CONTROL_H
+
+#include "libustcomm/ctl_protocol.h"
+#include "libustcomm/strbuf.h"
+
+enum ust_control_mode {
+	UST_CONTROL_SIGNAL,		/* served from the signal handler */
+	UST_CONTROL_THREAD,		/* served by a listener thread */
+	UST_CONTROL_NONE,		/* no control socket */
+};
+
+/* At load time, in a normal context. */
+int ust_control_init(enum ust_control_mode mode, int sig);
+enum ust_control_mode ust_control_mode(void);
+int ust_control_signal(void);
+/* Under ust_lock, in the child of fork(): a socket of its own. */
+void ust_control_after_fork_child(void);
+/* Under ust_lock, at exit: closes and removes the socket. */
+void ust_control_fini(void);
+
+/* Under ust_lock: executes a decoded request, appends the whole reply.
+ * Async-signal-safe (control_cmd.c). */
+void ust_control_handle(const struct ustcomm_ctl_msg *req, struct ustcomm_strbuf *out);
+
+#endif

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The commands of the control protocol, executed on the trace (trace.h)
+ * and the registry. Async-signal-safe like everything they call: replies
+ * are built in an mmap-backed ustcomm_strbuf with ustcomm_format().
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ust/version.h>
+#include "libust/control.h"
+#include "libust/registry.h"
+#include "libust/trace.h"
+#include "libustcomm/format.h"
+
+struct reply {
+	struct ustcomm_strbuf *out;
+	size_t start;			/* where the header goes */
+	uint32_t nr;
+	const char *error;		/* overrides ust_trace_error() */
+};
+
+static void add(struct reply *r, const char *s)
+{
+	ustcomm_strbuf_append(r->out, s, strlen(s) + 1);
+	r->nr++;
+}
+
+static void add_u32(struct reply *r, uint32_t v)
+{
+	char num[16];
+
+	ustcomm_format(num, sizeof(num), "%u", v);
+	add(r, num);
+}
+
+/* Strictly decimal digits, within uint32_t. */
+static int parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s || strlen(s) > 10)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char *field_type(const struct ust_field_desc *f, char *buf, size_t len)
+{
+	const char *sign = f->is_signed ? "int" : "uint";
+
+	switch (f->kind) {
+	case UST_FIELD_INTEGER:
+		ustcomm_format(buf, len, "%s%u%s", sign, f->size * 8u, f->base == 16 ? " hex" : "");
+		break;
+	case UST_FIELD_FLOAT:
+		ustcomm_format(buf, len, "%s", f->size == 4 ? "float" : "double");
+		break;
+	case UST_FIELD_STRING:
+		ustcomm_format(buf, len, "string");
+		break;
+	case UST_FIELD_ARRAY:
+		ustcomm_format(buf, len, "%s%u[%u]", sign, f->size * 8u, f->length);
+		break;
+	case UST_FIELD_SEQUENCE:
+		ustcomm_format(buf, len, "%s%u[]", sign, f->size * 8u);
+		break;
+	default:
+		ustcomm_format(buf, len, "?");
+		break;
+	}
+	return buf;
+}
+
+static int list_markers(struct reply *r)
+{
+	struct ustcomm_strbuf *sb = r->out;
+	struct ust_event_state *ev;
+	char type[32];
+	uint32_t i;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		add(r, ev->full_name);
+		add(r, ev->enabled ? "enabled" : "disabled");
+		add(r, ev->format ? "format" : "fields");
+		if (ev->format) {
+			add(r, ev->format);
+		} else {
+			for (i = 0; i < ev->nr_fields; i++) {
+				if (i)
+					ustcomm_strbuf_append(sb, ", ", 2);
+				field_type(&ev->fields[i], type, sizeof(type));
+				ustcomm_strbuf_append(sb, type, strlen(type));
+				ustcomm_strbuf_append(sb, " ", 1);
+				ustcomm_strbuf_append(sb, ev->fields[i].name,
+						      strlen(ev->fields[i].name));
+			}
+			ustcomm_strbuf_append(sb, "", 1);
+			r->nr++;
+		}
+		ust_registry_describe_objects(ev, sb);
+		ustcomm_strbuf_append(sb, "", 1);
+		r->nr++;
+	}
+	return sb->err;
+}
+
+static int set_subbuf(struct reply *r, const char *const *args, int is_num)
+{
+	uint32_t v;
+
+	if (parse_u32(args[2], &v) < 0) {
+		r->error = "the value is not a decimal number";
+		return -EINVAL;
+	}
+	return ust_trace_set_subbuf(args[0], args[1], is_num, v);
+}
+
+static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
+{
+	uint32_t v, i;
+	int ret = 0, total = 0;
+
+	switch (cmd) {
+	case USTCOMM_CTL_INFO:
+		add_u32(r, (uint32_t)getpid());
+		add(r, ust_trace_procname());
+		add(r, UST_VERSION);
+		add(r, ust_trace_name());
+		add(r, ust_trace_state_name());
+		break;
+	case USTCOMM_CTL_LIST_MARKERS:
+		ret = list_markers(r);
+		break;
+	case USTCOMM_CTL_ENABLE_MARKER:
+	case USTCOMM_CTL_DISABLE_MARKER:
+		for (i = 1; i < nr; i++) {
+			ret = ust_trace_add_rule(args[0], args[i], cmd == USTCOMM_CTL_ENABLE_MARKER);
+			if (ret < 0)
+				break;
+			total += ret;
+		}
+		if (ret >= 0) {
+			add_u32(r, (uint32_t)total);
+			ret = 0;
+		}
+		break;
+	case USTCOMM_CTL_CREATE_TRACE:
+		ret = ust_trace_create(args[0]);
+		break;
+	case USTCOMM_CTL_ALLOC_TRACE:
+		ret = ust_trace_alloc(args[0]);
+		break;
+	case USTCOMM_CTL_START_TRACE:
+		ret = ust_trace_start(args[0]);
+		break;
+	case USTCOMM_CTL_STOP_TRACE:
+		ret = ust_trace_stop(args[0]);
+		break;
+	case USTCOMM_CTL_DESTROY_TRACE:
+		ret = ust_trace_destroy(args[0]);
+		break;
+	case USTCOMM_CTL_FORCE_SWITCH:
+		ret = ust_trace_force_switch(args[0]);
+		break;
+	case USTCOMM_CTL_SET_SUBBUF_SIZE:
+	case USTCOMM_CTL_SET_SUBBUF_NUM:
+		ret = set_subbuf(r, args, cmd == USTCOMM_CTL_SET_SUBBUF_NUM);
+		break;
+	case USTCOMM_CTL_GET_SUBBUF_SIZE:
+	case USTCOMM_CTL_GET_SUBBUF_NUM:
+		ret = ust_trace_get_subbuf(args[0], args[1], cmd == USTCOMM_CTL_GET_SUBBUF_NUM, &v);
+		if (ret >= 0)
+			add_u32(r, v);
+		break;
+	case USTCOMM_CTL_SET_SOCK_PATH:
+		ret = ust_trace_set_daemon_path(args[0]);
+		break;
+	case USTCOMM_CTL_GET_SOCK_PATH:
+		add(r, ust_trace_daemon_path());
+		break;
+	case USTCOMM_CTL_GET_SESSION:
+		ret = ust_trace_describe_session(args[0], r->out, &r->nr);
+		break;
+	default:
+		r->error = "unknown command";
+		ret = -EINVAL;
+		break;
+	}
+	return ret;
+}
+
+void ust_control_handle(const struct ustcomm_ctl_msg *req, struct ustcomm_strbuf *out)
+{
+	const char *args[USTCOMM_CTL_MAX_ARGS];
+	struct ustcomm_ctl_header hdr = { 0 };
+	struct reply r = { .out = out, .start = out->len };
+	const char *pos = NULL, *s;
+	uint32_t nr = 0;
+	int ret;
+
+	ustcomm_strbuf_append(out, (const char *)&hdr, sizeof(hdr));
+	ret = ustcomm_ctl_check_request(req);
+	if (ret < 0) {
+		r.error = ret == -EPROTO ? "unknown command or malformed request" :
+			"wrong number of arguments for this command";
+		goto reply;
+	}
+	while ((s = ustcomm_ctl_next(req, &pos)) != NULL)
+		args[nr++] = s;
+	ret = execute(&r, req->cmd, args, nr);
+reply:
+	if (ret < 0) {
+		/* The partial results make way for the reason. */
+		out->len = r.start + sizeof(hdr);
+		r.nr = 0;
+		add(&r, r.error ? r.error : ust_trace_error());
+	}
+	ustcomm_ctl_header_init(&hdr, req->cmd, ret < 0 ? ret : 0, r.nr,
+				(uint32_t)(out->len - r.start - sizeof(hdr)));
+	if (!out->err)
+		memcpy(out->buf + r.start, &hdr, sizeof(hdr));
+}

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * libust's life in the process: at load time it reads the environment,
+ * opens the control socket and, when UST_TRACE asks for it, starts a
+ * trace; fork() gives the child a socket of its own and no trace; at exit
+ * the trace is flushed to ustd and the socket removed.
+ *
+ * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."),
+ * UST_CHANNELS ("name:SIZE:NUM,..."), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
+ * UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "libust/control.h"
+#include "libust/registry.h"
+#include "libust/trace.h"
+#include "libustcomm/bufsize.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/rundir.h"
+#include "libustcomm/shm_layout.h"
+
+static int env_is_set(const char *var)
+{
+	const char *v = getenv(var);
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* A buffer geometry variable: a power of two, k and M suffixes allowed. */
+static uint32_t env_size(const char *var, uint32_t def, uint32_t min, uint32_t max)
+{
+	const char *s = getenv(var);
+	uint32_t v;
+
+	if (!s || !*s)
+		return def;
+	if (ustcomm_parse_pow2(s, min, max, &v) < 0) {
+		ustcomm_err("%s=%s is not a power of two between %u and %u; using %u",
+			    var, s, min, max, def);
+		return def;
+	}
+	return v;
+}
+
+/* ustd names the trace directory after it: keep it printable, no '/'. */
+static void sanitize_procname(char *name)
+{
+	char *p;
+
+	for (p = name; *p; p++) {
+		if (*p < 0x21 || *p > 0x7e || *p == '/')
+			*p = '_';
+	}
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		strcpy(name, "unknown");
+}
+
+/* UST_AUTOPROBE: "1" or empty with UST_TRACE means every event. */
+static void env_rules(void)
+{
+	const char *spec = getenv("UST_AUTOPROBE");
+	char *copy, *tok, *save = NULL;
+
+	if (!spec || !*spec) {
+		if (!env_is_set("UST_TRACE"))
+			return;
+		spec = "*";
+	}
+	if (!strcmp(spec, "1"))
+		spec = "*";
+	copy = strdup(spec);
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int enable = *tok != '-';
+
+		if (ust_trace_add_rule(NULL, enable ? tok : tok + 1, enable) < 0)
+			ustcomm_err("UST_AUTOPROBE: %s", ust_trace_error());
+	}
+	free(copy);
+}
+
+/* UST_CHANNELS: "name:SIZE:NUM,..." as usttrace --session writes it. */
+static void env_channels(void)
+{
+	const char *spec = getenv("UST_CHANNELS");
+	char *copy, *tok, *save = NULL;
+
+	if (!spec || !*spec)
+		return;
+	copy = strdup(spec);
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *size = strchr(tok, ':'), *num = size ? strchr(size + 1, ':') : NULL;
+		uint32_t sz, n;
+
+		if (!num) {
+			ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM", tok);
+			continue;
+		}
+		*size++ = '\0';
+		*num++ = '\0';
+		if (ustcomm_parse_pow2(size, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX, &sz) < 0 ||
+		    ustcomm_parse_pow2(num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX, &n) < 0) {
+			ustcomm_err("UST_CHANNELS: channel %s: sizes must be powers of two (%u to %u bytes, %u to %u sub-buffers)",
+				    tok, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX,
+				    UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
+			continue;
+		}
+		if (ust_trace_set_subbuf(NULL, tok, 0, sz) < 0 ||
+		    ust_trace_set_subbuf(NULL, tok, 1, n) < 0)
+			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
+	}
+	free(copy);
+}
+
+/* UST_SIGNAL: a number or a name (SIGIO, SIGUSR1, SIGRTMIN+N...). */
+static int env_signal(void)
+{
+	const char *s = getenv("UST_SIGNAL");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return SIGIO;
+	if (!strncmp(s, "SIG", 3))
+		s += 3;
+	if (!strcmp(s, "IO") || !strcmp(s, "POLL"))
+		return SIGIO;
+	if (!strcmp(s, "USR1"))
+		return SIGUSR1;
+	if (!strcmp(s, "USR2"))
+		return SIGUSR2;
+	if (!strncmp(s, "RTMIN", 5)) {
+		v = s[5] == '+' ? strtol(s + 6, &end, 10) : 0;
+		if (s[5] && (s[5] != '+' || *end))
+			goto bad;
+		v += SIGRTMIN;
+	} else {
+		v = strtol(s, &end, 10);
+		if (*end)
+			goto bad;
+	}
+	if (v >= 1 && v <= SIGRTMAX && v != SIGKILL && v != SIGSTOP)
+		return (int)v;
+bad:
+	ustcomm_err("UST_SIGNAL=%s is not a usable signal; using SIGIO", getenv("UST_SIGNAL"));
+	return SIGIO;
+}
+
+static enum ust_control_mode env_control(void)
+{
+	const char *s = getenv("UST_CONTROL");
+
+	if (!s || !*s || !strcmp(s, "signal"))
+		return UST_CONTROL_SIGNAL;
+	if (!strcmp(s, "thread"))
+		return UST_CONTROL_THREAD;
+	if (!strcmp(s, "none"))
+		return UST_CONTROL_NONE;
+	ustcomm_err("UST_CONTROL=%s: expected signal, thread or none; using signal", s);
+	return UST_CONTROL_SIGNAL;
+}
+
+static void atfork_prepare(void)
+{
+	ust_lock();
+}
+
+static void atfork_parent(void)
+{
+	ust_unlock();
+}
+
+/*
+ * The child shares the parent's buffers (MAP_SHARED) and sockets: it drops
+ * them before it can write anything and opens a control socket of its own.
+ * Async-signal-safe, as a child of a multithreaded parent requires.
+ */
+static void atfork_child(void)
+{
+	char prefix[32];
+
+	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
+	ustcomm_log_set_prefix(prefix);
+	ust_trace_forget();
+	ust_control_after_fork_child();
+	ust_unlock();
+}
+
+static void __attribute__((constructor)) ust_init(void)
+{
+	struct ust_trace_config cfg = { .procname = "" };
+	char prefix[32];
+	int ncpus;
+
+	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
+	ustcomm_log_set_prefix(prefix);
+	/* Read now: the environment is not for signal context. */
+	ustcomm_debug_enabled();
+	prctl(PR_GET_NAME, cfg.procname);
+	sanitize_procname(cfg.procname);
+	gethostname(cfg.hostname, sizeof(cfg.hostname) - 1);
+	if (ustcomm_daemon_socket_path(cfg.daemon_path, sizeof(cfg.daemon_path)) < 0)
+		cfg.daemon_path[0] = '\0';
+	/* Every possible CPU, so that a CPU coming online finds its buffer. */
+	ncpus = get_nprocs_conf();
+	cfg.nr_cpus = ncpus > 0 ? (uint32_t)ncpus : 1;
+	cfg.def_size = env_size("UST_SUBBUF_SIZE", UST_SUBBUF_SIZE_DEFAULT,
+				UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
+	cfg.def_num = env_size("UST_SUBBUF_NUM", UST_SUBBUF_NUM_DEFAULT,
+			       UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
+	if (env_is_set("UST_OVERWRITE"))
+		ustcomm_err("UST_OVERWRITE: flight-recorder mode is not available yet; tracing in discard mode");
+
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	ust_lock();
+	ust_trace_init(&cfg);
+	env_channels();
+	env_rules();
+	ust_unlock();
+	/* Outside the lock: the signal it blocks is only known from here on. */
+	ust_control_init(env_control(), env_signal());
+	if (!env_is_set("UST_TRACE"))
+		return;
+	ust_lock();
+	if (ust_trace_create("auto") < 0 || ust_trace_start("auto") < 0)
+		ustcomm_dbg("not tracing at start-up: %s", ust_trace_error());
+	ust_unlock();
+}
+
+static void __attribute__((destructor)) ust_fini(void)
+{
+	ust_lock();
+	ust_trace_exit();
+	ust_control_fini();
+	ust_unlock();
+}

@@ -1,0 +1,755 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The trace of this process (trace.h): its life cycle, its channels, its
+ * connection to ustd, and the enable rules.
+ *
+ * Async-signal-safe throughout, because the control server may call in
+ * from a signal handler: memory from ust_zalloc(), text from
+ * ustcomm_format(), and otherwise only system calls (socket, sendmsg, poll,
+ * memfd_create, mmap, fallocate, eventfd). Serialised by ust_lock(), whose
+ * holder keeps the control signal blocked, so the handler never waits for
+ * the thread it interrupted.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "libust/channel.h"
+#include "libust/sigsafe_alloc.h"
+#include "libust/trace.h"
+#include "libustcomm/clock.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/metadata.h"
+#include "libustcomm/protocol.h"
+#include "libustcomm/rundir.h"
+#include "libustcomm/shm_layout.h"
+
+#define MAX_CHANNELS		64
+#define MAX_RULES		1024
+#define PATTERN_MAX		255
+#define SEND_TIMEOUT_S		2
+/* How long destroy-trace and exit wait for ustd to write the last data. */
+#define DRAIN_WAIT_MS		5000
+
+struct rule {
+	char *pattern;
+	int enable;
+};
+
+struct chan_conf {
+	char name[UST_SHM_CHANNEL_NAME_MAX];
+	uint32_t size, num;		/* 0: the default */
+};
+
+static struct {
+	enum ust_trace_state state;
+	char name[USTCOMM_CTL_TRACE_NAME_MAX];
+	int sock;			/* to ustd; -1 when not connected */
+	uint8_t uuid[16];
+	struct ust_channel *channels[MAX_CHANNELS];
+	unsigned nr_channels;
+	struct ust_trace_config cfg;
+	struct rule *rules;
+	unsigned nr_rules;
+	struct chan_conf confs[MAX_CHANNELS];
+	unsigned nr_confs;
+	char error[256];
+} t = { .sock = -1 };
+
+static const char *const state_names[] = {
+	[UST_TRACE_NONE] = "none",
+	[UST_TRACE_CREATED] = "created",
+	[UST_TRACE_ALLOCATED] = "allocated",
+	[UST_TRACE_STARTED] = "started",
+	[UST_TRACE_STOPPED] = "stopped",
+};
+
+static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ustcomm_vformat(t.error, sizeof(t.error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *ust_trace_error(void)
+{
+	return t.error;
+}
+
+const char *ust_trace_name(void)
+{
+	return t.name;
+}
+
+const char *ust_trace_procname(void)
+{
+	return t.cfg.procname;
+}
+
+const char *ust_trace_state_name(void)
+{
+	return state_names[t.state];
+}
+
+int ust_trace_init(const struct ust_trace_config *config)
+{
+	t.cfg = *config;
+	if (!t.cfg.def_size)
+		t.cfg.def_size = UST_SUBBUF_SIZE_DEFAULT;
+	if (!t.cfg.def_num)
+		t.cfg.def_num = UST_SUBBUF_NUM_DEFAULT;
+	if (!t.cfg.nr_cpus)
+		t.cfg.nr_cpus = 1;
+	return 0;
+}
+
+static int valid_trace_name(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	if (!len || len >= USTCOMM_CTL_TRACE_NAME_MAX || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return 0;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The trace a command names must be the process's trace. */
+static int check_trace(const char **name)
+{
+	if (!*name || !**name)
+		*name = "auto";
+	if (!valid_trace_name(*name))
+		return fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
+			    *name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
+	if (t.state == UST_TRACE_NONE)
+		return fail(-ENOENT, "no trace '%s' in this process: run create-trace first", *name);
+	if (strcmp(*name, t.name))
+		return fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", *name,
+			    t.name);
+	return 0;
+}
+
+static void connection_lost(int err)
+{
+	ustcomm_err("lost the connection to ustd (%s): events already recorded stay in the buffers, no new event is enabled",
+		    ustcomm_strerror(-err));
+	close(t.sock);
+	t.sock = -1;
+}
+
+static int send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
+		    uint32_t nr_fds)
+{
+	int ret;
+
+	if (t.sock < 0)
+		return fail(-ENOTCONN, "trace '%s' lost its connection to ustd", t.name);
+	ret = ustcomm_send_msg(t.sock, type, payload, len, fds, nr_fds);
+	if (ret < 0) {
+		connection_lost(ret);
+		return fail(ret, "sending to ustd failed: %s", ustcomm_strerror(-ret));
+	}
+	return 0;
+}
+
+static int send_metadata(struct ustcomm_strbuf *sb)
+{
+	if (sb->err)
+		return fail(sb->err, "cannot describe the trace in CTF: %s",
+			    ustcomm_strerror(-sb->err));
+	return send_msg(USTCOMM_MSG_METADATA, sb->buf, (uint32_t)sb->len, NULL, 0);
+}
+
+static struct chan_conf *conf_find(const char *channel)
+{
+	unsigned i;
+
+	for (i = 0; i < t.nr_confs; i++) {
+		if (!strcmp(t.confs[i].name, channel))
+			return &t.confs[i];
+	}
+	return NULL;
+}
+
+static void channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
+{
+	const struct chan_conf *c = conf_find(channel);
+
+	*size = c && c->size ? c->size : t.cfg.def_size;
+	*num = c && c->num ? c->num : t.cfg.def_num;
+}
+
+static int channel_get(struct ust_channel **out, const char *name)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	struct ust_channel *chan;
+	uint32_t size, num, i;
+	int ret;
+
+	for (i = 0; i < t.nr_channels; i++) {
+		if (!strcmp(t.channels[i]->name, name)) {
+			*out = t.channels[i];
+			return 0;
+		}
+	}
+	if (t.nr_channels == MAX_CHANNELS)
+		return fail(-ENOSPC, "channel %s not created: a trace has at most %d channels",
+			    name, MAX_CHANNELS);
+	channel_geometry(name, &size, &num);
+	ret = ust_channel_create(&chan, name, t.nr_channels, t.cfg.nr_cpus, size, num, t.uuid);
+	if (ret < 0)
+		return fail(ret, "cannot create the buffers of channel %s: %s", name,
+			    ustcomm_strerror(-ret));
+	/* The stream block must be in the metadata before any event of it. */
+	ret = ustcomm_metadata_stream(&sb, chan->stream_id, name);
+	if (ret >= 0)
+		ret = send_metadata(&sb);
+	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
+		struct ustcomm_stream msg = {
+			.stream_id = chan->stream_id,
+			.cpu = i,
+			.subbuf_size = size,
+			.subbuf_count = num,
+		};
+		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
+
+		memcpy(msg.channel, name, strlen(name));
+		ret = send_msg(USTCOMM_MSG_STREAM, &msg, sizeof(msg), fds, 2);
+	}
+	ustcomm_strbuf_free(&sb);
+	if (ret < 0) {
+		ust_channel_destroy(chan);
+		return ret;
+	}
+	t.channels[t.nr_channels++] = chan;
+	*out = chan;
+	return 0;
+}
+
+/* Gives the event an id in its channel's stream and describes it to ustd. */
+static int event_bind(struct ust_event_state *ev)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	struct ust_event_binding *b;
+	struct ust_channel *chan = NULL;
+	int ret;
+
+	if (ev->binding)
+		return 0;
+	ret = channel_get(&chan, ev->channel);
+	if (ret < 0)
+		return ret;
+	b = ust_zalloc(sizeof(*b));
+	if (!b)
+		return fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
+	b->chan = chan;
+	b->id = chan->next_event_id;
+	ret = ustcomm_metadata_event(&sb, chan->stream_id, b->id, ev->full_name,
+				     ev->fields, ev->nr_fields);
+	if (ret < 0) {
+		ustcomm_err("event %s is left out: its fields cannot be described in CTF",
+			    ev->full_name);
+		ret = fail(ret, "event %s cannot be described in CTF", ev->full_name);
+		goto end;
+	}
+	/* Metadata first: ustd must know the id before any event carries it. */
+	ret = send_metadata(&sb);
+	if (ret < 0)
+		goto end;
+	chan->next_event_id++;
+	/* Release: pairs with the acquire load of the binding in ust_event_reserve(). */
+	__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
+	b = NULL;
+end:
+	ust_free(b);
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+/* Makes the event's sites write exactly when it is enabled and the trace runs. */
+static int event_apply(struct ust_event_state *ev)
+{
+	int ret = 0;
+
+	if (ev->enabled && t.state >= UST_TRACE_ALLOCATED && t.sock >= 0)
+		ret = event_bind(ev);
+	ust_registry_set_active(ev, ev->enabled && t.state == UST_TRACE_STARTED &&
+				ev->binding != NULL);
+	return ret;
+}
+
+static int apply_all(void)
+{
+	struct ust_event_state *ev;
+	int ret = 0, r;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		r = event_apply(ev);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int rules_enable(const struct ust_event_state *ev)
+{
+	unsigned i = t.nr_rules;
+
+	while (i--) {
+		if (ust_pattern_match(t.rules[i].pattern, ev->full_name))
+			return t.rules[i].enable;
+	}
+	return 0;
+}
+
+void ust_trace_event_added(struct ust_event_state *ev)
+{
+	ev->enabled = rules_enable(ev);
+	event_apply(ev);
+}
+
+static int valid_pattern(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (!len || len > PATTERN_MAX)
+		return 0;
+	for (; *p; p++) {
+		if (*p <= ' ' || *p > '~' || *p == ',')
+			return 0;
+	}
+	return 1;
+}
+
+int ust_trace_add_rule(const char *name, const char *pattern, int enable)
+{
+	struct ust_event_state *ev;
+	unsigned i;
+	char *copy;
+	int count = 0;
+
+	if (name && *name && t.state != UST_TRACE_NONE && strcmp(name, t.name))
+		return fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
+			    t.name);
+	if (!valid_pattern(pattern))
+		return fail(-EINVAL, "invalid pattern '%s': give a name or a glob of printable characters without spaces or commas, at most %d",
+			    pattern, PATTERN_MAX);
+	if (!t.rules) {
+		t.rules = ust_zalloc(MAX_RULES * sizeof(*t.rules));
+		if (!t.rules)
+			return fail(-ENOMEM, "out of memory");
+	}
+	/* A pattern given again moves to the end: the newest rule wins. */
+	for (i = 0; i < t.nr_rules; i++) {
+		if (!strcmp(t.rules[i].pattern, pattern)) {
+			copy = t.rules[i].pattern;
+			memmove(&t.rules[i], &t.rules[i + 1], (t.nr_rules - i - 1) * sizeof(*t.rules));
+			t.nr_rules--;
+			ust_free(copy);
+			break;
+		}
+	}
+	if (t.nr_rules == MAX_RULES)
+		return fail(-ENOSPC, "too many enable and disable rules (at most %d)", MAX_RULES);
+	copy = ust_strdup(pattern);
+	if (!copy)
+		return fail(-ENOMEM, "out of memory");
+	t.rules[t.nr_rules].pattern = copy;
+	t.rules[t.nr_rules].enable = enable;
+	t.nr_rules++;
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		if (!ust_pattern_match(pattern, ev->full_name))
+			continue;
+		count++;
+		ev->enabled = enable;
+		event_apply(ev);
+	}
+	return count;
+}
+
+int ust_trace_create(const char *name)
+{
+	if (!name || !*name)
+		name = "auto";
+	if (!valid_trace_name(name))
+		return fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
+			    name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
+	if (t.state != UST_TRACE_NONE)
+		return fail(-EEXIST, "this process has a trace already: '%s' (%s); destroy it first",
+			    t.name, state_names[t.state]);
+	memcpy(t.name, name, strlen(name) + 1);
+	t.state = UST_TRACE_CREATED;
+	return 0;
+}
+
+static int daemon_connect(void)
+{
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
+	struct ucred cred;
+	socklen_t credlen = sizeof(cred);
+	int fd, ret;
+
+	if (!t.cfg.daemon_path[0])
+		return fail(-ENOENT, "no ustd socket path is known: set UST_DAEMON_SOCKET or UST_RUNDIR, or use set-sock-path");
+	fd = ustcomm_connect(t.cfg.daemon_path);
+	if (fd < 0)
+		return fail(fd, "cannot reach ustd at %s: %s; start ustd, or point the program at one with set-sock-path",
+			    t.cfg.daemon_path, ustcomm_strerror(-fd));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0) {
+		ret = fail(-errno, "cannot check who runs ustd at %s", t.cfg.daemon_path);
+		goto end;
+	}
+	if (cred.uid != geteuid() && cred.uid != 0) {
+		ret = fail(-EPERM, "ustd at %s runs as uid %u, not as this program's user",
+			   t.cfg.daemon_path, (unsigned)cred.uid);
+		goto end;
+	}
+	/* A stuck ustd must not hang the application for long. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+end:
+	close(fd);
+	return ret;
+}
+
+static int send_hello(void)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	struct ustcomm_clock_desc clock;
+	struct ustcomm_hello hello = { .pid = (uint32_t)getpid() };
+	struct ustcomm_trace_info info = {
+		.procname = t.cfg.procname,
+		.hostname = t.cfg.hostname,
+		.vpid = getpid(),
+		.trace_name = t.name,
+		.clock = &clock,
+	};
+	int ret;
+
+	memcpy(hello.uuid, t.uuid, sizeof(hello.uuid));
+	memcpy(hello.procname, t.cfg.procname, strlen(t.cfg.procname));
+	memcpy(hello.trace_name, t.name, strlen(t.name));
+	ret = send_msg(USTCOMM_MSG_HELLO, &hello, sizeof(hello), NULL, 0);
+	if (ret < 0)
+		return ret;
+	memcpy(info.uuid, t.uuid, sizeof(info.uuid));
+	ret = ustcomm_clock_describe(&clock);
+	if (ret < 0) {
+		ret = fail(ret, "cannot describe the trace clock");
+		goto end;
+	}
+	ret = ustcomm_metadata_trace(&sb, &info);
+	if (ret >= 0)
+		ret = send_metadata(&sb);
+end:
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+static int trace_alloc(void)
+{
+	int ret;
+
+	ret = daemon_connect();
+	if (ret < 0)
+		return ret;
+	t.sock = ret;
+	ret = ustcomm_uuid_generate(t.uuid);
+	if (ret < 0) {
+		ret = fail(ret, "cannot generate the trace's uuid");
+		goto error;
+	}
+	ret = send_hello();
+	if (ret < 0)
+		goto error;
+	t.state = UST_TRACE_ALLOCATED;
+	ustcomm_dbg("trace '%s' reports to ustd at %s", t.name, t.cfg.daemon_path);
+	return apply_all();
+error:
+	if (t.sock >= 0)
+		close(t.sock);
+	t.sock = -1;
+	return ret;
+}
+
+int ust_trace_alloc(const char *name)
+{
+	int ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	if (t.state != UST_TRACE_CREATED)
+		return fail(-EALREADY, "trace '%s' is %s already", t.name, state_names[t.state]);
+	return trace_alloc();
+}
+
+int ust_trace_start(const char *name)
+{
+	int ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	if (t.state == UST_TRACE_STARTED)
+		return fail(-EALREADY, "trace '%s' is started already", t.name);
+	if (t.state == UST_TRACE_CREATED) {
+		ret = trace_alloc();
+		if (ret < 0 && t.state == UST_TRACE_CREATED)
+			return ret;
+	}
+	t.state = UST_TRACE_STARTED;
+	return apply_all();
+}
+
+static void flush_all(void)
+{
+	unsigned i;
+
+	for (i = 0; i < t.nr_channels; i++)
+		ust_channel_flush(t.channels[i]);
+}
+
+static void stop_writing(void)
+{
+	if (t.state == UST_TRACE_STARTED)
+		t.state = UST_TRACE_STOPPED;
+	apply_all();
+	flush_all();
+}
+
+int ust_trace_stop(const char *name)
+{
+	int ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	if (t.state != UST_TRACE_STARTED)
+		return fail(-EINVAL, "trace '%s' is %s, not started", t.name, state_names[t.state]);
+	stop_writing();
+	return 0;
+}
+
+int ust_trace_force_switch(const char *name)
+{
+	int ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	if (t.state == UST_TRACE_CREATED)
+		return fail(-EINVAL, "trace '%s' has no buffers yet: run alloc-trace or start-trace",
+			    t.name);
+	flush_all();
+	return 0;
+}
+
+/*
+ * ustd answers GOODBYE by writing every remaining packet and closing the
+ * connection: end of file means the trace is complete on disk.
+ */
+static int wait_drained(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	char byte;
+	int n;
+
+	for (;;) {
+		n = poll(&pfd, 1, DRAIN_WAIT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ETIMEDOUT;
+		n = (int)recv(sock, &byte, 1, MSG_DONTWAIT);
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+/*
+ * Ends the trace: sites stop, buffers are flushed, ustd writes the rest.
+ * Channels are retired, not unmapped: a writer preempted between loading
+ * its binding and committing may still touch them (see channel.h).
+ */
+static int trace_teardown(void)
+{
+	struct ust_event_state *ev;
+	int drained = -ENOTCONN;
+	unsigned i;
+
+	if (t.state == UST_TRACE_NONE)
+		return 0;
+	stop_writing();
+	if (t.sock >= 0) {
+		if (ustcomm_send_msg(t.sock, USTCOMM_MSG_GOODBYE, NULL, 0, NULL, 0) == 0)
+			drained = wait_drained(t.sock);
+		close(t.sock);
+		t.sock = -1;
+	}
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		ust_registry_set_active(ev, 0);
+		/* The binding stays allocated: a preempted writer may still read it. */
+		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < t.nr_channels; i++)
+		ust_channel_retire(t.channels[i], drained == 0);
+	t.nr_channels = 0;
+	t.state = UST_TRACE_NONE;
+	t.name[0] = '\0';
+	return drained;
+}
+
+int ust_trace_destroy(const char *name)
+{
+	char was[USTCOMM_CTL_TRACE_NAME_MAX];
+	int connected, ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	memcpy(was, t.name, sizeof(was));
+	connected = t.sock >= 0;
+	ret = trace_teardown();
+	if (connected && ret < 0)
+		return fail(ret, "trace '%s' destroyed, but ustd did not confirm it wrote everything: %s",
+			    was, ustcomm_strerror(-ret));
+	return 0;
+}
+
+void ust_trace_exit(void)
+{
+	trace_teardown();
+}
+
+void ust_trace_forget(void)
+{
+	struct ust_event_state *ev;
+	unsigned i;
+
+	if (t.sock >= 0)
+		close(t.sock);
+	t.sock = -1;
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		ust_registry_set_active(ev, 0);
+		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELAXED);
+	}
+	/* The only thread of the child: nobody can be writing to them. */
+	for (i = 0; i < t.nr_channels; i++)
+		ust_channel_destroy(t.channels[i]);
+	t.nr_channels = 0;
+	t.state = UST_TRACE_NONE;
+	t.name[0] = '\0';
+}
+
+static int check_settings_trace(const char *name)
+{
+	if (name && *name && t.state != UST_TRACE_NONE && strcmp(name, t.name))
+		return fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
+			    t.name);
+	return 0;
+}
+
+int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value)
+{
+	struct chan_conf *c;
+	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
+	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	if (strlen(channel) >= UST_SHM_CHANNEL_NAME_MAX ||
+	    !ustcomm_metadata_valid_identifier(channel))
+		return fail(-EINVAL, "invalid channel name '%s': an identifier of at most %d characters",
+			    channel, UST_SHM_CHANNEL_NAME_MAX - 1);
+	if (value < min || value > max || (value & (value - 1)))
+		return fail(-EINVAL, "%u is not a valid sub-buffer %s: a power of two between %u and %u",
+			    value, is_num ? "count" : "size", min, max);
+	if (t.state >= UST_TRACE_ALLOCATED)
+		return fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so sub-buffer settings are fixed until destroy-trace",
+			    t.name, state_names[t.state]);
+	c = conf_find(channel);
+	if (!c) {
+		if (t.nr_confs == MAX_CHANNELS)
+			return fail(-ENOSPC, "settings for at most %d channels", MAX_CHANNELS);
+		c = &t.confs[t.nr_confs++];
+		memcpy(c->name, channel, strlen(channel) + 1);
+	}
+	if (is_num)
+		c->num = value;
+	else
+		c->size = value;
+	return 0;
+}
+
+int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value)
+{
+	uint32_t size, num;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	channel_geometry(channel, &size, &num);
+	*value = is_num ? num : size;
+	return 0;
+}
+
+int ust_trace_set_daemon_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!len || len >= sizeof(t.cfg.daemon_path))
+		return fail(-EINVAL, "invalid ustd socket path: it must have 1 to %zu characters",
+			    sizeof(t.cfg.daemon_path) - 1);
+	memcpy(t.cfg.daemon_path, path, len + 1);
+	return 0;
+}
+
+const char *ust_trace_daemon_path(void)
+{
+	return t.cfg.daemon_path;
+}
+
+int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
+{
+	char num[16];
+	unsigned i;
+	uint32_t size, count;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ustcomm_format(num, sizeof(num), "%u", t.nr_rules);
+	ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+	*nr = 1;
+	for (i = 0; i < t.nr_rules; i++) {
+		const char *kind = t.rules[i].enable ? "enable" : "disable";
+
+		ustcomm_strbuf_append(sb, kind, strlen(kind) + 1);
+		ustcomm_strbuf_append(sb, t.rules[i].pattern, strlen(t.rules[i].pattern) + 1);
+		*nr += 2;
+	}
+	for (i = 0; i < t.nr_confs; i++) {
+		channel_geometry(t.confs[i].name, &size, &count);
+		ustcomm_strbuf_append(sb, t.confs[i].name, strlen(t.confs[i].name) + 1);
+		ustcomm_format(num, sizeof(num), "%u", size);
+		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+		ustcomm_format(num, sizeof(num), "%u", count);
+		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+		*nr += 3;
+	}
+	return sb->err;
+}

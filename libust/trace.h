@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The trace of this process and the rules that enable its events.
+ *
+ * One trace at a time, named ("auto" by default), moving through
+ * none -> created -> allocated -> started <-> stopped -> (destroyed) none.
+ * Allocation connects to ustd and creates the buffers of every enabled
+ * event's channel; start makes the enabled sites write. The enable rules
+ * (pattern, enable or disable; the last matching rule wins) and the
+ * channel settings belong to the process and outlive traces.
+ *
+ * Every function here runs under ust_lock(), from a constructor, the exit
+ * path, or the control server, which may be a signal handler: they are
+ * async-signal-safe (system calls, ustcomm_format, ust_zalloc; see
+ * control.c for the argument). They return 0 or a negative errno and, on
+ * failure, leave the reason in words in ust_trace_error().
+ */
+#ifndef UST_TRACE_H
+#define UST_TRACE_H
+
+#include <stdint.h>
+#include "libust/registry.h"
+#include "libustcomm/ctl_protocol.h"
+#include "libustcomm/strbuf.h"
+
+enum ust_trace_state {
+	UST_TRACE_NONE,
+	UST_TRACE_CREATED,
+	UST_TRACE_ALLOCATED,
+	UST_TRACE_STARTED,
+	UST_TRACE_STOPPED,
+};
+
+/* Start-up settings, taken from the environment in a normal context. */
+struct ust_trace_config {
+	char procname[17];
+	char hostname[65];
+	char daemon_path[108];		/* fits a sockaddr_un */
+	uint32_t nr_cpus;		/* possible CPUs: one buffer each */
+	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
+};
+
+int ust_trace_init(const struct ust_trace_config *config);
+
+const char *ust_trace_error(void);
+/* The name of the trace (or "") and its state's name. */
+const char *ust_trace_name(void);
+const char *ust_trace_procname(void);
+const char *ust_trace_state_name(void);
+
+int ust_trace_create(const char *name);
+int ust_trace_alloc(const char *name);
+int ust_trace_start(const char *name);
+int ust_trace_stop(const char *name);
+/* Flushes, tells ustd and waits (bounded) until it has written everything. */
+int ust_trace_destroy(const char *name);
+int ust_trace_force_switch(const char *name);
+
+/* Adds a rule and applies it to every known event; returns how many
+ * events the pattern matches. */
+int ust_trace_add_rule(const char *name, const char *pattern, int enable);
+
+int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value);
+int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value);
+int ust_trace_set_daemon_path(const char *path);
+const char *ust_trace_daemon_path(void);
+
+/* Appends the GET_SESSION reply strings (ctl_protocol.h) to sb. */
+int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr);
+
+/* An event appeared (object loaded): the rules and the running trace apply. */
+void ust_trace_event_added(struct ust_event_state *ev);
+
+/* Process exit: ends the trace as destroy does. */
+void ust_trace_exit(void);
+
+/* fork() child: forget the parent's trace, keep the rules and settings. */
+void ust_trace_forget(void);
+
+#endif

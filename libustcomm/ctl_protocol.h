@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The control protocol between a controller (libustctl: ustctl, usttrace,
+ * third parties) and an application's control socket, apps/<pid> in the
+ * run directory.
+ *
+ * One request, one reply, in order, on a stream connection. Both are a
+ * fixed header followed by payload_len bytes holding exactly nr_strings
+ * NUL-terminated strings, one after the other: the arguments of a request,
+ * the results of a reply. A reply with status < 0 (a negative errno) holds
+ * one string, the reason in words. Decoding checks the magic, the version,
+ * the lengths, that every string is terminated inside the payload, that the
+ * count is exact and, for requests, the arity of the command; nothing is
+ * read before that.
+ *
+ * The decoder allocates nothing and calls nothing but memchr(): the
+ * application runs it in signal context.
+ */
+#ifndef USTCOMM_CTL_PROTOCOL_H
+#define USTCOMM_CTL_PROTOCOL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "libustcomm/common.h"
+
+#define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
+#define USTCOMM_CTL_VERSION		1u
+/* Requests are small: names, patterns, a path. */
+#define USTCOMM_CTL_MAX_REQUEST		65536u
+/* Replies list every event of a program. */
+#define USTCOMM_CTL_MAX_REPLY		(16u << 20)
+#define USTCOMM_CTL_MAX_ARGS		256u
+/* Trace names: what a directory name and a CTF env string can hold. */
+#define USTCOMM_CTL_TRACE_NAME_MAX	64u
+
+/*
+ * The argument lists (request strings) of each command. TRACE is a trace
+ * name, "" for the default ("auto").
+ */
+enum ustcomm_ctl_cmd {
+	/* () -> (pid, procname, version, trace name or "", trace state) */
+	USTCOMM_CTL_INFO = 1,
+	/* () -> per event, 5 strings: full name, "enabled"|"disabled",
+	 * "format" or "fields" kind, the format or "type name, ..." list,
+	 * the objects holding its sites, separated by ", " */
+	USTCOMM_CTL_LIST_MARKERS = 2,
+	/* (TRACE, PATTERN...) -> (number of events now matched) */
+	USTCOMM_CTL_ENABLE_MARKER = 3,
+	USTCOMM_CTL_DISABLE_MARKER = 4,
+	/* (TRACE) -> () */
+	USTCOMM_CTL_CREATE_TRACE = 5,
+	USTCOMM_CTL_ALLOC_TRACE = 6,
+	USTCOMM_CTL_START_TRACE = 7,
+	USTCOMM_CTL_STOP_TRACE = 8,
+	USTCOMM_CTL_DESTROY_TRACE = 9,
+	USTCOMM_CTL_FORCE_SWITCH = 10,
+	/* (TRACE, CHANNEL, VALUE in decimal) -> () */
+	USTCOMM_CTL_SET_SUBBUF_SIZE = 11,
+	USTCOMM_CTL_SET_SUBBUF_NUM = 12,
+	/* (TRACE, CHANNEL) -> (VALUE in decimal) */
+	USTCOMM_CTL_GET_SUBBUF_SIZE = 13,
+	USTCOMM_CTL_GET_SUBBUF_NUM = 14,
+	/* (PATH) -> () */
+	USTCOMM_CTL_SET_SOCK_PATH = 15,
+	/* () -> (PATH) */
+	USTCOMM_CTL_GET_SOCK_PATH = 16,
+	/* (TRACE) -> rules, then channels:
+	 * (nr_rules, per rule "enable"|"disable" and PATTERN,
+	 *  per channel CHANNEL, SUBBUF_SIZE, SUBBUF_NUM) */
+	USTCOMM_CTL_GET_SESSION = 17,
+	USTCOMM_CTL_CMD_MAX = 17,
+};
+
+struct ustcomm_ctl_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t cmd;			/* a reply repeats its request's */
+	int32_t status;			/* requests: 0; replies: 0 or -errno */
+	uint32_t nr_strings;
+	uint32_t payload_len;
+	uint32_t reserved;		/* 0 */
+};
+
+/* A decoded message: strings point into the caller's buffer. */
+struct ustcomm_ctl_msg {
+	uint16_t cmd;
+	int32_t status;
+	uint32_t nr_strings;
+	const char *payload;
+	uint32_t payload_len;
+};
+
+/*
+ * Decodes the message at the start of buf. Returns the number of bytes it
+ * takes (header + payload) with *msg filled, 0 when buf holds only part of
+ * it, or -EPROTO when it is malformed (-EMSGSIZE: longer than max_payload).
+ * Async-signal-safe.
+ */
+USTCOMM_API ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,
+				       struct ustcomm_ctl_msg *msg);
+/* Requests only: the command is known and has the right number of strings. */
+USTCOMM_API int ustcomm_ctl_check_request(const struct ustcomm_ctl_msg *msg);
+
+/* Walks the strings of a decoded message: start with *pos = NULL. Returns
+ * the next string or NULL after the last. Async-signal-safe. */
+USTCOMM_API const char *ustcomm_ctl_next(const struct ustcomm_ctl_msg *msg, const char **pos);
+
+/* Writes a header for nr strings of payload_len bytes. */
+USTCOMM_API void ustcomm_ctl_header_init(struct ustcomm_ctl_header *hdr, uint16_t cmd,
+					 int32_t status, uint32_t nr_strings,
+					 uint32_t payload_len);
+
+/* The command's ustctl spelling ("list-markers"), for messages. */
+USTCOMM_API const char *ustcomm_ctl_cmd_name(uint16_t cmd);
+
+#endif

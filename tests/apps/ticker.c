@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A long-running program to control while it runs:
+ *   ticker [-t THREADS] [-i MICROSECONDS] [-b]
+ * Each thread emits ust:tick with its number and a sequence number, then
+ * sleeps; ust:tock and other:count come from the main thread. "ready" on
+ * stdout once every thread runs; SIGTERM or SIGINT ends it normally, after
+ * printing "emitted THREAD COUNT" per thread. -b blocks SIGIO in every
+ * thread (after libust started), as some programs do.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <ust/marker.h>
+
+static volatile sig_atomic_t stop;
+static long interval_us = 1000;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void pause_a_while(void)
+{
+	struct timespec ts = {
+		.tv_sec = interval_us / 1000000,
+		.tv_nsec = (interval_us % 1000000) * 1000,
+	};
+
+	/* A control signal may cut the sleep short; that only speeds it up. */
+	nanosleep(&ts, NULL);
+}
+
+static void *worker(void *arg)
+{
+	unsigned t = (unsigned)(uintptr_t)arg;
+	unsigned long *count = calloc(1, sizeof(*count));
+
+	while (count && !stop) {
+		trace_mark(ust, tick, "thread %u seq %lu", t, *count);
+		(*count)++;
+		pause_a_while();
+	}
+	return count;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned nr_threads = 1, t;
+	struct sigaction sa = { .sa_handler = on_term };
+	pthread_t *tids;
+	int opt, block = 0, n = 0;
+
+	while ((opt = getopt(argc, argv, "t:i:b")) != -1) {
+		switch (opt) {
+		case 't':
+			nr_threads = (unsigned)atoi(optarg);
+			break;
+		case 'i':
+			interval_us = atol(optarg);
+			break;
+		case 'b':
+			block = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: ticker [-t THREADS] [-i MICROSECONDS] [-b]\n");
+			return 2;
+		}
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (block) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGIO);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	}
+	tids = calloc(nr_threads, sizeof(*tids));
+	if (!tids)
+		return 1;
+	for (t = 0; t < nr_threads; t++) {
+		if (pthread_create(&tids[t], NULL, worker, (void *)(uintptr_t)t)) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop) {
+		trace_mark(ust, tock, "n %d", n);
+		trace_mark(other, count, "n %d name %s", n, "ticker");
+		n++;
+		pause_a_while();
+	}
+	for (t = 0; t < nr_threads; t++) {
+		void *count;
+
+		pthread_join(tids[t], &count);
+		printf("emitted %u %lu\n", t, count ? *(unsigned long *)count : 0);
+		free(count);
+	}
+	free(tids);
+	return 0;
+}
