@@ -6,9 +6,9 @@
  * in asynchronous mode (O_ASYNC, F_SETOWN to the process, F_SETSIG to the
  * control signal): the kernel signals the process when a controller
  * connects, writes, or makes room to read our reply. The handler, installed
- * with SA_SIGINFO and SA_RESTART, serves only deliveries whose si_fd is one
- * of our descriptors and hands every other delivery to the handler that was
- * installed before it. UST_CONTROL=thread, or a control signal already
+ * with SA_SIGINFO and SA_RESTART, serves our descriptors (without blocking)
+ * and hands every delivery whose si_fd is not one of ours to the handler
+ * that was installed before it. UST_CONTROL=thread, or a control signal already
  * blocked when libust starts (so it would never be delivered), gets a
  * listener thread running the same serve() instead.
  *
@@ -56,6 +56,12 @@ struct conn {
 	struct ustcomm_strbuf out;
 	size_t out_off;
 	uint64_t age;			/* order of acceptance, to evict the oldest */
+	/*
+	 * Another user: told why, then its input is discarded until it hangs
+	 * up (closing with its request unread would reset the connection
+	 * before it could read the reason).
+	 */
+	int refused;
 };
 
 static struct {
@@ -79,6 +85,7 @@ static void conn_close(struct conn *c)
 	c->in_len = 0;
 	ustcomm_strbuf_free(&c->out);
 	c->out_off = 0;
+	c->refused = 0;
 }
 
 static void conn_drop(struct conn *c)
@@ -121,6 +128,10 @@ static int conn_handle(struct conn *c)
 		ret = conn_flush(c);
 		if (ret <= 0)
 			return ret;
+		if (c->refused) {
+			c->in_len = 0;
+			return 1;
+		}
 		used = ustcomm_ctl_decode(c->in, c->in_len, USTCOMM_CTL_MAX_REQUEST, &msg);
 		if (used == 0)
 			return 1;
@@ -173,9 +184,9 @@ static int peer_allowed(int fd, uid_t *uid)
 	return cred.uid == geteuid() || cred.uid == 0;
 }
 
-static void refuse(int fd, uid_t uid)
+/* The reason a stranger is refused; its requests are then read and dropped. */
+static void refuse(struct conn *c, uid_t uid)
 {
-	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
 	struct ustcomm_ctl_header hdr;
 	char why[160];
 	int n;
@@ -183,11 +194,9 @@ static void refuse(int fd, uid_t uid)
 	n = ustcomm_format(why, sizeof(why), "uid %u may not control process %d of uid %u",
 			   (unsigned)uid, (int)getpid(), (unsigned)geteuid());
 	ustcomm_ctl_header_init(&hdr, 0, -EPERM, 1, (uint32_t)n + 1);
-	ustcomm_strbuf_append(&sb, (const char *)&hdr, sizeof(hdr));
-	ustcomm_strbuf_append(&sb, why, (size_t)n + 1);
-	if (!sb.err)
-		send(fd, sb.buf, sb.len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	ustcomm_strbuf_free(&sb);
+	ustcomm_strbuf_append(&c->out, (const char *)&hdr, sizeof(hdr));
+	ustcomm_strbuf_append(&c->out, why, (size_t)n + 1);
+	c->refused = 1;
 }
 
 static int make_async(int fd)
@@ -214,11 +223,6 @@ static void accept_all(void)
 				continue;
 			return;		/* EAGAIN: all taken; anything else: next time */
 		}
-		if (!peer_allowed(fd, &uid)) {
-			refuse(fd, uid);
-			close(fd);
-			continue;
-		}
 		slot = NULL;
 		for (i = 0; i < MAX_CONNS; i++) {
 			c = &ctl.conns[i];
@@ -240,6 +244,8 @@ static void accept_all(void)
 			continue;
 		}
 		slot->age = ctl.next_age++;
+		if (!peer_allowed(fd, &uid))
+			refuse(slot, uid);
 		__atomic_store_n(&slot->fd, fd, __ATOMIC_RELAXED);
 	}
 }
@@ -296,13 +302,18 @@ static void control_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 
-	if (si && si->si_code > 0 && is_ours(si->si_fd)) {
-		ust_lock();
-		serve();
-		ust_unlock();
-	} else {
+	/*
+	 * A standard signal (SIGIO) does not queue: while one delivery is
+	 * pending, the next merges into it and only the first si_fd
+	 * survives. A delivery naming another descriptor may therefore hide
+	 * one of ours, so we always look (non-blocking, nothing waits) and
+	 * chain what is not ours.
+	 */
+	ust_lock();
+	serve();
+	ust_unlock();
+	if (!si || si->si_code <= 0 || !is_ours(si->si_fd))
 		chain(sig, si, uc);
-	}
 	errno = saved_errno;
 }
 

@@ -6,7 +6,7 @@
  * the trace is flushed to ustd and the socket removed.
  *
  * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."),
- * UST_CHANNELS ("name:SIZE:NUM,..."), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
+ * UST_CHANNELS ("name:SIZE:NUM,...", an empty SIZE or NUM keeps the default), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
  * UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG.
  */
 #include <errno.h>
@@ -109,15 +109,19 @@ static void env_channels(void)
 		}
 		*size++ = '\0';
 		*num++ = '\0';
-		if (ustcomm_parse_pow2(size, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX, &sz) < 0 ||
-		    ustcomm_parse_pow2(num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX, &n) < 0) {
+		/* An empty SIZE or NUM keeps the default. */
+		sz = n = 0;
+		if ((*size && ustcomm_parse_pow2(size, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX,
+						 &sz) < 0) ||
+		    (*num && ustcomm_parse_pow2(num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX,
+						&n) < 0)) {
 			ustcomm_err("UST_CHANNELS: channel %s: sizes must be powers of two (%u to %u bytes, %u to %u sub-buffers)",
 				    tok, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX,
 				    UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 			continue;
 		}
-		if (ust_trace_set_subbuf(NULL, tok, 0, sz) < 0 ||
-		    ust_trace_set_subbuf(NULL, tok, 1, n) < 0)
+		if ((sz && ust_trace_set_subbuf(NULL, tok, 0, sz) < 0) ||
+		    (n && ust_trace_set_subbuf(NULL, tok, 1, n) < 0))
 			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
 	}
 	free(copy);
@@ -234,7 +238,7 @@ static void __attribute__((constructor)) ust_init(void)
 		return;
 	ust_lock();
 	if (ust_trace_create("auto") < 0 || ust_trace_start("auto") < 0)
-		ustcomm_dbg("not tracing at start-up: %s", ust_trace_error());
+		ustcomm_dbg("running untraced: %s", ust_trace_error());
 	ust_unlock();
 }
 

@@ -16,12 +16,17 @@
  *    needs it and shared through a file in /dev/shm named after the uid and
  *    the boot id: every later process maps the TSC with the same numbers.
  * Whenever any of that is unavailable, CLOCK_MONOTONIC is the clock.
+ *
+ * The choice is made when the first trace is allocated, which may be in
+ * libust's control handler, so it is async-signal-safe: open/read/write/
+ * link system calls, strtoull (AS-safe in glibc), ustcomm_format, and a
+ * pthread_once that libust only reaches under ust_lock (with the control
+ * signal blocked), so the handler never interrupts the once-routine.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/clock.h"
+#include "libustcomm/format.h"
 #include "libustcomm/rundir.h"
 
 #define NSEC_PER_SEC		1000000000ull
@@ -277,7 +283,7 @@ static int anchor_path(char *buf, size_t len)
 	if (ret < 0)
 		return ret;
 	ustcomm_uuid_format(boot, uuid);
-	ret = snprintf(buf, len, ANCHOR_DIR "/ust-clock-%u-%s", (unsigned)geteuid(), uuid);
+	ret = ustcomm_format(buf, len, ANCHOR_DIR "/ust-clock-%u-%s", (unsigned)geteuid(), uuid);
 	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -289,7 +295,7 @@ static int anchor_load(const char *path, struct tsc_clock *c)
 {
 	unsigned long long khz, tsc_ref;
 	long long epoch_ref;
-	char text[128];
+	char text[128], *p;
 	struct stat st;
 	ssize_t n;
 	int fd, ret = -EINVAL;
@@ -304,8 +310,16 @@ static int anchor_load(const char *path, struct tsc_clock *c)
 	if (n <= 0)
 		goto end;
 	text[n] = '\0';
-	if (sscanf(text, "ust-clock 1 %llu %llu %lld\n", &khz, &tsc_ref, &epoch_ref) != 3 ||
-	    khz != c->khz)
+	if (strncmp(text, "ust-clock 1 ", 12))
+		goto end;
+	khz = strtoull(text + 12, &p, 10);
+	if (*p != ' ')
+		goto end;
+	tsc_ref = strtoull(p + 1, &p, 10);
+	if (*p != ' ')
+		goto end;
+	epoch_ref = strtoll(p + 1, &p, 10);
+	if (*p != '\n' || khz != c->khz)
 		goto end;
 	c->tsc_ref = tsc_ref;
 	c->epoch_ref_ns = epoch_ref;
@@ -325,11 +339,11 @@ static int anchor_publish(const char *path, struct tsc_clock *c)
 	char tmp[160], text[128];
 	int fd, len, ret = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	ustcomm_format(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	len = snprintf(text, sizeof(text), "ust-clock 1 %" PRIu64 " %" PRIu64 " %" PRId64 "\n",
+	len = ustcomm_format(text, sizeof(text), "ust-clock 1 %" PRIu64 " %" PRIu64 " %" PRId64 "\n",
 		       c->khz, c->tsc_ref, c->epoch_ref_ns);
 	if (write(fd, text, (size_t)len) != len)
 		ret = -EIO;

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <ust/ustctl.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
@@ -40,6 +41,7 @@ struct usttrace {
 	bool shared;			/* -s */
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
+	char *session_file;		/* --session */
 	bool verbose;
 	char **argv;			/* PROGRAM ARGS... */
 
@@ -48,6 +50,10 @@ struct usttrace {
 	char sock_path[PATH_MAX];
 	char start_stamp[32];		/* local time, as in trace directory names */
 	pid_t ustd_pid;
+
+	/* For the program's environment (usttrace_settings()). */
+	struct ustcomm_strbuf autoprobe;	/* UST_AUTOPROBE */
+	struct ustcomm_strbuf channels;		/* UST_CHANNELS */
 };
 
 static const int usttrace_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -167,6 +173,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "sub-buffer size in bytes, a power of two (k and M suffixes allowed)", "BYTES" },
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
+		{ "session", '\0', POPT_ARG_STRING, &ut->session_file, 0,
+		  "start with the rules and channel settings of a session file (ustctl save-session); -m adds rules after them",
+		  "FILE.xml" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -231,6 +240,57 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	ut->shared = shared;
 	ut->verbose = verbose;
 end:
+	return ret;
+}
+
+/*
+ * What the program's environment says about events and channels: the
+ * session's rules in order, then the -m patterns, for UST_AUTOPROBE (a
+ * disable rule with a leading '-'); the session's channels for
+ * UST_CHANNELS, as name:SIZE:NUM (an empty SIZE or NUM keeps the default).
+ * Returns 0, or -EINVAL after saying what is wrong with the session file.
+ */
+static int usttrace_settings(struct usttrace *ut)
+{
+	struct ustctl_session *session = NULL;
+	const struct ustctl_channel_conf *c;
+	const char *pattern;
+	size_t i;
+	int ret = 0;
+
+	if (ut->session_file && ustctl_session_read(ut->session_file, &session) < 0) {
+		ustcomm_err("--session: %s", ustctl_last_error());
+		return -EINVAL;
+	}
+	for (i = 0; session && i < session->nr_rules; i++) {
+		pattern = session->rules[i].pattern;
+		if (strchr(pattern, ',') || pattern[0] == '-') {
+			ustcomm_err("%s: the pattern '%s' cannot be given to a program at start-up (no ',' and no leading '-'); apply the file with ustctl load-session instead",
+				    ut->session_file, pattern);
+			ret = -EINVAL;
+			goto end;
+		}
+		ustcomm_strbuf_printf(&ut->autoprobe, "%s%s%s", i ? "," : "",
+				      session->rules[i].enable ? "" : "-", pattern);
+	}
+	if (ut->patterns.len)
+		ustcomm_strbuf_printf(&ut->autoprobe, "%s%s", ut->autoprobe.len ? "," : "",
+				      ut->patterns.buf);
+	for (i = 0; session && i < session->nr_channels; i++) {
+		c = &session->channels[i];
+		ustcomm_strbuf_printf(&ut->channels, "%s%s:", i ? "," : "", c->name);
+		if (c->subbuf_size)
+			ustcomm_strbuf_printf(&ut->channels, "%" PRIu32, c->subbuf_size);
+		ustcomm_strbuf_printf(&ut->channels, ":");
+		if (c->subbuf_num)
+			ustcomm_strbuf_printf(&ut->channels, "%" PRIu32, c->subbuf_num);
+	}
+	ret = ut->autoprobe.err ? ut->autoprobe.err : ut->channels.err;
+	if (ret < 0)
+		ustcomm_err("%s", strerror(-ret));
+end:
+	if (session)
+		ustctl_session_free(session);
 	return ret;
 }
 
@@ -404,7 +464,9 @@ static int usttrace_start_ustd(struct usttrace *ut)
 static void usttrace_setenv_program(const struct usttrace *ut)
 {
 	setenv("UST_TRACE", "1", 1);
-	setenv("UST_AUTOPROBE", ut->patterns.len ? ut->patterns.buf : "1", 1);
+	setenv("UST_AUTOPROBE", ut->autoprobe.len ? ut->autoprobe.buf : "1", 1);
+	if (ut->channels.len)
+		setenv("UST_CHANNELS", ut->channels.buf, 1);
 	setenv("UST_DAEMON_SOCKET", ut->sock_path, 1);
 	if (ut->subbuf_size)
 		setenv("UST_SUBBUF_SIZE", ut->subbuf_size, 1);
@@ -582,7 +644,9 @@ static int usttrace_prepare(struct usttrace *ut)
 
 int main(int argc, const char **argv)
 {
-	struct usttrace ut = { .patterns = USTCOMM_STRBUF_INIT };
+	struct usttrace ut = { .patterns = USTCOMM_STRBUF_INIT,
+			       .autoprobe = USTCOMM_STRBUF_INIT,
+			       .channels = USTCOMM_STRBUF_INIT };
 	poptContext pc = NULL;
 	pid_t pid = 0;
 	int status = 0, rc = 1, ret;
@@ -591,6 +655,10 @@ int main(int argc, const char **argv)
 	usttrace_install_signals();
 	if (usttrace_parse(&ut, &pc, argc, argv) < 0)
 		goto end;
+	if (usttrace_settings(&ut) < 0) {
+		rc = 2;
+		goto end;
+	}
 	if (usttrace_prepare(&ut) < 0)
 		goto stop;
 	ret = usttrace_run_program(&ut, &pid, &status);
@@ -608,6 +676,9 @@ stop:
 	usttrace_remove_rundir(&ut);
 end:
 	ustcomm_strbuf_free(&ut.patterns);
+	ustcomm_strbuf_free(&ut.autoprobe);
+	ustcomm_strbuf_free(&ut.channels);
+	free(ut.session_file);
 	free(ut.output_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);

@@ -7,9 +7,12 @@ import atexit
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 import bt2
 
@@ -18,6 +21,7 @@ TOP_SRC = os.environ.get("top_srcdir", TOP_BUILD)
 BABELTRACE2 = os.environ.get("BABELTRACE2") or "babeltrace2"
 USTTRACE = os.path.join(TOP_BUILD, "usttrace", "usttrace")
 USTD = os.path.join(TOP_BUILD, "ustd", "ustd")
+USTCTL = os.path.join(TOP_BUILD, "ustctl", "ustctl")
 
 
 def app(name):
@@ -69,7 +73,8 @@ class Workspace:
     def env(self, **extra):
         env = dict(os.environ)
         for var in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET",
-                    "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM", "UST_OVERWRITE"):
+                    "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM", "UST_OVERWRITE",
+                    "UST_CONTROL", "UST_SIGNAL", "UST_CHANNELS"):
             env.pop(var, None)
         env["UST_RUNDIR"] = self.rundir
         env["UST_USTD"] = USTD
@@ -81,6 +86,49 @@ class Workspace:
         return subprocess.run([USTTRACE, "-o", self.out] + list(args),
                               env=self.env(**extra), capture_output=True,
                               text=True, timeout=timeout)
+
+    def start_ustd(self, out=None):
+        """A ustd on the run directory's default socket, ready when this returns."""
+        r, w = os.pipe()
+        proc = subprocess.Popen([USTD, "-o", out or self.out, "--ready-fd", str(w)],
+                                env=self.env(), pass_fds=(w,),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
+        self.daemons.append(proc)
+        return proc
+
+    def start_app(self, name, args=(), preexec_fn=None, **extra):
+        """Starts a test program that prints "ready", and waits for that and
+        for its control socket (unless UST_CONTROL=none)."""
+        proc = subprocess.Popen([app(name)] + [str(a) for a in args], env=self.env(**extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=preexec_fn)
+        self.daemons.append(proc)
+        line = proc.stdout.readline()
+        if line.strip() != "ready":
+            raise RuntimeError("%s did not start: %r %s" % (name, line, proc.stderr.read()))
+        if extra.get("UST_CONTROL") != "none":
+            sock = self.app_socket(proc.pid)
+            for _ in range(500):
+                if os.path.exists(sock):
+                    break
+                time.sleep(0.01)
+        return proc
+
+    def app_socket(self, pid):
+        return os.path.join(self.rundir, "apps", str(pid))
+
+    def stop_app(self, proc, timeout=30):
+        """SIGTERM, then its output (stdout, stderr) once it ended."""
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=timeout)
+        return out, err
+
+    def ustctl(self, args, timeout=60, **extra):
+        return subprocess.run([USTCTL] + [str(a) for a in args], env=self.env(**extra),
+                              capture_output=True, text=True, timeout=timeout)
 
     def trace_dirs(self):
         found = []
@@ -148,3 +196,55 @@ def read_trace(path):
         elif type(msg) is bt2._DiscardedEventsMessageConst:
             discarded += msg.count or 0
     return events, discarded
+
+
+# The control protocol (libustcomm/ctl_protocol.h), spoken directly by tests
+# that must send what no well-behaved controller sends.
+CTL_MAGIC = 0x55535443
+CTL_HEADER = struct.Struct("<IHHiIII")
+CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
+            "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,
+            "destroy-trace": 9, "force-switch": 10, "set-subbuf-size": 11,
+            "set-subbuf-num": 12, "get-subbuf-size": 13, "get-subbuf-num": 14,
+            "set-sock-path": 15, "get-sock-path": 16, "get-session": 17}
+
+
+def ctl_request(cmd, *args):
+    payload = b"".join(a.encode() + b"\0" for a in args)
+    code = CTL_CMDS[cmd] if isinstance(cmd, str) else cmd
+    return CTL_HEADER.pack(CTL_MAGIC, 1, code, 0, len(args), len(payload), 0) + payload
+
+
+def ctl_read_reply(sock):
+    """(status, [strings]) or None when the connection ended first."""
+    def read(n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+    hdr = read(CTL_HEADER.size)
+    if hdr is None:
+        return None
+    _, _, _, status, nr, plen, _ = CTL_HEADER.unpack(hdr)
+    body = read(plen) if plen else b""
+    if body is None:
+        return None
+    return status, [x.decode() for x in body.split(b"\0")[:-1]]
+
+
+def ctl_call(path, data, timeout=10, hang_up=False):
+    """Sends raw bytes on a fresh connection, returns the reply or None.
+    hang_up: says it has nothing more to send (a half message stays half)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.sendall(data)
+        if hang_up:
+            s.shutdown(socket.SHUT_WR)
+        return ctl_read_reply(s)
+    finally:
+        s.close()

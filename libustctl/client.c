@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * One request, one reply over a process's control socket, within a bounded
+ * time: the socket is non-blocking after connect() and every wait is a
+ * poll() against one deadline, so a program that is stopped, or never
+ * takes its control signal, costs the caller the timeout and no more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "libustcomm/protocol.h"
+#include "libustcomm/rundir.h"
+#include "libustctl/internal.h"
+
+#define USTCTL_TIMEOUT_DEFAULT_MS 5000
+
+/* A lone value, published with nothing else: relaxed accesses suffice. */
+static int timeout_ms = USTCTL_TIMEOUT_DEFAULT_MS;
+
+void ustctl_set_timeout(int ms)
+{
+	__atomic_store_n(&timeout_ms, ms > 0 ? ms : USTCTL_TIMEOUT_DEFAULT_MS, __ATOMIC_RELAXED);
+}
+
+int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid)
+{
+	int n = snprintf(buf, len, "%s/%d", dir, (int)pid);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v > max) {
+		ustctl_set_error("process %d answered %s with \"%s\" where a number was expected",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), s);
+		return -EPROTO;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+void ustctl_reply_release(struct ustctl_reply *reply)
+{
+	free(reply->buf);
+	reply->buf = NULL;
+}
+
+static int encode_request(pid_t pid, uint16_t cmd, const char *const *args, size_t nr,
+			  char **out, size_t *out_len)
+{
+	struct ustcomm_ctl_header hdr;
+	size_t payload = 0, off, i;
+	char *buf;
+
+	if (nr > USTCOMM_CTL_MAX_ARGS) {
+		ustctl_set_error("%s for process %d: %zu arguments, at most %u fit in a request",
+				 ustcomm_ctl_cmd_name(cmd), (int)pid, nr, USTCOMM_CTL_MAX_ARGS);
+		return -E2BIG;
+	}
+	for (i = 0; i < nr; i++)
+		payload += strlen(args[i]) + 1;
+	if (payload > USTCOMM_CTL_MAX_REQUEST - sizeof(hdr)) {
+		ustctl_set_error("%s for process %d: the arguments take %zu bytes, at most %zu fit in a request",
+				 ustcomm_ctl_cmd_name(cmd), (int)pid, payload,
+				 USTCOMM_CTL_MAX_REQUEST - sizeof(hdr));
+		return -E2BIG;
+	}
+	buf = malloc(sizeof(hdr) + payload);
+	if (!buf) {
+		ustctl_set_error("out of memory");
+		return -ENOMEM;
+	}
+	ustcomm_ctl_header_init(&hdr, cmd, 0, (uint32_t)nr, (uint32_t)payload);
+	memcpy(buf, &hdr, sizeof(hdr));
+	off = sizeof(hdr);
+	for (i = 0; i < nr; i++) {
+		size_t l = strlen(args[i]) + 1;
+
+		memcpy(buf + off, args[i], l);
+		off += l;
+	}
+	*out = buf;
+	*out_len = off;
+	return 0;
+}
+
+/*
+ * Root may control every user's programs, whose sockets are in their own
+ * run directories: the defaults of that user (its XDG_RUNTIME_DIR is
+ * /run/user/UID on systemd systems) when our own has none.
+ */
+static int find_other_user_socket(pid_t pid, char *path, size_t len)
+{
+	const char *const formats[] = { "/run/user/%u/ust/apps/%d", "/tmp/ust-%u/apps/%d" };
+	char proc[64], candidate[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (stat(proc, &st) < 0 || st.st_uid == geteuid())
+		return -ENOENT;
+	for (i = 0; i < UST_ARRAY_SIZE(formats); i++) {
+		int n = snprintf(candidate, sizeof(candidate), formats[i], (unsigned)st.st_uid,
+				 (int)pid);
+
+		if (n < 0 || (size_t)n >= len || lstat(candidate, &st) < 0)
+			continue;
+		memcpy(path, candidate, (size_t)n + 1);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Fills path with the socket of pid: 0, -ENOENT (path: where ours would
+ * be) or another negative errno with the last error set. */
+static int find_socket(pid_t pid, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	ret = ustcomm_apps_dir(dir, sizeof(dir));
+	if (ret) {
+		ustctl_set_error("cannot use the control socket directory to reach process %d: %s (see the message above)",
+				 (int)pid, strerror(-ret));
+		goto end;
+	}
+	ret = ustctl_socket_path(path, len, dir, pid);
+	if (ret) {
+		ustctl_set_error("the control socket path of process %d is too long; set UST_RUNDIR to a shorter path",
+				 (int)pid);
+		goto end;
+	}
+	if (lstat(path, &st) == 0)
+		goto end;
+	ret = -ENOENT;
+	if (geteuid() == 0)
+		ret = find_other_user_socket(pid, path, len);
+end:
+	return ret;
+}
+
+static int connect_app(pid_t pid, char *path, size_t len)
+{
+	int ret;
+
+	ret = find_socket(pid, path, len);
+	if (ret && ret != -ENOENT)
+		goto end;
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		/* Whatever socket carries its number was left by it. */
+		if (!ret)
+			unlink(path);
+		ustctl_set_error("process %d does not exist", (int)pid);
+		ret = -ESRCH;
+		goto end;
+	}
+	if (ret) {
+		ustctl_set_error("process %d has no control socket %s: it is not linked with -lust, or it runs as another user or with another UST_RUNDIR",
+				 (int)pid, path);
+		goto end;
+	}
+	ret = ustcomm_connect(path);
+	if (ret >= 0)
+		goto end;
+	if (ret == -ECONNREFUSED) {
+		/* Nobody listens: the socket outlived the process that made it
+		 * (the number now belongs to another process). */
+		unlink(path);
+		ustctl_set_error("process %d does not listen on %s, a socket left by a process that died: removed it",
+				 (int)pid, path);
+	} else if (ret == -EACCES || ret == -EPERM) {
+		ustctl_set_error("permission denied on the control socket %s of process %d: it belongs to another user",
+				 path, (int)pid);
+	} else {
+		ustctl_set_error("cannot connect to process %d on %s: %s", (int)pid, path,
+				 strerror(-ret));
+	}
+end:
+	return ret;
+}
+
+/* The program answers our commands with our rights: it must be ours. */
+static int check_peer(pid_t pid, int fd, const char *path)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		int ret = -errno;
+
+		ustctl_set_error("cannot tell who serves %s for process %d: %s", path, (int)pid,
+				 strerror(-ret));
+		return ret;
+	}
+	if (geteuid() != 0 && cred.uid != geteuid()) {
+		ustctl_set_error("permission denied: the control socket %s of process %d is served by uid %u, not by uid %u",
+				 path, (int)pid, (unsigned)cred.uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int process_stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, stopped = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The state follows the command name, which may hold ") ". */
+	p = strrchr(buf, ')');
+	if (p && p[1] == ' ')
+		stopped = p[2] == 'T' || p[2] == 't';
+	return stopped;
+}
+
+static void set_timeout_error(pid_t pid, uint16_t cmd, int ms)
+{
+	if (process_stopped(pid))
+		ustctl_set_error("process %d did not answer %s within %g s: it is stopped (resume it with kill -CONT %d)",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)pid);
+	else
+		ustctl_set_error("process %d did not answer %s within %g s: it is stopped, or it blocks the control signal (SIGIO unless UST_SIGNAL is set) in every thread; start it with UST_CONTROL=thread",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
+}
+
+/* Waits until fd is ready for events or the deadline passes (-ETIMEDOUT). */
+static int wait_fd(int fd, short events, const struct timespec *deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	struct timespec now;
+	long long left;
+	int n;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (deadline->tv_sec - now.tv_sec) * 1000LL +
+		       (deadline->tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_request(pid_t pid, uint16_t cmd, int fd, const char *buf, size_t len,
+			const struct timespec *deadline, int ms)
+{
+	size_t off = 0;
+	ssize_t n;
+	int ret = 0;
+
+	while (off < len) {
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (ret)
+			break;
+		n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			ret = -errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (ret == -ETIMEDOUT)
+		set_timeout_error(pid, cmd, ms);
+	else if (ret)
+		ustctl_set_error("cannot send %s to process %d: %s", ustcomm_ctl_cmd_name(cmd),
+				 (int)pid, strerror(-ret));
+	return ret;
+}
+
+/* Reads exactly one reply: the header first, then the payload it announces. */
+static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec *deadline,
+			 int ms, struct ustctl_reply *reply)
+{
+	struct ustcomm_ctl_header hdr;
+	size_t len = 0, cap = sizeof(hdr);
+	char *buf = malloc(cap), *bigger;
+	ssize_t n;
+	int ret;
+
+	if (!buf) {
+		ustctl_set_error("out of memory");
+		return -ENOMEM;
+	}
+	for (;;) {
+		ret = wait_fd(fd, POLLIN, deadline);
+		if (ret == -ETIMEDOUT) {
+			set_timeout_error(pid, cmd, ms);
+			goto end;
+		}
+		if (ret) {
+			ustctl_set_error("cannot wait for process %d: %s", (int)pid, strerror(-ret));
+			goto end;
+		}
+		n = recv(fd, buf + len, cap - len, 0);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			ret = -errno;
+			ustctl_set_error("cannot read the answer of process %d to %s: %s", (int)pid,
+					 ustcomm_ctl_cmd_name(cmd), strerror(errno));
+			goto end;
+		}
+		if (n == 0) {
+			ret = -EPROTO;
+			ustctl_set_error("process %d closed the connection without answering %s (it may not know that command: is its libust older than this libustctl?)",
+					 (int)pid, ustcomm_ctl_cmd_name(cmd));
+			goto end;
+		}
+		len += (size_t)n;
+		if (len < cap)
+			continue;
+		n = ustcomm_ctl_decode(buf, len, USTCOMM_CTL_MAX_REPLY, &reply->msg);
+		if (n < 0) {
+			ret = -EPROTO;
+			ustctl_set_error("process %d sent a malformed answer to %s%s", (int)pid,
+					 ustcomm_ctl_cmd_name(cmd),
+					 n == -EMSGSIZE ? " (longer than any reply may be)" : "");
+			goto end;
+		}
+		if (n > 0)
+			break;
+		/* The header is valid and announces a payload we make room for. */
+		memcpy(&hdr, buf, sizeof(hdr));
+		cap = sizeof(hdr) + hdr.payload_len;
+		bigger = realloc(buf, cap);
+		if (!bigger) {
+			ret = -ENOMEM;
+			ustctl_set_error("out of memory");
+			goto end;
+		}
+		buf = bigger;
+	}
+	if (reply->msg.cmd != cmd || reply->msg.status > 0) {
+		ret = -EPROTO;
+		ustctl_set_error("process %d answered %s with a reply to another command",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd));
+	} else if (reply->msg.status < 0) {
+		const char *pos = NULL, *reason = ustcomm_ctl_next(&reply->msg, &pos);
+
+		ret = reply->msg.status;
+		ustctl_set_error("process %d: %s", (int)pid,
+				 reason && *reason ? reason : strerror(-ret));
+	}
+end:
+	if (ret) {
+		free(buf);
+		buf = NULL;
+	}
+	reply->buf = buf;
+	return ret;
+}
+
+int ustctl_call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
+		struct ustctl_reply *reply)
+{
+	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	char path[PATH_MAX], *req = NULL;
+	struct timespec deadline;
+	size_t req_len;
+	int fd = -1, ret;
+
+	memset(reply, 0, sizeof(*reply));
+	if (pid <= 0) {
+		ustctl_set_error("%d is not a process id", (int)pid);
+		ret = -EINVAL;
+		goto end;
+	}
+	ret = encode_request(pid, cmd, args, nr_args, &req, &req_len);
+	if (ret)
+		goto end;
+	fd = connect_app(pid, path, sizeof(path));
+	if (fd < 0) {
+		ret = fd;
+		goto end;
+	}
+	ret = check_peer(pid, fd, path);
+	if (ret)
+		goto end;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ret = -errno;
+		ustctl_set_error("cannot talk to process %d: %s", (int)pid, strerror(errno));
+		goto end;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += ms / 1000;
+	deadline.tv_nsec += (ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	ret = send_request(pid, cmd, fd, req, req_len, &deadline, ms);
+	if (ret)
+		goto end;
+	ret = receive_reply(pid, cmd, fd, &deadline, ms, reply);
+end:
+	if (fd >= 0)
+		close(fd);
+	free(req);
+	return ret;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* A running program's session: read back, applied, saved and loaded. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "libustcomm/shm_layout.h"
+#include "libustctl/internal.h"
+
+void ustctl_session_free(struct ustctl_session *session)
+{
+	size_t i;
+
+	if (!session)
+		return;
+	for (i = 0; i < session->nr_rules; i++)
+		free(session->rules[i].pattern);
+	for (i = 0; i < session->nr_channels; i++)
+		free(session->channels[i].name);
+	free(session->rules);
+	free(session->channels);
+	free(session);
+}
+
+/* Fills s from the reply: nr_rules, the rules in pairs, the channels in
+ * triples. */
+static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
+{
+	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
+	const char *pos = NULL, *first = ustcomm_ctl_next(msg, &pos);
+	uint32_t nr_rules, rest;
+	size_t i;
+	int ret;
+
+	ret = first ? ustctl_parse_u32(pid, cmd, first, (msg->nr_strings - 1) / 2, &nr_rules) :
+		      -EPROTO;
+	if (ret)
+		goto malformed;
+	rest = msg->nr_strings - 1 - 2 * nr_rules;
+	if (rest % 3)
+		goto malformed;
+	if (nr_rules) {
+		s->rules = calloc(nr_rules, sizeof(*s->rules));
+		if (!s->rules)
+			goto nomem;
+	}
+	if (rest) {
+		s->channels = calloc(rest / 3, sizeof(*s->channels));
+		if (!s->channels)
+			goto nomem;
+	}
+	for (i = 0; i < nr_rules; i++) {
+		const char *kind = ustcomm_ctl_next(msg, &pos);
+		const char *pattern = ustcomm_ctl_next(msg, &pos);
+
+		if (strcmp(kind, "enable") && strcmp(kind, "disable"))
+			goto malformed;
+		s->rules[i].enable = !strcmp(kind, "enable");
+		s->rules[i].pattern = strdup(pattern);
+		s->nr_rules++;
+		if (!s->rules[i].pattern)
+			goto nomem;
+	}
+	for (i = 0; i < rest / 3; i++) {
+		struct ustctl_channel_conf *c = &s->channels[i];
+		const char *name = ustcomm_ctl_next(msg, &pos);
+
+		c->name = strdup(name);
+		s->nr_channels++;
+		if (!c->name)
+			goto nomem;
+		ret = ustctl_parse_u32(pid, cmd, ustcomm_ctl_next(msg, &pos), UST_SUBBUF_SIZE_MAX,
+				       &c->subbuf_size);
+		if (!ret)
+			ret = ustctl_parse_u32(pid, cmd, ustcomm_ctl_next(msg, &pos),
+					       UST_SUBBUF_NUM_MAX, &c->subbuf_num);
+		if (ret)
+			goto end;
+	}
+	goto end;
+malformed:
+	ret = -EPROTO;
+	ustctl_set_error("process %d answered get-session with a malformed list", (int)pid);
+	goto end;
+nomem:
+	ret = -ENOMEM;
+	ustctl_set_error("out of memory");
+end:
+	return ret;
+}
+
+int ustctl_get_session(pid_t pid, const char *trace, struct ustctl_session **session)
+{
+	const char *args[1] = { trace ? trace : "" };
+	struct ustctl_session *s = NULL;
+	struct ustctl_reply reply;
+	int ret;
+
+	ret = ustctl_call(pid, USTCOMM_CTL_GET_SESSION, args, 1, &reply);
+	if (ret)
+		goto end;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		ret = -ENOMEM;
+		ustctl_set_error("out of memory");
+		goto end;
+	}
+	ret = parse_session(pid, &reply.msg, s);
+end:
+	ustctl_reply_release(&reply);
+	if (ret) {
+		ustctl_session_free(s);
+		s = NULL;
+	}
+	*session = s;
+	return ret;
+}
+
+int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < session->nr_channels; i++) {
+		const struct ustctl_channel_conf *c = &session->channels[i];
+
+		if (c->subbuf_size)
+			ret = ustctl_set_subbuf_size(pid, trace, c->name, c->subbuf_size);
+		if (!ret && c->subbuf_num)
+			ret = ustctl_set_subbuf_num(pid, trace, c->name, c->subbuf_num);
+	}
+	/* One rule per request: a later rule overrides an earlier one. */
+	for (i = 0; !ret && i < session->nr_rules; i++) {
+		const char *pattern = session->rules[i].pattern;
+
+		if (session->rules[i].enable)
+			ret = ustctl_enable_marker(pid, trace, &pattern, 1);
+		else
+			ret = ustctl_disable_marker(pid, trace, &pattern, 1);
+		if (ret > 0)
+			ret = 0;
+	}
+	return ret;
+}
+
+int ustctl_save_session(pid_t pid, const char *trace, const char *file)
+{
+	struct ustctl_session *s;
+	int ret;
+
+	ret = ustctl_get_session(pid, trace, &s);
+	if (!ret)
+		ret = ustctl_session_write(file, s);
+	ustctl_session_free(s);
+	return ret;
+}
+
+int ustctl_load_session(pid_t pid, const char *trace, const char *file)
+{
+	struct ustctl_session *s;
+	int ret;
+
+	ret = ustctl_session_read(file, &s);
+	if (!ret)
+		ret = ustctl_apply_session(pid, trace, s);
+	ustctl_session_free(s);
+	return ret;
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Session files: XML validated against ust-session.xsd (compiled in), then
+ * the values the schema cannot judge (powers of two within the tracer's
+ * bounds) checked here. Every complaint is "FILE:LINE: reason".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libxml/parser.h>
+#include <libxml/xmlschemas.h>
+#include <libxml/xmlwriter.h>
+#include "libustcomm/bufsize.h"
+#include "libustcomm/shm_layout.h"
+#include "libustctl/internal.h"
+#include "libustctl/schema.h"
+
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *xml_error_t;
+#else
+typedef xmlError *xml_error_t;
+#endif
+
+/* The first error libxml2 reports, which is the cause; the rest follow
+ * from it. */
+struct first_error {
+	int set;
+	int line;
+	char message[512];
+};
+
+static void on_xml_error(void *data, xml_error_t err)
+{
+	struct first_error *fe = data;
+	size_t n;
+
+	if (fe->set || !err)
+		return;
+	fe->set = 1;
+	fe->line = err->line;
+	snprintf(fe->message, sizeof(fe->message), "%s",
+		 err->message ? err->message : "malformed XML");
+	n = strlen(fe->message);
+	while (n && (fe->message[n - 1] == '\n' || fe->message[n - 1] == ' '))
+		fe->message[--n] = '\0';
+}
+
+/* libxml2 wants to be initialised once before threads use it. */
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+
+static void xml_init(void)
+{
+	xmlInitParser();
+}
+
+static void file_error(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void file_error(const char *file, int line, const char *fmt, ...)
+{
+	char reason[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	ustctl_set_error("%s:%d: %s", file, line, reason);
+}
+
+/* "256k", "4M": sizes as users write them. */
+static void format_size(char *buf, size_t len, uint32_t v)
+{
+	if (v && !(v % (1u << 20)))
+		snprintf(buf, len, "%uM", (unsigned)(v >> 20));
+	else if (v && !(v % 1024u))
+		snprintf(buf, len, "%uk", (unsigned)(v >> 10));
+	else
+		snprintf(buf, len, "%u", (unsigned)v);
+}
+
+static int validate(const char *file, xmlDocPtr doc)
+{
+	struct first_error fe = { 0 };
+	xmlSchemaParserCtxtPtr pctxt;
+	xmlSchemaValidCtxtPtr vctxt = NULL;
+	xmlSchemaPtr schema = NULL;
+	int ret = -ENOMEM;
+
+	pctxt = xmlSchemaNewMemParserCtxt(ustctl_session_xsd, (int)ustctl_session_xsd_len);
+	if (!pctxt)
+		goto end;
+	xmlSchemaSetParserStructuredErrors(pctxt, on_xml_error, &fe);
+	schema = xmlSchemaParse(pctxt);
+	if (!schema) {
+		ret = -EINVAL;
+		ustctl_set_error("the built-in session schema does not load: %s", fe.message);
+		goto end;
+	}
+	vctxt = xmlSchemaNewValidCtxt(schema);
+	if (!vctxt)
+		goto end;
+	xmlSchemaSetValidStructuredErrors(vctxt, on_xml_error, &fe);
+	ret = xmlSchemaValidateDoc(vctxt, doc) ? -EINVAL : 0;
+	if (ret)
+		file_error(file, fe.line, "%s", fe.set ? fe.message : "not a valid session file");
+end:
+	if (ret == -ENOMEM)
+		ustctl_set_error("out of memory");
+	xmlSchemaFreeValidCtxt(vctxt);
+	xmlSchemaFree(schema);
+	xmlSchemaFreeParserCtxt(pctxt);
+	return ret;
+}
+
+/* Copies an attribute that the schema guarantees into a malloc'd string. */
+static char *attr_dup(xmlNodePtr node, const char *name)
+{
+	xmlChar *v = xmlGetProp(node, BAD_CAST name);
+	char *copy = v ? strdup((const char *)v) : NULL;
+
+	xmlFree(v);
+	return copy;
+}
+
+/* An optional power-of-two attribute; 0 when absent. */
+static int attr_pow2(const char *file, xmlNodePtr node, const char *name, const char *channel,
+		     uint32_t min, uint32_t max, uint32_t *out)
+{
+	xmlChar *v = xmlGetProp(node, BAD_CAST name);
+	char lo[16], hi[16];
+	int ret = 0;
+
+	*out = 0;
+	if (v && ustcomm_parse_pow2((const char *)v, min, max, out)) {
+		format_size(lo, sizeof(lo), min);
+		format_size(hi, sizeof(hi), max);
+		file_error(file, (int)xmlGetLineNo(node),
+			   "%s \"%s\" of channel %s is not a power of two between %s and %s",
+			   name, (const char *)v, channel, lo, hi);
+		ret = -EINVAL;
+	}
+	xmlFree(v);
+	return ret;
+}
+
+static int is_element(xmlNodePtr node, const char *name)
+{
+	return node->type == XML_ELEMENT_NODE && !xmlStrcmp(node->name, BAD_CAST name);
+}
+
+/* Turns a valid document into a session. */
+static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
+{
+	xmlNodePtr root = xmlDocGetRootElement(doc), node;
+	size_t nr_channels = 0, nr_rules = 0;
+	int ret = 0;
+
+	for (node = root->children; node; node = node->next) {
+		if (is_element(node, "channel"))
+			nr_channels++;
+		else if (node->type == XML_ELEMENT_NODE)
+			nr_rules++;
+	}
+	if (nr_channels)
+		s->channels = calloc(nr_channels, sizeof(*s->channels));
+	if (nr_rules)
+		s->rules = calloc(nr_rules, sizeof(*s->rules));
+	if ((nr_channels && !s->channels) || (nr_rules && !s->rules))
+		goto nomem;
+	for (node = root->children; node; node = node->next) {
+		if (is_element(node, "channel")) {
+			struct ustctl_channel_conf *c = &s->channels[s->nr_channels++];
+
+			c->name = attr_dup(node, "name");
+			if (!c->name)
+				goto nomem;
+			ret = attr_pow2(file, node, "subbuf-size", c->name, UST_SUBBUF_SIZE_MIN,
+					UST_SUBBUF_SIZE_MAX, &c->subbuf_size);
+			if (!ret)
+				ret = attr_pow2(file, node, "subbuf-num", c->name, UST_SUBBUF_NUM_MIN,
+						UST_SUBBUF_NUM_MAX, &c->subbuf_num);
+			if (ret)
+				goto end;
+		} else if (node->type == XML_ELEMENT_NODE) {
+			struct ustctl_rule *r = &s->rules[s->nr_rules++];
+
+			r->enable = is_element(node, "enable");
+			r->pattern = attr_dup(node, "pattern");
+			if (!r->pattern)
+				goto nomem;
+		}
+	}
+	goto end;
+nomem:
+	ret = -ENOMEM;
+	ustctl_set_error("out of memory");
+end:
+	return ret;
+}
+
+int ustctl_session_read(const char *file, struct ustctl_session **session)
+{
+	xmlStructuredErrorFunc saved_handler = xmlStructuredError;
+	void *saved_context = xmlStructuredErrorContext;
+	struct first_error fe = { 0 };
+	struct ustctl_session *s = NULL;
+	xmlDocPtr doc = NULL;
+	int fd, ret;
+
+	*session = NULL;
+	pthread_once(&xml_once, xml_init);
+	/* libxml2 says "failed to load external entity"; say why instead. */
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		ustctl_set_error("cannot read the session file %s: %s", file, strerror(errno));
+		goto end;
+	}
+	close(fd);
+	/* The handler is libxml2's per-thread global: set for this parse only. */
+	xmlSetStructuredErrorFunc(&fe, on_xml_error);
+	doc = xmlReadFile(file, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+	xmlSetStructuredErrorFunc(saved_context, saved_handler);
+	if (!doc) {
+		ret = -EINVAL;
+		file_error(file, fe.line, "%s", fe.set ? fe.message : "not an XML file");
+		goto end;
+	}
+	ret = validate(file, doc);
+	if (ret)
+		goto end;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		ret = -ENOMEM;
+		ustctl_set_error("out of memory");
+		goto end;
+	}
+	ret = convert(file, doc, s);
+end:
+	xmlFreeDoc(doc);
+	if (ret) {
+		ustctl_session_free(s);
+		s = NULL;
+	}
+	*session = s;
+	return ret;
+}
+
+static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
+{
+	char value[16];
+	size_t i;
+	int rc;
+
+	rc = xmlTextWriterSetIndent(w, 1);
+	if (rc >= 0)
+		rc = xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+	if (rc >= 0)
+		rc = xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	if (rc >= 0)
+		rc = xmlTextWriterStartElement(w, BAD_CAST "ust-session");
+	if (rc >= 0)
+		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1");
+	for (i = 0; rc >= 0 && i < s->nr_channels; i++) {
+		const struct ustctl_channel_conf *c = &s->channels[i];
+
+		rc = xmlTextWriterStartElement(w, BAD_CAST "channel");
+		if (rc >= 0)
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST c->name);
+		if (rc >= 0 && c->subbuf_size) {
+			format_size(value, sizeof(value), c->subbuf_size);
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "subbuf-size", BAD_CAST value);
+		}
+		if (rc >= 0 && c->subbuf_num) {
+			snprintf(value, sizeof(value), "%u", (unsigned)c->subbuf_num);
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "subbuf-num", BAD_CAST value);
+		}
+		if (rc >= 0)
+			rc = xmlTextWriterEndElement(w);
+	}
+	for (i = 0; rc >= 0 && i < s->nr_rules; i++) {
+		rc = xmlTextWriterStartElement(w, BAD_CAST (s->rules[i].enable ? "enable" : "disable"));
+		if (rc >= 0)
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "pattern",
+							 BAD_CAST s->rules[i].pattern);
+		if (rc >= 0)
+			rc = xmlTextWriterEndElement(w);
+	}
+	if (rc >= 0)
+		rc = xmlTextWriterEndDocument(w);
+	return rc < 0 ? -ENOMEM : 0;
+}
+
+/* What the schema would refuse on reading is refused on writing. */
+static int check_session(const char *file, const struct ustctl_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_channels; i++) {
+		if (!s->channels[i].name || !*s->channels[i].name) {
+			ustctl_set_error("cannot write %s: channel %zu has no name", file, i + 1);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < s->nr_rules; i++) {
+		if (!s->rules[i].pattern || !*s->rules[i].pattern) {
+			ustctl_set_error("cannot write %s: rule %zu has no pattern", file, i + 1);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int ustctl_session_write(const char *file, const struct ustctl_session *session)
+{
+	xmlTextWriterPtr w = NULL;
+	xmlBufferPtr buf = NULL;
+	FILE *f = NULL;
+	int ret;
+
+	pthread_once(&xml_once, xml_init);
+	ret = check_session(file, session);
+	if (ret)
+		goto end;
+	ret = -ENOMEM;
+	buf = xmlBufferCreate();
+	if (!buf)
+		goto nomem;
+	w = xmlNewTextWriterMemory(buf, 0);
+	if (!w)
+		goto nomem;
+	ret = write_document(w, session);
+	/* Freeing the writer flushes what it holds into buf. */
+	xmlFreeTextWriter(w);
+	w = NULL;
+	if (ret)
+		goto nomem;
+	f = fopen(file, "we");
+	if (!f || fwrite(xmlBufferContent(buf), 1, (size_t)xmlBufferLength(buf), f) !=
+		  (size_t)xmlBufferLength(buf)) {
+		ret = errno ? -errno : -EIO;
+		ustctl_set_error("cannot write the session file %s: %s", file, strerror(errno));
+		goto end;
+	}
+	ret = fclose(f) ? (errno ? -errno : -EIO) : 0;
+	f = NULL;
+	if (ret)
+		ustctl_set_error("cannot write the session file %s: %s", file, strerror(-ret));
+	goto end;
+nomem:
+	ustctl_set_error("out of memory");
+end:
+	if (f)
+		fclose(f);
+	xmlFreeTextWriter(w);
+	xmlBufferFree(buf);
+	return ret;
+}

@@ -1,0 +1,430 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""UST against LTTng-UST, in one run, on the same events: `make bench`.
+
+Runs the workers (bench_ust, bench_lttng: the same loop, bench_loop.h)
+under daemons it starts itself in private mktemp directories (ustd;
+lttng-sessiond with its own LTTNG_HOME, as an unprivileged user when run as
+root so that nothing touches /var/run/lttng), stops them by PID, and prints
+a Markdown table: ns/event (median of the runs, min-max), disabled cost,
+bytes per event on disk, events discarded at full speed with default
+buffers, consumer CPU time per million events, start-up footprint, and the
+ratio UST/LTTng-UST for each.
+"""
+import argparse
+import os
+import platform
+import pwd
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+CTF_MAGIC = 0xC1FC1FC1
+KINDS = ("ints", "string", "mark")
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def machine():
+    info = read("/proc/cpuinfo")
+    flags, model = [], "?"
+    for line in info.splitlines():
+        if line.startswith("flags") and not flags:
+            flags = line.split(":", 1)[1].split()
+        if line.startswith("model name") and model == "?":
+            model = line.split(":", 1)[1].strip()
+    tsc = [f for f in ("tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
+                       "rdtscp") if f in flags]
+    cs = "/sys/devices/system/clocksource/clocksource0/"
+    return ("%s, %d CPUs, Linux %s; clocksource %s (available: %s); TSC flags: %s"
+            % (model, os.cpu_count(), platform.release(),
+               read(cs + "current_clocksource").strip() or "?",
+               read(cs + "available_clocksource").strip() or "?",
+               " ".join(tsc) or "none"))
+
+
+def cpu_seconds(pid):
+    """CPU time of every thread of a process, in seconds, from schedstat
+    (nanoseconds, unlike the clock ticks of stat); 0 when it is gone."""
+    total = 0
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        stat = read("/proc/%d/task/%s/schedstat" % (pid, tid))
+        if stat:
+            total += int(stat.split()[0])
+    return total / 1e9
+
+
+def children_named(ppid, prefix):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        stat = read("/proc/%s/stat" % d)
+        if not stat:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == ppid and comm.startswith(prefix):
+            out.append(int(d))
+    return out
+
+
+def stream_stats(trace_root):
+    """(bytes of stream files, events discarded) under trace_root: the
+    discarded count is cumulative per stream, so the last packet of each
+    stream file holds it (UST and LTTng-UST 2.13 share that packet layout:
+    packet_size @56, events_discarded @72, both u64)."""
+    total, discarded = 0, 0
+    for dirpath, _, files in os.walk(trace_root):
+        for name in files:
+            if name == "metadata" or name.endswith(".idx"):
+                continue
+            path = os.path.join(dirpath, name)
+            size = os.path.getsize(path)
+            total += size
+            last = 0
+            with open(path, "rb") as f:
+                pos = 0
+                while pos + 80 <= size:
+                    f.seek(pos)
+                    head = f.read(80)
+                    if struct.unpack_from("<I", head, 0)[0] != CTF_MAGIC:
+                        break
+                    psize = struct.unpack_from("<Q", head, 56)[0] // 8
+                    last = struct.unpack_from("<Q", head, 72)[0]
+                    if psize <= 0:
+                        break
+                    pos += psize
+            discarded += last
+    return total, discarded
+
+
+def parse_worker(out):
+    ns, elapsed, events, threads = out.split()
+    return float(ns), int(events), int(threads)
+
+
+class Ust:
+    name = "UST"
+
+    def __init__(self, builddir, tmp):
+        self.worker = os.path.join(builddir, "tests/benchmark/bench_ust")
+        self.ustd = os.path.join(builddir, "ustd/ustd")
+        self.dir = tempfile.mkdtemp(prefix="ust.", dir=tmp)
+        self.run = os.path.join(self.dir, "run")
+        self.out = os.path.join(self.dir, "out")
+        os.mkdir(self.run, 0o700)
+        os.mkdir(self.out)
+        self.sock = os.path.join(self.run, "ustd")
+        self.proc = None
+
+    def start(self):
+        rfd, wfd = os.pipe()
+        self.proc = subprocess.Popen(
+            [self.ustd, "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)],
+            pass_fds=(wfd,), env=dict(os.environ, UST_RUNDIR=self.run))
+        os.close(wfd)
+        ready = os.read(rfd, 1)
+        os.close(rfd)
+        if not ready:
+            raise RuntimeError("ustd did not start")
+
+    def stop(self):
+        if self.proc:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+            self.proc = None
+
+    def consumer_cpu(self):
+        return cpu_seconds(self.proc.pid)
+
+    def env(self, traced):
+        env = dict(os.environ, UST_RUNDIR=self.run, UST_DAEMON_SOCKET=self.sock)
+        for var in ("UST_TRACE", "UST_AUTOPROBE", "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM"):
+            env.pop(var, None)
+        if traced:
+            env["UST_TRACE"] = "1"
+        return env
+
+    def session(self, kind):
+        return None
+
+    def end_session(self, token):
+        pass
+
+    def fire(self, kind, threads, count, traced=True):
+        out = subprocess.run([self.worker, kind, str(threads), str(count)],
+                             env=self.env(traced), check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        return parse_worker(out)
+
+    def settle(self):
+        """Waits until ustd wrote what the last run left."""
+        for _ in range(100):
+            before = stream_stats(self.out)[0]
+            time.sleep(0.1)
+            if stream_stats(self.out)[0] == before:
+                return
+
+    def trace_stats(self):
+        self.settle()
+        stats = stream_stats(self.out)
+        for d in os.listdir(self.out):
+            shutil.rmtree(os.path.join(self.out, d))
+        return stats
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Lttng:
+    name = "LTTng-UST"
+
+    def __init__(self, builddir, tmp):
+        self.worker = os.path.join(builddir, "tests/benchmark/bench_lttng")
+        self.dir = tempfile.mkdtemp(prefix="lttng.", dir=tmp)
+        self.home = os.path.join(self.dir, "home")
+        self.out = os.path.join(self.dir, "out")
+        os.mkdir(self.home, 0o700)
+        os.mkdir(self.out)
+        self.prefix = []
+        if os.geteuid() == 0:
+            # root's sessiond would use the system-wide /var/run/lttng.
+            nobody = pwd.getpwnam("nobody")
+            os.chmod(self.dir, 0o755)
+            for d in (self.home, self.out):
+                os.chown(d, nobody.pw_uid, nobody.pw_gid)
+            self.prefix = ["setpriv", "--reuid=%d" % nobody.pw_uid,
+                           "--regid=%d" % nobody.pw_gid, "--clear-groups", "--"]
+        self.proc = None
+        self.seq = 0
+
+    def environ(self):
+        env = dict(os.environ, LTTNG_HOME=self.home, HOME=self.home)
+        env.pop("LTTNG_UST_REGISTER_TIMEOUT", None)
+        return env
+
+    def lttng(self, *args):
+        subprocess.run(self.prefix + ["lttng"] + list(args), env=self.environ(),
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def start(self):
+        self.proc = subprocess.Popen(self.prefix + ["lttng-sessiond", "--no-kernel"],
+                                     env=self.environ(), stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if subprocess.run(self.prefix + ["lttng", "list"], env=self.environ(),
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("lttng-sessiond did not start")
+
+    def stop(self):
+        if self.proc:
+            # setpriv execs sessiond: this PID is sessiond's.
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+            self.proc = None
+
+    def consumer_cpu(self):
+        return sum(cpu_seconds(p) for p in children_named(self.proc.pid, "lttng-consumer"))
+
+    def session(self, kind):
+        self.seq += 1
+        name = "bench%d" % self.seq
+        self.lttng("create", name, "--output=" + os.path.join(self.out, name))
+        self.lttng("enable-channel", "-u", "-s", name, "--discard", "chan")
+        self.lttng("enable-event", "-u", "-s", name, "-c", "chan",
+                   "ustbench:*,lttng_ust_tracef:*")
+        self.lttng("start", name)
+        return name
+
+    def end_session(self, name):
+        self.lttng("stop", name)
+        self.lttng("destroy", name)
+
+    def fire(self, kind, threads, count, traced=True):
+        env = self.environ()
+        if not traced:
+            env["LTTNG_UST_REGISTER_TIMEOUT"] = "0"
+        out = subprocess.run(self.prefix + [self.worker, kind, str(threads), str(count)],
+                             env=env, check=True, stdout=subprocess.PIPE,
+                             text=True).stdout
+        return parse_worker(out)
+
+    def trace_stats(self):
+        stats = stream_stats(self.out)
+        for d in os.listdir(self.out):
+            shutil.rmtree(os.path.join(self.out, d))
+        return stats
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def measure(tracer, args):
+    """Everything for one tracer, as a dict of results."""
+    r = {}
+    tracer.start()
+    try:
+        for kind in KINDS:
+            for threads in (1, 2):
+                token = tracer.session(kind)
+                cpu0 = tracer.consumer_cpu()
+                runs = [tracer.fire(kind, threads, args.events) for _ in range(args.runs)]
+                tracer.end_session(token)
+                cpu = tracer.consumer_cpu() - cpu0
+                total, discarded = tracer.trace_stats()
+                events = sum(e for _, e, _ in runs)
+                r[(kind, threads)] = [ns for ns, _, _ in runs]
+                if kind == "ints" and threads == 1:
+                    r["bytes"] = total / max(events - discarded, 1)
+                    r["cpu"] = cpu * 1e3 / (events / 1e6)
+                log("%s %s x%d: %s ns/event" % (tracer.name, kind, threads,
+                                                " ".join("%.1f" % ns for ns, _, _ in runs)))
+        token = tracer.session("ints")
+        tracer.fire("ints", 1, args.loss_events)
+        tracer.end_session(token)
+        r["loss"] = tracer.trace_stats()[1]
+        log("%s: %d of %d events discarded" % (tracer.name, r["loss"], args.loss_events))
+    finally:
+        tracer.stop()
+    # The loop's own cost, measured the same way, is taken out.
+    r["disabled"] = [tracer.fire("ints", 1, args.disabled_events, traced=False)[0] -
+                     tracer.fire("none", 1, args.disabled_events, traced=False)[0]
+                     for _ in range(args.runs)]
+    return r
+
+
+def startup(builddir, runs):
+    """Median start-up of an untraced program with -lust, minus the same
+    program without it, in ms; and the threads it runs with."""
+    with_ust = os.path.join(builddir, "tests/benchmark/bench_idle")
+    plain = os.path.join(builddir, "tests/benchmark/bench_idle_plain")
+    env = dict(os.environ)
+    for var in ("UST_TRACE", "UST_AUTOPROBE"):
+        env.pop(var, None)
+    times = {with_ust: [], plain: []}
+    for _ in range(runs):
+        for prog in times:
+            t0 = time.perf_counter()
+            subprocess.run([prog], env=env, check=True)
+            times[prog].append(time.perf_counter() - t0)
+    threads = int(subprocess.run([with_ust, "threads"], env=env, check=True,
+                                 stdout=subprocess.PIPE, text=True).stdout)
+    return ((statistics.median(times[with_ust]) - statistics.median(times[plain])) * 1e3,
+            threads)
+
+
+def spread(values):
+    return "%.1f (%.1f–%.1f)" % (statistics.median(values), min(values), max(values))
+
+
+def spread2(values):
+    return "%.2f (%.2f–%.2f)" % (statistics.median(values), min(values), max(values))
+
+
+def ratio(u, l):
+    return "%.2f" % (u / l) if l else "–"
+
+
+def table(ust, lt, start_ms, threads, args):
+    rows = []
+    names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
+             "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
+    targets = {("ints", 1): "≤ 25 ns, ≤ 0.3× LTTng-UST", ("mark", 1): "≤ 40 ns"}
+    for kind in KINDS:
+        for threads_n in (1, 2):
+            u = ust[(kind, threads_n)]
+            l = lt[(kind, threads_n)] if lt else None
+            rows.append(("%s, %d thread%s, ns/event" % (names[kind], threads_n,
+                                                        "s" if threads_n > 1 else ""),
+                         spread(u), spread(l) if l else "–",
+                         ratio(statistics.median(u), statistics.median(l)) if l else "–",
+                         targets.get((kind, threads_n), "")))
+        u1, u2 = statistics.median(ust[(kind, 1)]), statistics.median(ust[(kind, 2)])
+        l_sc = ("%.2f×" % (statistics.median(lt[(kind, 1)]) / statistics.median(lt[(kind, 2)]))
+                if lt else "–")
+        rows.append(("%s, 2 threads / 1 thread, events/s" % names[kind],
+                     "%.2f×" % (u1 / u2), l_sc, "–",
+                     "≥ 1.8×" if kind == "ints" else ""))
+    rows.append(("disabled site, ns (minus the empty loop)", spread2(ust["disabled"]),
+                 spread2(lt["disabled"]) if lt else "–",
+                 ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
+                 if lt else "–", "≤ 0.5 ns"))
+    rows.append(("bytes per event on disk (two 32-bit ints)", "%.2f" % ust["bytes"],
+                 "%.2f" % lt["bytes"] if lt else "–",
+                 ratio(ust["bytes"], lt["bytes"]) if lt else "–", "≤ 12"))
+    rows.append(("events discarded of %dM at full speed, default buffers"
+                 % (args.loss_events // 1000000), str(ust["loss"]),
+                 str(lt["loss"]) if lt else "–", "–", "0"))
+    rows.append(("consumer CPU ms per million events", "%.2f" % ust["cpu"],
+                 "%.2f" % lt["cpu"] if lt else "–",
+                 ratio(ust["cpu"], lt["cpu"]) if lt else "–", ""))
+    rows.append(("start-up of an untraced -lust program, ms (threads)",
+                 "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
+    out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
+           "|---|---|---|---|---|"]
+    out += ["| %s |" % " | ".join(r) for r in rows]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--builddir", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--events", type=int, default=2000000, help="per thread per run")
+    ap.add_argument("--loss-events", type=int, default=10000000)
+    ap.add_argument("--disabled-events", type=int, default=200000000)
+    ap.add_argument("--no-lttng", action="store_true")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="ust-bench.")
+    os.chmod(tmp, 0o755)    # the LTTng side may run as another user
+    have_lttng = (not args.no_lttng and
+                  os.path.exists(os.path.join(args.builddir, "tests/benchmark/bench_lttng")) and
+                  shutil.which("lttng") and shutil.which("lttng-sessiond"))
+    ust = Ust(args.builddir, tmp)
+    lt = Lttng(args.builddir, tmp) if have_lttng else None
+    try:
+        ust_r = measure(ust, args)
+        lt_r = measure(lt, args) if lt else None
+        start_ms, threads = startup(args.builddir, 50)
+    finally:
+        ust.cleanup()
+        if lt:
+            lt.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("Machine: " + machine())
+    print("Runs: %d per figure, %d events per thread per run; ns/event is the median "
+          "(min–max); with 2 threads it is wall time / all events." % (args.runs, args.events))
+    if not lt:
+        print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
+    print()
+    print(table(ust_r, lt_r, start_ms, threads, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Session files through the public API: write, read back, and refusals with
+ * the line and the reason. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ust/ustctl.h>
+#include "tests/unit/tap.h"
+
+static char dir[] = "/tmp/test_ustctl_session.XXXXXX";
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static char *read_all(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_round_trip(void)
+{
+	struct ustctl_rule rules[] = {
+		{ 1, "ust:*" }, { 0, "ust:tock" }, { 1, "other/count" },
+	};
+	struct ustctl_channel_conf channels[] = {
+		{ "ust", 256u << 10, 8 }, { "other", 0, 0 }, { "big", 4u << 20, 0 },
+	};
+	struct ustctl_session out = { rules, 3, channels, 3 }, *in = NULL;
+	char path[256];
+	int ret, same = 1;
+	size_t i;
+
+	path_of(path, sizeof(path), "round.xml");
+	ret = ustctl_session_write(path, &out);
+	tap_ok(ret == 0, "write a session (%d: %s)", ret, ustctl_last_error());
+	tap_ok(strstr(read_all(path), "\n  <channel name=\"ust\" subbuf-size=\"256k\" subbuf-num=\"8\"/>") != NULL,
+	       "the file is indented and sizes are written as users write them");
+	ret = ustctl_session_read(path, &in);
+	tap_ok(ret == 0 && in, "read it back (%d: %s)", ret, ustctl_last_error());
+	if (!in)
+		return;
+	tap_ok(in->nr_rules == 3 && in->nr_channels == 3, "3 rules and 3 channels (%zu, %zu)",
+	       in->nr_rules, in->nr_channels);
+	for (i = 0; i < in->nr_rules && i < 3; i++)
+		same &= in->rules[i].enable == rules[i].enable &&
+			!strcmp(in->rules[i].pattern, rules[i].pattern);
+	tap_ok(same, "rules come back in order with their kind");
+	same = 1;
+	for (i = 0; i < in->nr_channels && i < 3; i++)
+		same &= !strcmp(in->channels[i].name, channels[i].name) &&
+			in->channels[i].subbuf_size == channels[i].subbuf_size &&
+			in->channels[i].subbuf_num == channels[i].subbuf_num;
+	tap_ok(same, "channels come back with their sizes (0 where unset)");
+	ustctl_session_free(in);
+}
+
+/* A file that must be refused: -EINVAL, "FILE:LINE: ..." naming what. */
+static void expect_refused(const char *name, const char *text, int line, const char *word,
+			   const char *what)
+{
+	struct ustctl_session *s = (struct ustctl_session *)1;
+	char path[256], prefix[300];
+	const char *msg;
+	int ret;
+
+	path_of(path, sizeof(path), name);
+	write_file(path, text);
+	ret = ustctl_session_read(path, &s);
+	msg = ustctl_last_error();
+	snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
+	tap_ok(ret == -EINVAL && !s, "%s: refused with -EINVAL (%d)", what, ret);
+	tap_ok(!strncmp(msg, prefix, strlen(prefix)) && strstr(msg + strlen(prefix), word),
+	       "%s: the message gives line %d and names %s: %s", what, line, word, msg);
+}
+
+static void test_refusals(void)
+{
+	expect_refused("bad.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <enable pattern=\"ust:*\"/>\n"
+		       "  <enable pattern=\"x\">\n"
+		       "</ust-session>\n",
+		       5, "enable", "mismatched tag");
+	expect_refused("unknown.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <enable pattern=\"ust:*\"/>\n"
+		       "  <frobnicate pattern=\"x\"/>\n"
+		       "</ust-session>\n",
+		       4, "frobnicate", "unknown element");
+	expect_refused("missing.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <channel name=\"ust\"/>\n"
+		       "  <disable/>\n"
+		       "</ust-session>\n",
+		       4, "pattern", "missing attribute");
+	expect_refused("order.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <enable pattern=\"ust:*\"/>\n"
+		       "  <channel name=\"ust\"/>\n"
+		       "</ust-session>\n",
+		       4, "channel", "channel after a rule");
+	expect_refused("version.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "\n"
+		       "<ust-session version=\"2\">\n"
+		       "</ust-session>\n",
+		       3, "version", "unknown version");
+	expect_refused("pow2.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <channel name=\"other\" subbuf-size=\"8k\"/>\n"
+		       "  <channel name=\"ust\" subbuf-size=\"3000\"/>\n"
+		       "</ust-session>\n",
+		       4, "3000", "a size that is not a power of two");
+	expect_refused("bounds.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <channel name=\"ust\" subbuf-num=\"512\"/>\n"
+		       "</ust-session>\n",
+		       3, "subbuf-num", "a count above the bound");
+	expect_refused("twice.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <channel name=\"ust\"/>\n"
+		       "  <channel name=\"ust\"/>\n"
+		       "</ust-session>\n",
+		       4, "ust", "one channel twice");
+}
+
+static void test_suffixes(void)
+{
+	struct ustctl_session *s = NULL;
+	char path[256];
+	int ret;
+
+	path_of(path, sizeof(path), "suffix.xml");
+	write_file(path, "<ust-session version=\"1\"><channel name=\"ust\" subbuf-size=\"1M\" subbuf-num=\"16\"/></ust-session>");
+	ret = ustctl_session_read(path, &s);
+	tap_ok(ret == 0 && s && s->nr_channels == 1 && s->channels[0].subbuf_size == (1u << 20) &&
+	       s->channels[0].subbuf_num == 16 && s->nr_rules == 0,
+	       "1M reads as 1048576 (%d: %s)", ret, ustctl_last_error());
+	ustctl_session_free(s);
+}
+
+static void test_files(void)
+{
+	struct ustctl_session empty = { 0 }, *s = (struct ustctl_session *)1;
+	char path[256];
+	int ret;
+
+	path_of(path, sizeof(path), "absent.xml");
+	ret = ustctl_session_read(path, &s);
+	tap_ok(ret == -ENOENT && !s && strstr(ustctl_last_error(), path),
+	       "a missing file: -ENOENT naming it (%d: %s)", ret, ustctl_last_error());
+	path_of(path, sizeof(path), "no/such/dir.xml");
+	ret = ustctl_session_write(path, &empty);
+	tap_ok(ret == -ENOENT && strstr(ustctl_last_error(), path),
+	       "an unwritable path: -ENOENT naming it (%d: %s)", ret, ustctl_last_error());
+	path_of(path, sizeof(path), "empty.xml");
+	ret = ustctl_session_write(path, &empty);
+	s = NULL;
+	if (!ret)
+		ret = ustctl_session_read(path, &s);
+	tap_ok(ret == 0 && s && !s->nr_rules && !s->nr_channels,
+	       "an empty session writes and reads back (%d: %s)", ret, ustctl_last_error());
+	ustctl_session_free(s);
+}
+
+int main(void)
+{
+	char cmd[512];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	tap_plan(26);
+	test_round_trip();
+	test_refusals();
+	test_suffixes();
+	test_files();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		tap_diag("could not remove %s", dir);
+	return tap_done();
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The command table and the argument checks every command shares. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ust/ustctl.h>
+#include "libustcomm/common.h"
+#include "ustctl/command.h"
+#include "ustctl/output.h"
+
+#define SUBBUF_SIZE_HELP \
+	"BYTES is a power of two from 4096 to 64M; k (1024) and M (1048576)\n" \
+	"suffixes are allowed. Only before the trace is allocated.\n"
+#define SUBBUF_NUM_HELP \
+	"N is a power of two from 2 to 256. Only before the trace is allocated.\n"
+
+const struct ustctl_cmd ustctl_commands[] = {
+	{ "list-pids", "", "list the processes that can be controlled",
+	  "Lists the processes that have a control socket in the run directory\n"
+	  "($UST_RUNDIR/apps), one per line, and removes the sockets of processes\n"
+	  "that died.\n",
+	  false, 0, 0, ustctl_cmd_list_pids },
+	{ "list-markers", "PID", "list the markers and events of a process",
+	  "Lists every marker and event of process PID: its name, whether it is\n"
+	  "enabled, its format (quoted) or its fields (in parentheses), and the\n"
+	  "objects (executable, libraries) holding its sites.\n",
+	  false, 1, 1, ustctl_cmd_list_markers },
+	{ "enable-marker", "[-t TRACE] PID PATTERN...", "enable markers and events",
+	  "Enables the markers and events matching each PATTERN: a full name\n"
+	  "(channel:name or provider:name), the classic channel/name, or a glob\n"
+	  "such as 'ust:*' or '*'. A pattern also applies to objects the program\n"
+	  "loads later.\n",
+	  true, 2, -1, ustctl_cmd_enable_marker },
+	{ "disable-marker", "[-t TRACE] PID PATTERN...", "disable markers and events",
+	  "Disables the markers and events matching each PATTERN (see\n"
+	  "enable-marker).\n",
+	  true, 2, -1, ustctl_cmd_disable_marker },
+	{ "create-trace", "[-t TRACE] PID...", "create a trace",
+	  "Creates trace TRACE in each process.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_create_trace, "created" },
+	{ "alloc-trace", "[-t TRACE] PID...", "allocate the buffers of a trace",
+	  "Allocates the buffers of trace TRACE in each process and hands them to\n"
+	  "ustd; the sub-buffer sizes and counts are fixed from then on.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_alloc_trace, "allocated" },
+	{ "start-trace", "[-t TRACE] PID...", "start recording",
+	  "Starts recording trace TRACE in each process.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_start_trace, "started" },
+	{ "stop-trace", "[-t TRACE] PID...", "stop recording",
+	  "Stops recording trace TRACE in each process.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_stop_trace, "stopped" },
+	{ "destroy-trace", "[-t TRACE] PID...", "destroy a trace once it is on disk",
+	  "Destroys trace TRACE in each process; returns once ustd has written all\n"
+	  "of it to disk.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_destroy_trace, "destroyed" },
+	{ "force-switch", "[-t TRACE] PID...", "hand the current packets to ustd",
+	  "Closes the current packet of every buffer of trace TRACE in each\n"
+	  "process, so that ustd writes what was recorded so far.\n",
+	  true, 1, -1, ustctl_cmd_trace_op,
+	  ustctl_force_switch, "switched" },
+	{ "set-subbuf-size", "[-t TRACE] PID CHANNEL/BYTES", "set a channel's sub-buffer size",
+	  "Sets the sub-buffer (packet) size of CHANNEL in trace TRACE.\n" SUBBUF_SIZE_HELP,
+	  true, 2, 2, ustctl_cmd_set_subbuf },
+	{ "set-subbuf-num", "[-t TRACE] PID CHANNEL/N", "set a channel's sub-buffer count",
+	  "Sets the number of sub-buffers per buffer of CHANNEL in trace TRACE.\n"
+	  SUBBUF_NUM_HELP,
+	  true, 2, 2, ustctl_cmd_set_subbuf },
+	{ "get-subbuf-size", "[-t TRACE] PID CHANNEL", "print a channel's sub-buffer size",
+	  "Prints the sub-buffer size of CHANNEL in trace TRACE, in bytes.\n",
+	  true, 2, 2, ustctl_cmd_get_subbuf },
+	{ "get-subbuf-num", "[-t TRACE] PID CHANNEL", "print a channel's sub-buffer count",
+	  "Prints the number of sub-buffers per buffer of CHANNEL in trace TRACE.\n",
+	  true, 2, 2, ustctl_cmd_get_subbuf },
+	{ "set-sock-path", "PID PATH", "choose the ustd a process reports to",
+	  "Makes process PID send the traces it starts from now on to the ustd\n"
+	  "listening on PATH.\n",
+	  false, 2, 2, ustctl_cmd_set_sock_path },
+	{ "get-sock-path", "PID", "print the ustd socket of a process",
+	  "Prints the path of the ustd socket process PID reports its traces to.\n",
+	  false, 1, 1, ustctl_cmd_get_sock_path },
+	{ "save-session", "[-t TRACE] PID FILE.xml", "save enabled patterns and channel settings",
+	  "Writes the enable and disable rules and the channel settings of trace\n"
+	  "TRACE in process PID to FILE.xml, a session file that load-session and\n"
+	  "usttrace --session read.\n",
+	  true, 2, 2, ustctl_cmd_save_session },
+	{ "load-session", "[-t TRACE] PID FILE.xml", "apply a session file",
+	  "Reads FILE.xml and applies it to trace TRACE in process PID: first the\n"
+	  "channel settings, then the rules in order.\n",
+	  true, 2, 2, ustctl_cmd_load_session },
+	{ "info", "PID", "describe a process",
+	  "Prints the name of process PID, its libust version, and its trace and\n"
+	  "the trace's state.\n",
+	  false, 1, 1, ustctl_cmd_info },
+};
+
+const size_t ustctl_nr_commands = UST_ARRAY_SIZE(ustctl_commands);
+
+const struct ustctl_cmd *ustctl_find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ustctl_nr_commands; i++)
+		if (!strcmp(ustctl_commands[i].name, name))
+			return &ustctl_commands[i];
+	return NULL;
+}
+
+void ustctl_print_usage(FILE *fp, const struct ustctl_cmd *cmd)
+{
+	if (cmd)
+		fprintf(fp, "usage: ustctl [--mi xml] %s%s%s\n", cmd->name, cmd->args[0] ? " " : "",
+			cmd->args);
+	else
+		fprintf(fp, "usage: ustctl [--mi xml] [--timeout MS] COMMAND [OPTION...] [ARG...]\n"
+			"       (ustctl --help lists the commands)\n");
+}
+
+int ustctl_usage_error(const struct ustctl_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (cmd)
+		ustctl_fail(0, "%s: %s", cmd->name, msg ? msg : fmt);
+	else
+		ustctl_fail(0, "%s", msg ? msg : fmt);
+	free(msg);
+	ustctl_print_usage(stderr, cmd);
+	return USTCTL_EXIT_USAGE;
+}
+
+int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid)
+{
+	long v = 0;
+	const char *p;
+
+	for (p = text; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX)
+			break;
+	}
+	if (p == text || *p || v <= 0) {
+		ustctl_usage_error(cmd, "'%s' is not a process ID (a positive decimal integer)",
+				   text);
+		return -EINVAL;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pidsp)
+{
+	pid_t *pids = calloc((size_t)(args->argc - first), sizeof(*pids));
+	int i, ret = 0;
+
+	if (!pids) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = first; i < args->argc; i++) {
+		ret = ustctl_parse_pid(args->cmd, args->argv[i], &pids[i - first]);
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0)
+		free(pids);
+	else
+		*pidsp = pids;
+	return ret;
+}
+
+void ustctl_fail_last(pid_t pid, const char *what)
+{
+	ustctl_fail(pid, "%s: %s", what, ustctl_last_error());
+}

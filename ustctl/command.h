@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ustctl's commands: the table, their arguments, and what they share. */
+#ifndef USTCTL_COMMAND_H
+#define USTCTL_COMMAND_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit statuses. */
+#define USTCTL_EXIT_OK		0
+#define USTCTL_EXIT_FAILED	1	/* a command failed for some process */
+#define USTCTL_EXIT_USAGE	2	/* the command line is wrong; nothing was sent */
+
+struct ustctl_cmd;
+
+/* A parsed command line: the trace (-t) and the positional arguments. */
+struct ustctl_args {
+	const struct ustctl_cmd *cmd;
+	const char *trace;		/* never NULL: USTCTL_DEFAULT_TRACE without -t */
+	const char **argv;
+	int argc;
+};
+
+struct ustctl_cmd {
+	const char *name;
+	const char *args;		/* the usage after the name */
+	const char *summary;		/* one line, for ustctl --help */
+	const char *help;		/* the rest of ustctl COMMAND --help */
+	bool takes_trace;		/* -t TRACE */
+	int min_args;
+	int max_args;			/* -1: any number */
+	/* Returns one of the exit statuses. */
+	int (*run)(const struct ustctl_args *args);
+	/* The trace commands: the libustctl call, and what it did in words. */
+	int (*trace_op)(pid_t pid, const char *trace);
+	const char *done;
+};
+
+extern const struct ustctl_cmd ustctl_commands[];
+extern const size_t ustctl_nr_commands;
+const struct ustctl_cmd *ustctl_find_command(const char *name);
+
+/* Says what is wrong with the command line, and its usage; returns
+ * USTCTL_EXIT_USAGE. */
+int ustctl_usage_error(const struct ustctl_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ustctl_print_usage(FILE *fp, const struct ustctl_cmd *cmd);
+
+/* A positive decimal process ID, or a usage error (returns -EINVAL). */
+int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid);
+/* Every argument from first on as a PID; allocated. */
+int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pids);
+
+/* Reports a failed libustctl call for pid: what (the command), then
+ * ustctl_last_error(), which names the process and says why. */
+void ustctl_fail_last(pid_t pid, const char *what);
+
+/* The commands (command_*.c). */
+int ustctl_cmd_list_pids(const struct ustctl_args *args);
+int ustctl_cmd_list_markers(const struct ustctl_args *args);
+int ustctl_cmd_enable_marker(const struct ustctl_args *args);
+int ustctl_cmd_disable_marker(const struct ustctl_args *args);
+int ustctl_cmd_trace_op(const struct ustctl_args *args);
+int ustctl_cmd_set_subbuf(const struct ustctl_args *args);
+int ustctl_cmd_get_subbuf(const struct ustctl_args *args);
+int ustctl_cmd_set_sock_path(const struct ustctl_args *args);
+int ustctl_cmd_get_sock_path(const struct ustctl_args *args);
+int ustctl_cmd_info(const struct ustctl_args *args);
+int ustctl_cmd_save_session(const struct ustctl_args *args);
+int ustctl_cmd_load_session(const struct ustctl_args *args);
+
+#endif

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Commands that change a process: markers, the trace's life cycle, channel
+ * geometry, the ustd socket. Arguments are all checked before the first
+ * request, so a usage error never leaves some processes changed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ust/ustctl.h>
+#include "libustcomm/bufsize.h"
+#include "libustcomm/shm_layout.h"
+#include "ustctl/command.h"
+#include "ustctl/output.h"
+
+static int control_markers(const struct ustctl_args *args, bool enable)
+{
+	const char *const *patterns = args->argv + 1;
+	size_t nr = (size_t)args->argc - 1, i;
+	pid_t pid;
+	int matched;
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	for (i = 0; i < nr; i++)
+		if (!patterns[i][0])
+			return ustctl_usage_error(args->cmd,
+						  "an empty pattern matches nothing; give a name or a glob such as 'ust:*'");
+	matched = enable ? ustctl_enable_marker(pid, args->trace, patterns, nr) :
+			   ustctl_disable_marker(pid, args->trace, patterns, nr);
+	ustctl_mi_open_process(pid, args->trace, matched >= 0);
+	if (matched < 0) {
+		ustctl_fail_last(pid, args->cmd->name);
+		ustctl_mi_close();
+		return USTCTL_EXIT_FAILED;
+	}
+	for (i = 0; i < nr; i++) {
+		ustctl_mi_open("rule");
+		ustctl_mi_attr("action", "%s", enable ? "enable" : "disable");
+		ustctl_mi_text("%s", patterns[i]);
+		ustctl_mi_close();
+	}
+	ustctl_mi_element("matched", "%d", matched);
+	ustctl_mi_close();
+	if (!ustctl_out_mi()) {
+		printf("pid %d: %s", (int)pid, enable ? "enabled" : "disabled");
+		for (i = 0; i < nr; i++)
+			printf(" %s", patterns[i]);
+		printf(" (%d event%s matched)\n", matched, matched == 1 ? "" : "s");
+	}
+	return USTCTL_EXIT_OK;
+}
+
+int ustctl_cmd_enable_marker(const struct ustctl_args *args)
+{
+	return control_markers(args, true);
+}
+
+int ustctl_cmd_disable_marker(const struct ustctl_args *args)
+{
+	return control_markers(args, false);
+}
+
+/* Every process gets the request, even after a failure: the exit status
+ * says whether all of them succeeded. */
+int ustctl_cmd_trace_op(const struct ustctl_args *args)
+{
+	int status = USTCTL_EXIT_OK, i, ret;
+	pid_t *pids;
+
+	ret = ustctl_parse_pids(args, 0, &pids);
+	if (ret < 0)
+		return ret == -EINVAL ? USTCTL_EXIT_USAGE : USTCTL_EXIT_FAILED;
+	for (i = 0; i < args->argc; i++) {
+		ret = args->cmd->trace_op(pids[i], args->trace);
+		ustctl_mi_open_process(pids[i], args->trace, ret >= 0);
+		if (ret < 0) {
+			ustctl_fail(pids[i], "%s %s: %s", args->cmd->name, args->trace,
+				    ustctl_last_error());
+			status = USTCTL_EXIT_FAILED;
+		} else if (!ustctl_out_mi()) {
+			printf("pid %d: trace %s %s\n", (int)pids[i], args->trace,
+			       args->cmd->done);
+		}
+		ustctl_mi_close();
+	}
+	free(pids);
+	return status;
+}
+
+static bool control_is_size(const struct ustctl_cmd *cmd)
+{
+	return strstr(cmd->name, "size") != NULL;
+}
+
+static void control_channel_mi(const char *channel, bool size, uint32_t value)
+{
+	ustctl_mi_open("channel");
+	ustctl_mi_attr("name", "%s", channel);
+	ustctl_mi_attr(size ? "subbuf-size" : "subbuf-num", "%" PRIu32, value);
+	ustctl_mi_close();
+}
+
+/* CHANNEL/VALUE, checked like libust checks UST_SUBBUF_SIZE/NUM. */
+static int control_parse_setting(const struct ustctl_args *args, bool size, char **channel,
+				 uint32_t *value)
+{
+	const char *arg = args->argv[1], *slash = strrchr(arg, '/');
+	uint32_t min = size ? UST_SUBBUF_SIZE_MIN : UST_SUBBUF_NUM_MIN;
+	uint32_t max = size ? UST_SUBBUF_SIZE_MAX : UST_SUBBUF_NUM_MAX;
+
+	if (!slash || slash == arg)
+		return ustctl_usage_error(args->cmd, "'%s' is not CHANNEL/%s (e.g. ust/%s)", arg,
+					  size ? "BYTES" : "N", size ? "64k" : "8");
+	if (ustcomm_parse_pow2(slash + 1, min, max, value) < 0)
+		return ustctl_usage_error(args->cmd,
+					  "'%s': %s must be a power of two from %" PRIu32 " to %" PRIu32 "%s",
+					  slash + 1,
+					  size ? "the sub-buffer size in bytes" : "the number of sub-buffers",
+					  min, max, size ? " (k and M suffixes allowed)" : "");
+	*channel = strndup(arg, (size_t)(slash - arg));
+	if (!*channel) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return USTCTL_EXIT_FAILED;
+	}
+	return 0;
+}
+
+int ustctl_cmd_set_subbuf(const struct ustctl_args *args)
+{
+	bool size = control_is_size(args->cmd);
+	char *channel = NULL;
+	uint32_t value;
+	pid_t pid;
+	int ret;
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	ret = control_parse_setting(args, size, &channel, &value);
+	if (ret)
+		return ret;
+	ret = size ? ustctl_set_subbuf_size(pid, args->trace, channel, value) :
+		     ustctl_set_subbuf_num(pid, args->trace, channel, value);
+	ustctl_mi_open_process(pid, args->trace, ret >= 0);
+	if (ret < 0) {
+		ustctl_fail(pid, "%s %s: %s", args->cmd->name, channel, ustctl_last_error());
+	} else {
+		control_channel_mi(channel, size, value);
+		if (!ustctl_out_mi())
+			printf("pid %d: channel %s: sub-buffer %s %" PRIu32 "\n", (int)pid, channel,
+			       size ? "size" : "count", value);
+	}
+	ustctl_mi_close();
+	free(channel);
+	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+}
+
+int ustctl_cmd_get_subbuf(const struct ustctl_args *args)
+{
+	bool size = control_is_size(args->cmd);
+	const char *channel = args->argv[1];
+	uint32_t value = 0;
+	pid_t pid;
+	int ret;
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	if (!channel[0])
+		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	ret = size ? ustctl_get_subbuf_size(pid, args->trace, channel, &value) :
+		     ustctl_get_subbuf_num(pid, args->trace, channel, &value);
+	ustctl_mi_open_process(pid, args->trace, ret >= 0);
+	if (ret < 0) {
+		ustctl_fail(pid, "%s %s: %s", args->cmd->name, channel, ustctl_last_error());
+	} else {
+		control_channel_mi(channel, size, value);
+		if (!ustctl_out_mi())
+			printf("%" PRIu32 "\n", value);
+	}
+	ustctl_mi_close();
+	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+}
+
+int ustctl_cmd_set_sock_path(const struct ustctl_args *args)
+{
+	const char *path = args->argv[1];
+	pid_t pid;
+	int ret;
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	if (!path[0])
+		return ustctl_usage_error(args->cmd, "PATH is empty");
+	ret = ustctl_set_sock_path(pid, path);
+	ustctl_mi_open_process(pid, NULL, ret >= 0);
+	if (ret < 0) {
+		ustctl_fail_last(pid, args->cmd->name);
+	} else {
+		ustctl_mi_element("sock-path", "%s", path);
+		if (!ustctl_out_mi())
+			printf("pid %d: reports to the ustd on %s\n", (int)pid, path);
+	}
+	ustctl_mi_close();
+	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+}
+
+int ustctl_cmd_get_sock_path(const struct ustctl_args *args)
+{
+	char *path = NULL;
+	pid_t pid;
+	int ret;
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	ret = ustctl_get_sock_path(pid, &path);
+	ustctl_mi_open_process(pid, NULL, ret >= 0);
+	if (ret < 0) {
+		ustctl_fail_last(pid, args->cmd->name);
+	} else {
+		ustctl_mi_element("sock-path", "%s", path);
+		if (!ustctl_out_mi())
+			printf("%s\n", path);
+	}
+	ustctl_mi_close();
+	free(path);
+	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+}

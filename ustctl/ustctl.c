@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ustctl: control programs linked with libust while they run, through
+ * libustctl. `ustctl [--mi xml] [--timeout MS] COMMAND [OPTION...] [ARG...]`:
+ * the global options come before the command, the command's own after it.
+ */
+#include <errno.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ust/ustctl.h>
+#include <ust/version.h>
+#include "libustcomm/log.h"
+#include "ustctl/command.h"
+#include "ustctl/output.h"
+
+enum { OPT_HELP = 1, OPT_VERSION, OPT_TIMEOUT };
+
+/* ustctl_parse_command() after --help. */
+#define USTCTL_HELP_SHOWN	(-1)
+
+struct ustctl_global {
+	char *mi;
+	int timeout_ms;
+	bool timeout_given;
+};
+
+static void ustctl_print_help(poptContext pc)
+{
+	size_t i;
+
+	poptPrintHelp(pc, stdout, 0);
+	printf("\nCommands (ustctl COMMAND --help describes each):\n");
+	for (i = 0; i < ustctl_nr_commands; i++)
+		printf("  %-16s %s\n", ustctl_commands[i].name, ustctl_commands[i].summary);
+	printf("\nExit status: 0 when everything succeeded, 1 when a command failed for\n"
+	       "some process, 2 for a bad command line (then nothing was sent).\n");
+}
+
+/*
+ * Global options, up to the command. Returns the index of the command in
+ * argv, or 0 when there is nothing more to do, with *status the exit status
+ * (after --help, --version or a usage error).
+ */
+static int ustctl_parse_global(int argc, const char **argv, struct ustctl_global *g,
+			       int *status)
+{
+	struct poptOption options[] = {
+		{ "mi", '\0', POPT_ARG_STRING, &g->mi, 0,
+		  "machine-readable output: xml (valid against ustctl-mi.xsd)", "xml" },
+		{ "timeout", '\0', POPT_ARG_INT, &g->timeout_ms, OPT_TIMEOUT,
+		  "how long to wait for a program to answer (default 5000)", "MS" },
+		{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL },
+		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
+		POPT_TABLEEND
+	};
+	bool help = false, version = false;
+	const char **rest;
+	poptContext pc;
+	int rc, nr, ret = 0;
+
+	/* Options end at the command: what follows is the command's. */
+	pc = poptGetContext("ustctl", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
+	poptSetOtherOptionHelp(pc, "[OPTION...] COMMAND [COMMAND OPTION...] [ARG...]");
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		if (rc == OPT_HELP)
+			help = true;
+		else if (rc == OPT_VERSION)
+			version = true;
+		else if (rc == OPT_TIMEOUT)
+			g->timeout_given = true;
+	}
+	/* The output format is known before any error is reported in it. */
+	ustctl_out_begin(g->mi && !strcmp(g->mi, "xml"));
+	*status = USTCTL_EXIT_USAGE;
+	if (rc < -1) {
+		ustctl_usage_error(NULL, "%s: %s", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
+				   poptStrerror(rc));
+		goto end;
+	}
+	if (g->mi && strcmp(g->mi, "xml")) {
+		ustctl_usage_error(NULL, "--mi %s: the only machine-readable format is xml", g->mi);
+		goto end;
+	}
+	if (g->timeout_given && g->timeout_ms <= 0) {
+		ustctl_usage_error(NULL, "--timeout %d: give a positive number of milliseconds",
+				   g->timeout_ms);
+		goto end;
+	}
+	if (help || version) {
+		ustctl_out_cancel();
+		if (help)
+			ustctl_print_help(pc);
+		else
+			printf("ustctl (ust) %s\n", UST_VERSION);
+		*status = USTCTL_EXIT_OK;
+		goto end;
+	}
+	/* Past the command nothing is an option of ours: the rest is argv's tail. */
+	rest = poptGetArgs(pc);
+	for (nr = 0; rest && rest[nr]; nr++)
+		;
+	if (!nr) {
+		ustctl_usage_error(NULL, "no command given");
+		goto end;
+	}
+	*status = USTCTL_EXIT_OK;
+	ret = argc - nr;
+end:
+	poptFreeContext(pc);
+	return ret;
+}
+
+static void ustctl_print_command_help(poptContext pc, const struct ustctl_cmd *cmd)
+{
+	poptPrintHelp(pc, stdout, 0);
+	printf("\n%s", cmd->help);
+}
+
+/*
+ * The command's options and arguments, from argv[0] (its name) on.
+ * Returns 0 with args filled, USTCTL_HELP_SHOWN, or USTCTL_EXIT_USAGE.
+ * args->argv stays valid until the context is freed: *pcp.
+ */
+static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const char **argv,
+				struct ustctl_args *args, char **trace, poptContext *pcp)
+{
+	struct poptOption trace_option[] = {
+		{ "trace", 't', POPT_ARG_STRING, trace, 0,
+		  "the trace to act on (default " USTCTL_DEFAULT_TRACE ")", "TRACE" },
+		POPT_TABLEEND
+	};
+	struct poptOption options[] = {
+		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, trace_option, 0, NULL, NULL },
+		{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL },
+		POPT_TABLEEND
+	};
+	static char name[64];
+	poptContext pc;
+	int rc, nr;
+	bool help = false;
+
+	/* popt names the program by argv[0] in its help. */
+	snprintf(name, sizeof(name), "ustctl %s", cmd->name);
+	argv[0] = name;
+	pc = poptGetContext(name, argc, argv, cmd->takes_trace ? options : options + 1, 0);
+	*pcp = pc;
+	poptSetOtherOptionHelp(pc, cmd->args);
+	while ((rc = poptGetNextOpt(pc)) == OPT_HELP)
+		help = true;
+	if (help) {
+		ustctl_out_cancel();
+		ustctl_print_command_help(pc, cmd);
+		return USTCTL_HELP_SHOWN;
+	}
+	if (rc < -1)
+		return ustctl_usage_error(cmd, "%s: %s",
+					  poptBadOption(pc, POPT_BADOPTION_NOALIAS),
+					  poptStrerror(rc));
+	if (*trace && !**trace)
+		return ustctl_usage_error(cmd, "-t needs a trace name");
+	args->cmd = cmd;
+	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
+	args->argv = poptGetArgs(pc);
+	for (nr = 0; args->argv && args->argv[nr]; nr++)
+		;
+	args->argc = nr;
+	if (nr < cmd->min_args)
+		return ustctl_usage_error(cmd, "missing arguments");
+	if (cmd->max_args >= 0 && nr > cmd->max_args)
+		return ustctl_usage_error(cmd, "too many arguments, from '%s' on",
+					  args->argv[cmd->max_args]);
+	return 0;
+}
+
+int main(int argc, const char **argv)
+{
+	struct ustctl_global g = { NULL, 0, false };
+	struct ustctl_args args = { 0 };
+	const struct ustctl_cmd *cmd;
+	poptContext pc = NULL;
+	char *trace = NULL;
+	int first, status;
+
+	ustcomm_log_set_prefix("ustctl");
+	first = ustctl_parse_global(argc, argv, &g, &status);
+	if (!first)
+		goto end;
+	if (g.timeout_given)
+		ustctl_set_timeout(g.timeout_ms);
+	cmd = ustctl_find_command(argv[first]);
+	if (!cmd) {
+		status = ustctl_usage_error(NULL, "unknown command '%s'", argv[first]);
+		goto end;
+	}
+	ustctl_out_command(cmd->name);
+	status = ustctl_parse_command(cmd, argc - first, argv + first, &args, &trace, &pc);
+	if (status == USTCTL_HELP_SHOWN)
+		status = USTCTL_EXIT_OK;
+	else if (status == 0)
+		status = cmd->run(&args);
+end:
+	poptFreeContext(pc);
+	free(trace);
+	free(g.mi);
+	return ustctl_out_end(status);
+}
