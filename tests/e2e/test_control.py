@@ -235,6 +235,38 @@ else:
     t.ok(True, "# SKIP another user: needs root and setpriv")
     t.ok(True, "# SKIP another user: needs root and setpriv")
 
+# One ustd collects several programs at once, each in its own directory,
+# and a program traced twice gets two traces.
+ws = Workspace()
+ws.start_ustd()
+procs = [ws.start_app("ticker", ["-i", 300]) for _ in range(2)]
+for p in procs:
+    for args in (["enable-marker", p.pid, "ust:tick"], ["create-trace", "-t", "first", p.pid],
+                 ["start-trace", "-t", "first", p.pid]):
+        ws.ustctl(args)
+time.sleep(0.5)
+for p in procs:
+    ws.ustctl(["destroy-trace", "-t", "first", p.pid])
+res = ws.ustctl(["create-trace", procs[0].pid])
+res2 = ws.ustctl(["start-trace", procs[0].pid])
+time.sleep(0.3)
+res3 = ws.ustctl(["destroy-trace", procs[0].pid])
+t.ok(res.returncode == 0 and res2.returncode == 0 and res3.returncode == 0,
+     "a second trace in the same program", res.stderr + res2.stderr + res3.stderr)
+for p in procs:
+    ws.stop_app(p)
+dirs = ws.trace_dirs()
+t.eq(len(dirs), 3, "three traces, three directories")
+by_pid = {}
+for d in dirs:
+    events = read_trace(d)[0]
+    seqs = ticks_by_thread(events)
+    pid = int(os.path.basename(d).split("-")[1])
+    by_pid.setdefault(pid, []).append(seqs)
+    t.ok(seqs and contiguous(seqs), "%s: complete and readable" % os.path.basename(d),
+         {k: len(v) for k, v in seqs.items()})
+t.eq(sorted(len(v) for v in by_pid.values()), [1, 2], "one directory per program and trace")
+
 # The socket goes with the program; a socket left by a killed program is
 # cleaned by list-pids.
 ws = Workspace()
