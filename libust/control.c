@@ -442,34 +442,7 @@ int ust_control_init(enum ust_control_mode mode, int sig)
 	return open_socket();
 }
 
-enum ust_control_mode ust_control_mode(void)
-{
-	return ctl.mode;
-}
-
-int ust_control_signal(void)
-{
-	return ctl.sig;
-}
-
-void ust_control_after_fork_child(void)
-{
-	int i;
-
-	/* The parent's descriptors: close ours, leave its socket file alone. */
-	for (i = 0; i < MAX_CONNS; i++) {
-		if (ctl.conns[i].fd >= 0)
-			conn_drop(&ctl.conns[i]);
-	}
-	if (ctl.listen_fd >= 0)
-		close(ctl.listen_fd);
-	ctl.listen_fd = -1;
-	ctl.path[0] = '\0';
-	if (ctl.mode != UST_CONTROL_NONE)
-		open_socket();
-}
-
-void ust_control_fini(void)
+static void close_all(void)
 {
 	int i;
 
@@ -480,6 +453,20 @@ void ust_control_fini(void)
 	if (ctl.listen_fd >= 0)
 		close(ctl.listen_fd);
 	__atomic_store_n(&ctl.listen_fd, -1, __ATOMIC_RELAXED);
+}
+
+void ust_control_after_fork_child(void)
+{
+	/* The parent's descriptors: close ours, leave its socket file alone. */
+	close_all();
+	ctl.path[0] = '\0';
+	if (ctl.mode != UST_CONTROL_NONE)
+		open_socket();
+}
+
+void ust_control_fini(void)
+{
+	close_all();
 	if (ctl.path[0] && ctl.owner == getpid())
 		unlink(ctl.path);
 	ctl.path[0] = '\0';

@@ -18,8 +18,6 @@ enum ust_control_mode {
 
 /* At load time, in a normal context. */
 int ust_control_init(enum ust_control_mode mode, int sig);
-enum ust_control_mode ust_control_mode(void);
-int ust_control_signal(void);
 /* Under ust_lock, in the child of fork(): a socket of its own. */
 void ust_control_after_fork_child(void);
 /* Under ust_lock, at exit: closes and removes the socket. */

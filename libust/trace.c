@@ -580,6 +580,18 @@ static int wait_drained(int sock)
 	}
 }
 
+/* Every site off, every event without a binding. The bindings stay
+ * allocated: a preempted writer may still read one. */
+static void unbind_all(void)
+{
+	struct ust_event_state *ev;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		ust_registry_set_active(ev, 0);
+		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
+	}
+}
+
 /*
  * Ends the trace: sites stop, buffers are flushed, ustd writes the rest.
  * Channels are retired, not unmapped: a writer preempted between loading
@@ -587,7 +599,6 @@ static int wait_drained(int sock)
  */
 static int trace_teardown(void)
 {
-	struct ust_event_state *ev;
 	int drained = -ENOTCONN;
 	unsigned i;
 
@@ -600,11 +611,7 @@ static int trace_teardown(void)
 		close(t.sock);
 		t.sock = -1;
 	}
-	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		ust_registry_set_active(ev, 0);
-		/* The binding stays allocated: a preempted writer may still read it. */
-		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
-	}
+	unbind_all();
 	for (i = 0; i < t.nr_channels; i++)
 		ust_channel_retire(t.channels[i], drained == 0);
 	t.nr_channels = 0;
@@ -636,16 +643,12 @@ void ust_trace_exit(void)
 
 void ust_trace_forget(void)
 {
-	struct ust_event_state *ev;
 	unsigned i;
 
 	if (t.sock >= 0)
 		close(t.sock);
 	t.sock = -1;
-	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		ust_registry_set_active(ev, 0);
-		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELAXED);
-	}
+	unbind_all();
 	/* The only thread of the child: nobody can be writing to them. */
 	for (i = 0; i < t.nr_channels; i++)
 		ust_channel_destroy(t.channels[i]);
