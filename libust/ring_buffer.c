@@ -4,13 +4,27 @@
  * layout and invariants of libustcomm/shm_layout.h, producing the packets of
  * libustcomm/ctf_layout.h.
  *
+ * Times never decrease in buffer order within a stream (babeltrace2
+ * rejects a stream that goes back), even with writers on several CPUs, a
+ * writer preempted or migrated in the middle of a reservation, and a clock
+ * read that the CPU may execute out of order (ust_clock_read() has no
+ * fence). The reservation moves the pair (write_offset, last_timestamp)
+ * with one 16-byte compare-and-exchange, from the pair it read to (end of
+ * its event, its time), and its time is its clock read clamped to at least
+ * the last_timestamp it read. A successful exchange proves that pair was
+ * current, so last_timestamp was exactly the time of the event (or switch,
+ * or flush) just before ours in the buffer, and ours is no smaller. The
+ * clamp only takes effect when the clock was read early or on a CPU whose
+ * TSC lags by a few ticks; it then repeats the previous time.
+ *
  * Signal safety: ust_rb_reserve(), ust_rb_commit() and ust_rb_flush() use
  * only atomic operations on shared memory, plain stores into space the
- * caller alone owns, clock_gettime() and write() to an eventfd, all
- * async-signal-safe; no malloc, no lock, no stdio. A signal handler that
- * traces into the buffer while the interrupted code is inside the
- * reservation loop makes the interrupted cmpxchg fail, so the interrupted
- * writer simply retries from a fresh position and a fresh clock read. A
+ * caller alone owns, rdtsc or clock_gettime() and write() to an eventfd,
+ * all async-signal-safe; no malloc, no lock, no stdio. A signal handler
+ * that traces into the buffer while the interrupted code is inside the
+ * reservation loop moves the pair, so the interrupted compare-and-exchange
+ * fails and the interrupted writer retries from the new pair and a fresh
+ * clock read. A
  * handler that runs between the interrupted writer's reserve and commit
  * reserves space after it; the packet holding the interrupted event stays
  * incomplete (its commit count short of the target) until the interrupted
@@ -88,8 +102,8 @@ static int rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
 	 * Pairs with the cmm_smp_mb() before the consumer's release store of
 	 * consumed in ustcomm_cbuf_put(): once we see the new value, the
 	 * consumer is done reading. Our first store into the sub-buffer comes
-	 * after the successful cmpxchg, itself a full barrier, so no store
-	 * can overtake this load.
+	 * after the successful exchange of rb_head_move(), itself a full
+	 * barrier, so no store can overtake this load.
 	 */
 	cmm_smp_rmb();
 	return begin + rb->subbuf_size - consumed <= ring;
@@ -123,15 +137,89 @@ static void rb_open_packet(struct ust_rb *rb, uint64_t begin, uint64_t ts)
 	ust_put_u32(pkt + UST_PKT_STREAM_ID, rb->stream_id);
 	ust_put_u64(pkt + UST_PKT_STREAM_INSTANCE_ID, rb->cpu);
 	ust_put_u64(pkt + UST_PKT_TIMESTAMP_BEGIN, ts);
-	ust_put_u64(pkt + UST_PKT_SEQ_NUM, begin / rb->subbuf_size);
+	ust_put_u64(pkt + UST_PKT_SEQ_NUM, begin >> __builtin_ctz(rb->subbuf_size));
 	ust_put_u32(pkt + UST_PKT_CPU_ID, rb->cpu);
 	rb_commit_bytes(rb, begin, UST_PKT_HEADER_SIZE);
+}
+
+/* A copy of the pair (write_offset, last_timestamp) of shm_layout.h. */
+struct rb_head {
+	uint64_t offset;
+	uint64_t ts;
+};
+
+static void rb_head_read(const struct ust_shm_ctl *ctl, struct rb_head *h)
+{
+	/*
+	 * Two loads, not one snapshot: a torn pair only makes the
+	 * compare-and-exchange in rb_head_move() fail and hand back the
+	 * current one. The rmb keeps last_timestamp from being loaded before
+	 * write_offset, which the fallback of rb_head_move() relies on; it
+	 * pairs with the full barrier of the writers' compare-and-exchange.
+	 */
+	h->offset = uatomic_read(&ctl->write_offset);
+	cmm_smp_rmb();
+	h->ts = uatomic_read(&ctl->last_timestamp);
+}
+
+/*
+ * Moves the pair from *cur to (offset, ts) if it still equals *cur.
+ * Returns 1 when it did; otherwise 0 with *cur updated to a fresh pair.
+ * A full barrier either way.
+ */
+static int rb_head_move(struct ust_shm_ctl *ctl, struct rb_head *cur, uint64_t offset,
+			uint64_t ts)
+{
+#if defined(__x86_64__)
+	int moved;
+
+	/* The pair is 16-byte aligned (shm_layout.h), as cmpxchg16b needs. */
+	__asm__ __volatile__("lock cmpxchg16b %[pair]"
+			     : "=@ccz" (moved),
+			       [pair] "+m" (*(struct rb_head *)&ctl->write_offset),
+			       "+a" (cur->offset), "+d" (cur->ts)
+			     : "b" (offset), "c" (ts)
+			     : "memory");
+	return moved;
+#else
+	/*
+	 * No 16-byte compare-and-exchange: write_offset alone, then a
+	 * relaxed store of the time that may land out of order (an older
+	 * time over a newer one). A time stored by a reservation after the
+	 * offset we loaded is ordered after that reservation's exchange, so
+	 * ours fails; when ours succeeds, the time we loaded is thus that of
+	 * some reservation at or before our position, never newer than the
+	 * true previous one. Order still holds because ust_clock_read() is
+	 * clock_gettime() here, an ordered read: a writer whose exchange
+	 * succeeds loaded write_offset after every earlier writer's
+	 * exchange (full barrier) and read the clock after that load
+	 * (rb_head_read(), or this full barrier on retry), so its clock read
+	 * follows theirs.
+	 */
+	uint64_t seen = uatomic_cmpxchg(&ctl->write_offset, cur->offset, offset);
+
+	if (seen == cur->offset) {
+		uatomic_set(&ctl->last_timestamp, ts);
+		return 1;
+	}
+	rb_head_read(ctl, cur);
+	return 0;
+#endif
+}
+
+/* The time of a reservation that follows the one recorded in cur. */
+static uint64_t rb_time_after(const struct rb_head *cur)
+{
+	uint64_t ts = ust_clock_read();
+
+	return ts < cur->ts ? cur->ts : ts;
 }
 
 int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		   struct ust_event_ctx *ctx)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
+	struct rb_head cur;
 	uint64_t old, ev, ts, prev, size, discarded = 0;
 	unsigned int hdr;
 	int compact, opens, closes, ret = 0;
@@ -139,36 +227,26 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
 	if (payload_len >= rb->subbuf_size)
 		goto drop;
+	rb_head_read(ctl, &cur);
 	do {
-		/*
-		 * Order matters: write_offset, then last_timestamp, then the
-		 * clock. A writer whose cmpxchg fails because another one
-		 * reserved first reads the clock again, after that other
-		 * writer's clock read, so times never decrease in buffer
-		 * order (babeltrace2 requires it within a stream).
-		 */
-		old = uatomic_read(&ctl->write_offset);
-		cmm_smp_rmb();	/* pairs with the full barrier of the cmpxchg below */
-		prev = uatomic_read(&ctl->last_timestamp);
-		ts = ust_clock_read();
-
+		ts = rb_time_after(&cur);
+		old = cur.offset;
 		opens = rb_subbuf_offset(rb, old) == 0;
 		closes = 0;
 		ev = opens ? old + UST_PKT_HEADER_SIZE : old;
 		/*
 		 * The compact header stores the low 27 bits of the time and is
 		 * only decodable when fewer than 2^27 ticks passed since the
-		 * previous event of the packet (or timestamp_begin). We do not
-		 * know the previous event's exact time, but prev is a time of
-		 * some event at or before our position (a later event would
-		 * have moved write_offset and made our cmpxchg fail), hence
-		 * never newer than the true previous event. The gap measured
-		 * from prev is thus never smaller than the true gap: compact
-		 * is only chosen when it is safe. The first event of a packet
-		 * is compared with its own time, which is timestamp_begin.
+		 * previous event of the packet (or timestamp_begin). When our
+		 * exchange succeeds, cur.ts is the time of the reservation
+		 * just before ours: the previous event of the packet, or the
+		 * flush or switch that closed the previous packet when we open
+		 * one. (In the fallback of rb_head_move() it may be older,
+		 * which only makes the gap look larger: compact is still only
+		 * chosen when it is safe.) The first event of a packet is
+		 * compared with its own time, which is timestamp_begin.
 		 */
-		if (opens)
-			prev = ts;
+		prev = opens ? ts : cur.ts;
 		compact = ust_event_header_is_compact(event_id, ts, prev);
 		size = ust_event_header_size(compact) + payload_len;
 		if (!opens && rb_subbuf_offset(rb, ev) + size >= rb->subbuf_size) {
@@ -180,27 +258,19 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 			compact = ust_event_header_is_compact(event_id, ts, ts);
 			size = ust_event_header_size(compact) + payload_len;
 			/*
-			 * Loaded after write_offset (rmb above) and before
-			 * the cmpxchg (full barrier): the closer of the next
-			 * packet loads a later value, so the cumulative
-			 * count never decreases from packet to packet.
+			 * Loaded after write_offset (rmb in rb_head_read(), or
+			 * the full barrier of a failed exchange) and before
+			 * our exchange (full barrier): the closer of the next
+			 * packet loads a later value, so the cumulative count
+			 * never decreases from packet to packet.
 			 */
 			discarded = uatomic_read(&ctl->events_discarded);
 		}
 		if (opens && (UST_PKT_HEADER_SIZE + size >= rb->subbuf_size ||
 			      !rb_subbuf_free(rb, ev - UST_PKT_HEADER_SIZE)))
 			goto drop;
-	} while (uatomic_cmpxchg(&ctl->write_offset, old, ev + size) != old);
+	} while (!rb_head_move(ctl, &cur, ev + size, ts));
 
-	/*
-	 * A relaxed store is enough: readers only need some time of an event
-	 * at or before their position. Stores may land out of order (an
-	 * older time overwriting a newer one), which only makes later
-	 * readers more conservative; a store from an event after a reader's
-	 * position is ordered after that event's cmpxchg (full barrier), so
-	 * the reader's own cmpxchg fails and it starts over.
-	 */
-	uatomic_set(&ctl->last_timestamp, ts);
 	if (closes)
 		rb_close_packet(rb, old, ts, discarded);
 	if (opens)
@@ -227,19 +297,20 @@ void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
 void ust_rb_flush(struct ust_rb *rb)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
+	struct rb_head cur;
 	uint64_t old, used, ts, discarded;
 
+	rb_head_read(ctl, &cur);
 	for (;;) {
-		old = uatomic_read(&ctl->write_offset);
-		cmm_smp_rmb();	/* pairs with the full barrier of the cmpxchg below */
+		old = cur.offset;
 		used = rb_subbuf_offset(rb, old);
 		if (!used)
 			return;	/* at a boundary: no packet is open */
+		/* Between two full barriers, as in the switch of ust_rb_reserve(). */
 		discarded = uatomic_read(&ctl->events_discarded);
-		/* After the offset: not older than any event of the packet. */
-		ts = ust_clock_read();
-		if (uatomic_cmpxchg(&ctl->write_offset, old,
-				    old - used + rb->subbuf_size) == old)
+		/* Not older than any event of the packet: timestamp_end. */
+		ts = rb_time_after(&cur);
+		if (rb_head_move(ctl, &cur, old - used + rb->subbuf_size, ts))
 			break;
 	}
 	rb_close_packet(rb, old, ts, discarded);

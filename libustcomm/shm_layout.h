@@ -16,10 +16,18 @@
  * b / (subbuf_size * subbuf_count).
  *
  * Invariants (the ring buffer's contract between writers and consumer):
- *  - write_offset only grows, by cmpxchg, in ust_rb_reserve() and
- *    ust_rb_flush(). A reservation never ends exactly on a sub-buffer
+ *  - write_offset only grows, in ust_rb_reserve() and ust_rb_flush(), by
+ *    one compare-and-exchange of the pair (write_offset, last_timestamp)
+ *    (16 bytes on x86-64, which is why the two are adjacent and 16-byte
+ *    aligned). A reservation never ends exactly on a sub-buffer
  *    boundary: the last byte of a sub-buffer is always padding, so every
  *    packet is closed by an explicit switch that records its context.
+ *  - last_timestamp is the time of the reservation that moved write_offset
+ *    to its current value (an event, a packet switch or a flush), stored
+ *    by the same compare-and-exchange; the next reservation takes a time
+ *    no smaller. Where no 16-byte compare-and-exchange exists it is stored
+ *    after the 8-byte one and may lag: then it is only the time of some
+ *    reservation at or before write_offset (ring_buffer.c).
  *  - A writer may begin the sub-buffer at position b only when
  *    b + subbuf_size - consumed <= subbuf_size * subbuf_count (it is free).
  *  - commit[i].count grows by exactly subbuf_size per cycle of sub-buffer i:
@@ -50,7 +58,7 @@
 #define UST_SUBBUF_NUM_MIN	2u
 #define UST_SUBBUF_NUM_MAX	256u
 #define UST_SUBBUF_SIZE_DEFAULT	(256u << 10)
-#define UST_SUBBUF_NUM_DEFAULT	4u
+#define UST_SUBBUF_NUM_DEFAULT	8u
 
 struct ust_shm_ctl {
 	/* Set once by the tracer before the descriptor is handed out. */
@@ -67,8 +75,8 @@ struct ust_shm_ctl {
 	uint8_t reserved0[8];		/* @120 */
 
 	/* Writers' cache line. */
-	uint64_t write_offset;		/* @128 */
-	uint64_t last_timestamp;	/* @136 time of a recent event, <= the newest */
+	uint64_t write_offset;		/* @128 \ one 16-byte compare-and-exchange */
+	uint64_t last_timestamp;	/* @136 / time of the reservation ending there */
 	uint64_t events_discarded;	/* @144 */
 	uint8_t reserved1[40];		/* @152 */
 
@@ -84,6 +92,8 @@ struct ust_shm_commit {
 
 _Static_assert(sizeof(struct ust_shm_ctl) == 256, "shm ctl layout");
 _Static_assert(offsetof(struct ust_shm_ctl, write_offset) == 128, "shm ctl layout");
+_Static_assert(offsetof(struct ust_shm_ctl, last_timestamp) == 136, "16-byte pair");
+_Static_assert(offsetof(struct ust_shm_ctl, write_offset) % 16 == 0, "16-byte pair");
 _Static_assert(offsetof(struct ust_shm_ctl, consumed) == 192, "shm ctl layout");
 _Static_assert(sizeof(struct ust_shm_commit) == 64, "shm commit layout");
 
@@ -110,23 +120,26 @@ static inline uint64_t ust_shm_map_size(uint32_t subbuf_size, uint32_t subbuf_co
 /*
  * The helpers below take the sizes as arguments, never from the shared
  * header: each side computes addresses only from its own private, validated
- * copies, since the other side could scribble on the header.
+ * copies, since the other side could scribble on the header. The sizes are
+ * powers of two (ust_shm_sizes_valid()), so they divide by shifting: a
+ * 64-bit division by a size only known at run time costs tens of cycles,
+ * and the writer computes these on every event.
  */
 
 /* Index of the sub-buffer holding position pos. */
 static inline uint32_t ust_shm_subbuf_index(uint32_t subbuf_size, uint32_t subbuf_count,
 					    uint64_t pos)
 {
-	return (uint32_t)(pos / subbuf_size) & (subbuf_count - 1);
+	return (uint32_t)(pos >> __builtin_ctz(subbuf_size)) & (subbuf_count - 1);
 }
 
 /* Commit count at which the sub-buffer starting at position begin is complete. */
 static inline uint64_t ust_shm_commit_target(uint32_t subbuf_size, uint32_t subbuf_count,
 					     uint64_t begin)
 {
-	uint64_t ring = (uint64_t)subbuf_size * subbuf_count;
+	unsigned int ring_shift = __builtin_ctz(subbuf_size) + __builtin_ctz(subbuf_count);
 
-	return (begin / ring + 1) * subbuf_size;
+	return ((begin >> ring_shift) + 1) << __builtin_ctz(subbuf_size);
 }
 
 static inline int ust_is_pow2(uint64_t v)

@@ -9,7 +9,11 @@
  * Payload of every test event: u32 writer id, u64 sequence number, u64 clock
  * before the reservation, u64 clock after it; the event's own time must lie
  * between the two, which catches a compact timestamp decoded to the wrong
- * 2^27-tick window.
+ * 2^27-tick window, and a time clamped to a previous one that was wrong.
+ *
+ * Everything runs with CLOCK_MONOTONIC first; the tests with several
+ * writers then run again with the TSC clock when the machine offers it,
+ * whose reads the writer does not order (libustcomm/clock.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,11 +53,38 @@ static uint32_t event_id_of(uint32_t writer, uint64_t seq)
 	return (uint32_t)((seq * 7 + writer) % 37);
 }
 
+/*
+ * The trace clock read in order with the code around it, for the bounds of
+ * an event's time: ust_clock_read() alone may execute early or late.
+ */
+static uint64_t clock_ordered(void)
+{
+	uint64_t t;
+
+#if defined(__x86_64__)
+	__builtin_ia32_lfence();
+	t = ust_clock_read();
+	__builtin_ia32_lfence();
+#else
+	t = ust_clock_read();
+#endif
+	return t;
+}
+
+/* Deadlines, in nanoseconds whichever the trace clock. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int emit(struct ust_rb *rb, uint32_t id, uint32_t writer, uint64_t seq,
 		volatile sig_atomic_t *window)
 {
 	struct ust_event_ctx ctx;
-	uint64_t t_lo = ust_clock_read();
+	uint64_t t_lo = clock_ordered();
 	int ret;
 
 	ret = ust_rb_reserve(rb, id, PAYLOAD_LEN, &ctx);
@@ -61,7 +92,7 @@ static int emit(struct ust_rb *rb, uint32_t id, uint32_t writer, uint64_t seq,
 		return ret;
 	if (window)
 		*window = 1;
-	ust_put_u64(ctx.payload + 20, ust_clock_read());
+	ust_put_u64(ctx.payload + 20, clock_ordered());
 	ust_put_u32(ctx.payload, writer);
 	ust_put_u64(ctx.payload + 4, seq);
 	ust_put_u64(ctx.payload + 12, t_lo);
@@ -486,14 +517,35 @@ struct writer {
 	uint64_t count;
 	uint64_t written;
 	uint64_t dropped;
+	int pin;			/* CPU to run on, or -1 */
+	int migrate;			/* switch between CPUs 0 and 1 every 256 events */
+	uint64_t migrations;		/* events written on another CPU than the previous */
 };
+
+static int pin_to(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one);
+}
 
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 	uint64_t seq;
+	int cpu, last_cpu = -1;
 
+	if (w->pin >= 0)
+		pin_to(w->pin);
 	for (seq = 0; seq < w->count; seq++) {
+		if (w->migrate && seq % 256 == 0)
+			pin_to((int)(seq / 256) % 2);
+		cpu = ust_getcpu();
+		if (last_cpu >= 0 && cpu != last_cpu)
+			w->migrations++;
+		last_cpu = cpu;
 		if (emit(w->rb, event_id_of(w->id, seq), w->id, seq, NULL))
 			w->dropped++;
 		else
@@ -521,7 +573,7 @@ static void test_concurrent(void)
 	c.wakeup_fd = rb.wakeup_fd;
 	pthread_create(&c.thread, NULL, consumer_main, &c);
 	for (i = 0; i < 4; i++) {
-		w[i] = (struct writer){ .rb = &rb, .id = i, .count = 50000 };
+		w[i] = (struct writer){ .rb = &rb, .id = i, .count = 50000, .pin = -1 };
 		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
 	}
 	for (i = 0; i < 4; i++) {
@@ -551,6 +603,105 @@ static void test_concurrent(void)
 	tap_ok(c.wakeups > 0 && c.wakeups <= chk.packets,
 	       "concurrent: at most one wakeup per packet (%lu for %lu)", c.wakeups,
 	       (unsigned long)chk.packets);
+	rb_teardown(&rb, &cb);
+}
+
+/*
+ * (f) One buffer written from both CPUs at once, as happens when a thread
+ * migrates or is preempted between ust_getcpu() and its reservation: a
+ * writer pinned to each CPU and a third one hopping between them. Each CPU
+ * reads its own clock, unordered; times must still never decrease in
+ * buffer order, and each must lie between the writer's ordered reads
+ * before and after its reservation.
+ */
+static void test_cross_cpu(void)
+{
+	const uint64_t per_writer = 200000;
+	struct ust_rb rb;
+	struct ustcomm_cbuf cb;
+	struct checker chk;
+	struct consumer c = { 0 };
+	struct writer w[3];
+	cpu_set_t allowed;
+	uint64_t written = 0;
+	int i, counts_ok = 1;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) ||
+	    !CPU_ISSET(0, &allowed) || !CPU_ISSET(1, &allowed)) {
+		tap_ok(1, "cross-CPU: # SKIP needs CPUs 0 and 1");
+		return;
+	}
+	if (!tap_ok(rb_setup(&rb, &cb, 16384, 4, 0) == 0, "cross-CPU: buffer created and mapped"))
+		return;
+	checker_init(&chk, 0, 3);
+	c.cb = &cb;
+	c.chk = &chk;
+	c.wakeup_fd = rb.wakeup_fd;
+	pthread_create(&c.thread, NULL, consumer_main, &c);
+	for (i = 0; i < 3; i++) {
+		w[i] = (struct writer){ .rb = &rb, .id = i, .count = per_writer,
+					.pin = i < 2 ? i : -1, .migrate = i == 2 };
+		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		pthread_join(w[i].thread, NULL);
+		written += w[i].written;
+	}
+	ust_rb_flush(&rb);
+	consumer_stop(&c);
+
+	tap_diag("cross-CPU: %lu written, %lu packets, the hopping writer changed CPU %lu times",
+		 (unsigned long)written, (unsigned long)chk.packets,
+		 (unsigned long)w[2].migrations);
+	tap_ok(w[2].migrations >= per_writer / 256 / 2,
+	       "cross-CPU: the third writer ran on both CPUs (%lu changes)",
+	       (unsigned long)w[2].migrations);
+	tap_ok(!chk.error[0], "cross-CPU: times non-decreasing, each within its writer's "
+	       "bounds%s%s", chk.error[0] ? ": " : "", chk.error);
+	for (i = 0; i < 3; i++)
+		if (chk.count[i] != w[i].written)
+			counts_ok = 0;
+	tap_ok(counts_ok && chk.events == written && written > 0,
+	       "cross-CPU: every recorded event read once (%lu)", (unsigned long)chk.events);
+	rb_teardown(&rb, &cb);
+}
+
+/*
+ * (g) The clamp itself, made deterministic: the previous reservation's
+ * time is far ahead of this CPU's clock (as if that CPU's TSC ran ahead,
+ * or our rdtsc executed early). The next event and the flush must take
+ * that time, not go back.
+ */
+static void test_clamp(void)
+{
+	struct ust_rb rb;
+	struct ustcomm_cbuf cb;
+	struct ust_event_ctx ctx;
+	const char *pkt;
+	size_t len;
+	uint64_t ahead;
+	uint32_t hdr;
+	int ret;
+
+	if (!tap_ok(rb_setup(&rb, &cb, 4096, 4, 0) == 0, "clamp: buffer created and mapped"))
+		return;
+	emit(&rb, 1, 0, 0, NULL);
+	ahead = rb.ctl->last_timestamp + (UINT64_C(1) << 40) + 12345;
+	rb.ctl->last_timestamp = ahead;
+	ret = ust_rb_reserve(&rb, 1, PAYLOAD_LEN, &ctx);
+	if (!tap_ok(ret == 0, "clamp: reserved after a time from the future"))
+		goto end;
+	memset(ctx.payload, 0, PAYLOAD_LEN);
+	hdr = ust_get_u32(ctx.payload - UST_EVENT_HEADER_COMPACT_SIZE);
+	ust_rb_commit(&rb, &ctx);
+	tap_ok(rb.ctl->last_timestamp == ahead, "clamp: last_timestamp stays at the newer time");
+	tap_ok((hdr & 31) == 1 && (hdr >> 5) == (uint32_t)(ahead & COMPACT_MASK),
+	       "clamp: the event has the previous time, in a compact header (gap 0)");
+	ust_rb_flush(&rb);
+	ret = ustcomm_cbuf_get(&cb, &pkt, &len);
+	tap_ok(ret == 1 && ust_get_u64(pkt + UST_PKT_TIMESTAMP_END) == ahead,
+	       "clamp: the flush closes the packet at that time too");
+end:
 	rb_teardown(&rb, &cb);
 }
 
@@ -648,6 +799,7 @@ static void test_signal_storm(void)
 	c.chk = &chk;
 	c.wakeup_fd = rb.wakeup_fd;
 	sig_rb = &rb;
+	sig_seq = sig_written = sig_dropped = sig_in_window = 0;
 	sigemptyset(&alrm);
 	sigaddset(&alrm, SIGALRM);
 	/* Only the writing thread takes the signal. */
@@ -657,7 +809,7 @@ static void test_signal_storm(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	now = ust_clock_read();
+	now = now_ns();
 	deadline = now + 300 * 1000000ull;
 	/* Longer when slow (valgrind) until the handler has hit both windows. */
 	hard_deadline = now + 5000 * 1000000ull;
@@ -667,7 +819,7 @@ static void test_signal_storm(void)
 			dropped++;
 		else
 			written++;
-		now = ust_clock_read();
+		now = now_ns();
 	}
 	setitimer(ITIMER_REAL, &off, NULL);
 	signal(SIGALRM, SIG_IGN);
@@ -729,6 +881,8 @@ static void test_wakeup(void)
 
 int main(void)
 {
+	struct ustcomm_clock_desc clock;
+
 	test_create_and_map();
 	test_getcpu();
 	test_single_writer();
@@ -737,6 +891,17 @@ int main(void)
 	test_discard();
 	test_signal_storm();
 	test_wakeup();
+	test_cross_cpu();
+	test_clamp();
+	if (ustcomm_clock_describe(&clock) == 0 && ustcomm_clock_use_tsc) {
+		tap_diag("again with the TSC clock");
+		test_concurrent();
+		test_signal_storm();
+		test_cross_cpu();
+		test_clamp();
+	} else {
+		tap_ok(1, "TSC clock # SKIP not usable here");
+	}
 	tap_plan(tap_count);
 	return tap_done();
 }
