@@ -178,6 +178,17 @@ r1, r2 = ctl_read_reply(s), ctl_read_reply(s)
 s.close()
 t.ok(r1 and r1[0] == 0 and r1[1][0] == str(proc.pid) and r2 and r2[0] == 0,
      "pipelined requests get their replies in order", (r1, r2))
+# Controllers one after another, as fast as they can: each connection's
+# hang-up and the next one's connect arrive while the handler runs, and
+# SIGIO deliveries merge; every request must still be answered.
+answered = 0
+for _ in range(300):
+    try:
+        reply = ctl_call(path, ctl_request("info"), timeout=2)
+    except OSError:
+        reply = None
+    answered += bool(reply and reply[0] == 0)
+t.eq(answered, 300, "300 back-to-back controllers are all answered")
 # More connections than the program keeps: the oldest make room.
 idle = []
 for _ in range(12):
