@@ -125,6 +125,7 @@ static int set_subbuf(struct reply *r, const char *const *args, int is_num)
 	return ust_trace_set_subbuf(args[0], args[1], is_num, v);
 }
 
+/* cmd is one of the commands: ustcomm_ctl_check_request() said so. */
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
 	uint32_t v, i;
@@ -190,10 +191,6 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_GET_SESSION:
 		ret = ust_trace_describe_session(args[0], r->out, &r->nr);
-		break;
-	default:
-		r->error = "unknown command";
-		ret = -EINVAL;
 		break;
 	}
 	return ret;

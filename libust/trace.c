@@ -99,7 +99,7 @@ const char *ust_trace_state_name(void)
 	return state_names[t.state];
 }
 
-int ust_trace_init(const struct ust_trace_config *config)
+void ust_trace_init(const struct ust_trace_config *config)
 {
 	t.cfg = *config;
 	if (!t.cfg.def_size)
@@ -108,7 +108,6 @@ int ust_trace_init(const struct ust_trace_config *config)
 		t.cfg.def_num = UST_SUBBUF_NUM_DEFAULT;
 	if (!t.cfg.nr_cpus)
 		t.cfg.nr_cpus = 1;
-	return 0;
 }
 
 static int valid_trace_name(const char *name)

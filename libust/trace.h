@@ -40,7 +40,7 @@ struct ust_trace_config {
 	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
 };
 
-int ust_trace_init(const struct ust_trace_config *config);
+void ust_trace_init(const struct ust_trace_config *config);
 
 const char *ust_trace_error(void);
 /* The name of the trace (or "") and its state's name. */
