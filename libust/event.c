@@ -16,7 +16,7 @@ UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_
 	struct ust_channel *chan;
 	unsigned cpu;
 
-	/* Acquire: pairs with the release stores in registry.c and session.c. */
+	/* Acquire: pairs with the release stores in registry.c and trace.c. */
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
