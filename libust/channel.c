@@ -6,6 +6,7 @@
 
 #include "libust/channel.h"
 #include "libust/sigsafe_alloc.h"
+#include "libustcomm/ctf_layout.h"
 
 /*
  * Eventfds of retired buffers, for the next buffers to use (channel.h).
@@ -17,13 +18,14 @@ static unsigned nr_spare_wakeups;
 
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       const uint8_t uuid[16])
+		       int overwrite, const uint8_t uuid[16])
 {
 	struct ust_rb_config cfg = {
 		.subbuf_size = subbuf_size,
 		.subbuf_count = subbuf_count,
 		.stream_id = stream_id,
 		.channel = name,
+		.overwrite = overwrite,
 	};
 	struct ust_channel *chan;
 	uint32_t i;
@@ -39,6 +41,7 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	}
 	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
 	chan->stream_id = stream_id;
+	chan->next_event_id = UST_EVENT_ID_FIRST;
 	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
 	for (i = 0; i < nr_cpus; i++) {
 		cfg.cpu = i;

@@ -30,7 +30,7 @@ struct ust_channel {
 /* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       const uint8_t uuid[16]);
+		       int overwrite, const uint8_t uuid[16]);
 /* Unmaps and frees: only where no thread can be writing (fork child, errors). */
 void ust_channel_destroy(struct ust_channel *chan);
 /* See above; release_memory once ustd no longer reads the buffers. */

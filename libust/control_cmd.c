@@ -12,8 +12,10 @@
 #include <ust/version.h>
 #include "libust/control.h"
 #include "libust/registry.h"
+#include "libust/sigsafe_alloc.h"
 #include "libust/trace.h"
 #include "libustcomm/format.h"
+#include "libustcomm/protocol.h"
 
 struct reply {
 	struct ustcomm_strbuf *out;
@@ -125,6 +127,22 @@ static int set_subbuf(struct reply *r, const char *const *args, int is_num)
 	return ust_trace_set_subbuf(args[0], args[1], is_num, v);
 }
 
+static int snapshot(struct reply *r, const char *const *args)
+{
+	char *path = ust_zalloc(USTCOMM_PATH_MAX);
+	int ret;
+
+	if (!path) {
+		r->error = "out of memory";
+		return -ENOMEM;
+	}
+	ret = ust_trace_snapshot(args[0], args[1], path, USTCOMM_PATH_MAX);
+	if (ret >= 0)
+		add(r, path);
+	ust_free(path);
+	return ret;
+}
+
 /* cmd is one of the commands: ustcomm_ctl_check_request() said so. */
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
@@ -191,6 +209,12 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_GET_SESSION:
 		ret = ust_trace_describe_session(args[0], r->out, &r->nr);
+		break;
+	case USTCOMM_CTL_SNAPSHOT:
+		ret = snapshot(r, args);
+		break;
+	case USTCOMM_CTL_RECONNECT:
+		ret = ust_trace_reconnect(args[0]);
 		break;
 	}
 	return ret;

@@ -85,19 +85,33 @@ static void rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
 	 * (the count of the next cycle cannot start growing before this one
 	 * is consumed), so the consumer is woken once per packet.
 	 */
-	if (uatomic_add_return(&commit->count, len) == target)
+	if (uatomic_add_return(&commit->count, len) == target && !rb->overwrite)
 		rb_wakeup(rb);
 }
 
 /*
- * Can the sub-buffer starting at begin be opened? Only once the consumer
- * has released its previous cycle.
+ * Can the sub-buffer starting at begin be opened? In discard mode, once the
+ * consumer has released its previous cycle; in overwrite mode, once every
+ * writer of its previous cycle has committed (a writer preempted in it may
+ * still be writing there).
  */
 static int rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
 {
 	uint64_t ring = (uint64_t)rb->subbuf_size * rb->subbuf_count;
-	uint64_t consumed = uatomic_read(&rb->ctl->consumed);
+	uint64_t consumed, count;
+	unsigned int ring_shift;
 
+	if (rb->overwrite) {
+		/* The previous cycle's target, ust_shm_commit_target(begin - ring),
+		 * written so that the first cycle (begin < ring) needs 0. */
+		ring_shift = __builtin_ctz(rb->subbuf_size) + __builtin_ctz(rb->subbuf_count);
+		count = uatomic_read(&ust_shm_commits(rb->ctl)[rb_subbuf_index(rb, begin)].count);
+		/* Pairs with the full barrier of that cycle's last commit add:
+		 * its writers are done with the bytes we are about to reuse. */
+		cmm_smp_rmb();
+		return count == (begin >> ring_shift) << __builtin_ctz(rb->subbuf_size);
+	}
+	consumed = uatomic_read(&rb->ctl->consumed);
 	/*
 	 * Pairs with the cmm_smp_mb() before the consumer's release store of
 	 * consumed in ustcomm_cbuf_put(): once we see the new value, the
@@ -222,10 +236,13 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 	struct rb_head cur;
 	uint64_t old, ev, ts, prev, size, discarded = 0;
 	unsigned int hdr;
+	uint8_t first;
+	char *p;
 	int compact, opens, closes, ret = 0;
 
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
-	if (payload_len >= rb->subbuf_size)
+	if (payload_len >= rb->subbuf_size ||
+	    payload_len > UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE)
 		goto drop;
 	rb_head_read(ctl, &cur);
 	do {
@@ -275,11 +292,19 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		rb_close_packet(rb, old, ts, discarded);
 	if (opens)
 		rb_open_packet(rb, ev - UST_PKT_HEADER_SIZE, ts);
-	hdr = ust_event_header_write(rb_pos_ptr(rb, ev), compact, event_id, ts);
-	ctx->payload = rb_pos_ptr(rb, ev) + hdr;
+	p = rb_pos_ptr(rb, ev);
+	/*
+	 * The first byte says "finished" (shm_layout.h): 0 until the commit.
+	 * The consumer cleared it already in discard mode; in overwrite mode
+	 * it still holds a byte of an older cycle.
+	 */
+	p[0] = 0;
+	first = ust_event_header_write_tail(p, compact, event_id, ts, &hdr);
+	ctx->payload = p + hdr;
 	ctx->buf = rb;
 	ctx->offset = ev;
-	ctx->len = (uint32_t)size;
+	/* size <= UST_EVENT_SIZE_MAX leaves the top byte for the first byte. */
+	ctx->len = (uint32_t)size | (uint32_t)first << 24;
 	goto end;
 drop:
 	/* Full (or too large): the open packet stays open, its closer records the count. */
@@ -291,7 +316,16 @@ end:
 
 void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
 {
-	rb_commit_bytes(rb, ctx->offset, ctx->len);
+	/*
+	 * Release: the payload is in memory before the first byte that says
+	 * it is finished, for the consumer that reads this buffer after a
+	 * crash (shm_layout.h) or in a snapshot; on a crash the dying thread's
+	 * stores land in program order. Then the commit count, whose add is a
+	 * full barrier (rb_commit_bytes()).
+	 */
+	__atomic_store_n((uint8_t *)rb_pos_ptr(rb, ctx->offset), (uint8_t)(ctx->len >> 24),
+			 __ATOMIC_RELEASE);
+	rb_commit_bytes(rb, ctx->offset, ctx->len & UST_EVENT_SIZE_MAX);
 }
 
 void ust_rb_flush(struct ust_rb *rb)

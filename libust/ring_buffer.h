@@ -21,6 +21,7 @@ struct ust_rb_config {
 	uint32_t cpu;
 	uint8_t uuid[16];
 	const char *channel;
+	int overwrite;			/* flight recorder (UST_SHM_FLAG_OVERWRITE) */
 	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
 	int wakeup_fd;
 };
@@ -33,6 +34,7 @@ struct ust_rb {
 	uint32_t subbuf_count;
 	uint32_t cpu;
 	uint32_t stream_id;		/* packet header fields, private too */
+	int overwrite;			/* flight recorder: see shm_layout.h */
 	uint8_t uuid[16];
 	int shm_fd;			/* memfd, kept open for handing to ustd */
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */

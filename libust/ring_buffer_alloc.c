@@ -62,6 +62,7 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	rb->subbuf_count = cfg->subbuf_count;
 	rb->cpu = cfg->cpu;
 	rb->stream_id = cfg->stream_id;
+	rb->overwrite = cfg->overwrite;
 	memcpy(rb->uuid, cfg->uuid, sizeof(rb->uuid));
 	rb->data = (char *)mem + ust_shm_data_offset(cfg->subbuf_count, page);
 
@@ -77,6 +78,7 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	ctl->map_size = map_size;
 	memcpy(ctl->uuid, cfg->uuid, sizeof(ctl->uuid));
 	strcpy(ctl->channel, cfg->channel);
+	ctl->flags = cfg->overwrite ? UST_SHM_FLAG_OVERWRITE : 0;
 	ret = 0;
 	goto end;
 error:

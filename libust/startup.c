@@ -7,7 +7,7 @@
  *
  * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."),
  * UST_CHANNELS ("name:SIZE:NUM,...", an empty SIZE or NUM keeps the default), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
- * UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG.
+ * UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -223,8 +223,7 @@ static void __attribute__((constructor)) ust_init(void)
 				UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
 	cfg.def_num = env_size("UST_SUBBUF_NUM", UST_SUBBUF_NUM_DEFAULT,
 			       UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
-	if (env_is_set("UST_OVERWRITE"))
-		ustcomm_err("UST_OVERWRITE: flight-recorder mode is not available yet; tracing in discard mode");
+	cfg.overwrite = env_is_set("UST_OVERWRITE");
 
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	ust_lock();

@@ -34,6 +34,8 @@
 #define SEND_TIMEOUT_S		2
 /* How long destroy-trace and exit wait for ustd to write the last data. */
 #define DRAIN_WAIT_MS		5000
+/* How long a snapshot may take ustd: a few rings' worth of writes. */
+#define SNAPSHOT_WAIT_MS	10000
 
 struct rule {
 	char *pattern;
@@ -210,7 +212,8 @@ static int channel_get(struct ust_channel **out, const char *name)
 		return fail(-ENOSPC, "channel %s not created: a trace has at most %d channels",
 			    name, MAX_CHANNELS);
 	channel_geometry(name, &size, &num);
-	ret = ust_channel_create(&chan, name, t.nr_channels, t.cfg.nr_cpus, size, num, t.uuid);
+	ret = ust_channel_create(&chan, name, t.nr_channels, t.cfg.nr_cpus, size, num,
+				 t.cfg.overwrite, t.uuid);
 	if (ret < 0)
 		return fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
@@ -224,6 +227,7 @@ static int channel_get(struct ust_channel **out, const char *name)
 			.cpu = i,
 			.subbuf_size = size,
 			.subbuf_count = num,
+			.flags = t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
 		};
 		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
 
@@ -238,6 +242,33 @@ static int channel_get(struct ust_channel **out, const char *name)
 	t.channels[t.nr_channels++] = chan;
 	*out = chan;
 	return 0;
+}
+
+/* The field layout ustd walks packets with after a crash (protocol.h). */
+static int send_layout(uint32_t stream_id, uint32_t event_id, const struct ust_event_state *ev)
+{
+	struct ustcomm_event_layout *el;
+	struct ustcomm_field_layout *f;
+	uint32_t i, len = sizeof(*el) + ev->nr_fields * sizeof(*f);
+	int ret;
+
+	el = ust_zalloc(len);
+	if (!el)
+		return fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
+	el->stream_id = stream_id;
+	el->event_id = event_id;
+	el->nr_fields = ev->nr_fields;
+	f = (struct ustcomm_field_layout *)(el + 1);
+	for (i = 0; i < ev->nr_fields; i++) {
+		f[i].kind = ev->fields[i].kind;
+		f[i].size = ev->fields[i].kind == UST_FIELD_STRING ? 0 : ev->fields[i].size;
+		f[i].len_size = ev->fields[i].kind == UST_FIELD_SEQUENCE ?
+			ev->fields[i].len_size : 0;
+		f[i].length = ev->fields[i].kind == UST_FIELD_ARRAY ? ev->fields[i].length : 0;
+	}
+	ret = send_msg(USTCOMM_MSG_EVENT_LAYOUT, el, len, NULL, 0);
+	ust_free(el);
+	return ret;
 }
 
 /* Gives the event an id in its channel's stream and describes it to ustd. */
@@ -268,6 +299,8 @@ static int event_bind(struct ust_event_state *ev)
 	}
 	/* Metadata first: ustd must know the id before any event carries it. */
 	ret = send_metadata(&sb);
+	if (ret >= 0)
+		ret = send_layout(chan->stream_id, b->id, ev);
 	if (ret < 0)
 		goto end;
 	chan->next_event_id++;
@@ -579,6 +612,96 @@ static int wait_drained(int sock)
 	}
 }
 
+/* Reads exactly len bytes from the ustd socket, waiting at most timeout_ms for each part. */
+static int recv_exact(int sock, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	size_t got = 0;
+	ssize_t n;
+	int r;
+
+	while (got < len) {
+		r = poll(&pfd, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ETIMEDOUT;
+		n = recv(sock, buf + got, len - got, MSG_DONTWAIT);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int ust_trace_snapshot(const char *name, const char *dir, char *path, size_t path_size)
+{
+	struct ustcomm_snapshot *req = NULL;
+	struct {
+		struct ustcomm_msg_header hdr;
+		struct ustcomm_snapshot_done done;
+	} *reply = NULL;
+	const struct ustcomm_snapshot_done *done;
+	struct ustcomm_msg msg = { .type = USTCOMM_MSG_SNAPSHOT_DONE };
+	int ret = check_trace(&name);
+
+	if (ret < 0)
+		return ret;
+	if (t.state == UST_TRACE_CREATED)
+		return fail(-EINVAL, "trace '%s' has no buffers yet: run alloc-trace or start-trace",
+			    t.name);
+	if (!t.cfg.overwrite)
+		return fail(-EINVAL, "trace '%s' is written to disk as it goes; snapshots are for flight-recorder traces (UST_OVERWRITE=1, usttrace --overwrite)",
+			    t.name);
+	if (strlen(dir) >= sizeof(req->dir) || (dir[0] && dir[0] != '/'))
+		return fail(-EINVAL, "invalid snapshot directory '%s': give an absolute path", dir);
+	if (t.sock < 0)
+		return fail(-ENOTCONN, "trace '%s' lost its connection to ustd", t.name);
+	req = ust_zalloc(sizeof(*req));
+	reply = ust_zalloc(sizeof(*reply));
+	if (!req || !reply) {
+		ret = fail(-ENOMEM, "out of memory");
+		goto end;
+	}
+	memcpy(req->dir, dir, strlen(dir));
+	/* Open packets closed: ustd copies complete sub-buffers only. */
+	flush_all();
+	ret = send_msg(USTCOMM_MSG_SNAPSHOT, req, sizeof(*req), NULL, 0);
+	if (ret < 0)
+		goto end;
+	ret = recv_exact(t.sock, (char *)reply, sizeof(*reply), SNAPSHOT_WAIT_MS);
+	if (ret < 0) {
+		connection_lost(ret);
+		ret = fail(ret, "ustd did not answer the snapshot request: %s",
+			   ustcomm_strerror(-ret));
+		goto end;
+	}
+	msg.payload_len = reply->hdr.payload_len;
+	msg.payload = (char *)&reply->done;
+	if (reply->hdr.magic != USTCOMM_MAGIC || reply->hdr.version != USTCOMM_VERSION ||
+	    reply->hdr.type != USTCOMM_MSG_SNAPSHOT_DONE || reply->hdr.nr_fds ||
+	    ustcomm_check_snapshot_done(&msg, &done) < 0) {
+		connection_lost(-EPROTO);
+		ret = fail(-EPROTO, "ustd answered the snapshot request with a malformed message");
+		goto end;
+	}
+	if (done->status < 0) {
+		ret = fail(done->status, "ustd could not write the snapshot: %s", done->text);
+		goto end;
+	}
+	ustcomm_format(path, path_size, "%s", done->text);
+	ret = 0;
+end:
+	ust_free(req);
+	ust_free(reply);
+	return ret;
+}
+
 /* Every site off, every event without a binding. The bindings stay
  * allocated: a preempted writer may still read one. */
 static void unbind_all(void)
@@ -654,6 +777,12 @@ void ust_trace_forget(void)
 	t.nr_channels = 0;
 	t.state = UST_TRACE_NONE;
 	t.name[0] = '\0';
+}
+
+int ust_trace_reconnect(const char *path)
+{
+	(void)path;
+	return fail(-ENOSYS, "reconnect: not implemented yet");
 }
 
 static int check_settings_trace(const char *name)

@@ -38,6 +38,7 @@ struct ust_trace_config {
 	char daemon_path[108];		/* fits a sockaddr_un */
 	uint32_t nr_cpus;		/* possible CPUs: one buffer each */
 	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
+	int overwrite;			/* flight recorder (UST_OVERWRITE) */
 };
 
 void ust_trace_init(const struct ust_trace_config *config);
@@ -55,6 +56,13 @@ int ust_trace_stop(const char *name);
 /* Flushes, tells ustd and waits (bounded) until it has written everything. */
 int ust_trace_destroy(const char *name);
 int ust_trace_force_switch(const char *name);
+/*
+ * Flight recorder: closes the open packets and has ustd write the rings'
+ * contents as a trace in a new directory under dir (absolute; "" for
+ * ustd's output directory) while tracing goes on; waits (bounded) for it
+ * and puts that directory's path in path.
+ */
+int ust_trace_snapshot(const char *name, const char *dir, char *path, size_t path_size);
 
 /* Adds a rule and applies it to every known event; returns how many
  * events the pattern matches. */
@@ -73,6 +81,10 @@ void ust_trace_event_added(struct ust_event_state *ev);
 
 /* Process exit: ends the trace as destroy does. */
 void ust_trace_exit(void);
+
+/* A ustd (re)started at path asks for the trace: reconnect to it, describe
+ * the trace again and hand it the existing buffers. */
+int ust_trace_reconnect(const char *path);
 
 /* fork() child: forget the parent's trace, keep the rules and settings. */
 void ust_trace_forget(void);

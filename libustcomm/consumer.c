@@ -124,11 +124,18 @@ end:
 
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 {
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
+
 	/*
-	 * Release: our reads of the packet complete before writers can see
-	 * the sub-buffer free. Pairs with the writer's load of consumed
-	 * followed by cmm_smp_rmb() and its full-barrier cmpxchg in
-	 * ust_rb_reserve(), which precede its first store into the
+	 * Every cycle begins on zeroes, so that after a crash an event whose
+	 * first byte is still 0 is known to be unfinished (shm_layout.h).
+	 */
+	memset(cb->data + (size_t)idx * cb->subbuf_size, 0, cb->subbuf_size);
+	/*
+	 * Release: our reads of the packet, and our zeroes, complete before
+	 * writers can see the sub-buffer free. Pairs with the writer's load
+	 * of consumed followed by cmm_smp_rmb() and its full-barrier cmpxchg
+	 * in ust_rb_reserve(), which precede its first store into the
 	 * sub-buffer.
 	 */
 	cmm_smp_mb();

@@ -44,10 +44,15 @@
 #define UST_PKT_HEADER_SIZE		84
 
 #define UST_EVENT_ID_EXTENDED		31u
+/* Id 0 is never given: the first byte of every event is non-zero
+ * (shm_layout.h relies on it to tell finished events after a crash). */
+#define UST_EVENT_ID_FIRST		1u
 #define UST_EVENT_COMPACT_MAX_ID	30u
 #define UST_EVENT_COMPACT_TS_BITS	27
 #define UST_EVENT_HEADER_COMPACT_SIZE	4
 #define UST_EVENT_HEADER_EXTENDED_SIZE	13
+/* Header plus payload; larger events are dropped and counted. */
+#define UST_EVENT_SIZE_MAX		((1u << 24) - 1)
 
 /* Unaligned little-endian stores and loads; the build targets are LE. */
 static inline void ust_put_u32(char *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -67,17 +72,36 @@ static inline unsigned ust_event_header_size(int compact)
 	return compact ? UST_EVENT_HEADER_COMPACT_SIZE : UST_EVENT_HEADER_EXTENDED_SIZE;
 }
 
-/* Writes the event header at p; returns its size. */
-static inline unsigned ust_event_header_write(char *p, int compact, uint32_t id, uint64_t ts)
+/*
+ * Writes the event header at p except its first byte, which it returns:
+ * the writer stores that byte last (shm_layout.h). *size is the header's.
+ */
+static inline uint8_t ust_event_header_write_tail(char *p, int compact, uint32_t id,
+						  uint64_t ts, unsigned *size)
 {
+	uint32_t word;
+
 	if (compact) {
-		ust_put_u32(p, id | (uint32_t)(ts << 5));
-		return UST_EVENT_HEADER_COMPACT_SIZE;
+		word = id | (uint32_t)(ts << 5);
+		p[1] = (char)(word >> 8);
+		p[2] = (char)(word >> 16);
+		p[3] = (char)(word >> 24);
+		*size = UST_EVENT_HEADER_COMPACT_SIZE;
+		return (uint8_t)word;
 	}
-	p[0] = (char)UST_EVENT_ID_EXTENDED;
 	ust_put_u32(p + 1, id);
 	ust_put_u64(p + 5, ts);
-	return UST_EVENT_HEADER_EXTENDED_SIZE;
+	*size = UST_EVENT_HEADER_EXTENDED_SIZE;
+	return (uint8_t)UST_EVENT_ID_EXTENDED;
+}
+
+/* Writes the whole event header at p at once; returns its size. */
+static inline unsigned ust_event_header_write(char *p, int compact, uint32_t id, uint64_t ts)
+{
+	unsigned size;
+
+	p[0] = (char)ust_event_header_write_tail(p, compact, id, ts, &size);
+	return size;
 }
 
 #endif

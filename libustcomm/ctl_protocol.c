@@ -28,6 +28,8 @@ static const struct {
 	[USTCOMM_CTL_SET_SOCK_PATH] = { "set-sock-path", 1, 1 },
 	[USTCOMM_CTL_GET_SOCK_PATH] = { "get-sock-path", 0, 0 },
 	[USTCOMM_CTL_GET_SESSION] = { "get-session", 1, 1 },
+	[USTCOMM_CTL_SNAPSHOT] = { "snapshot", 2, 2 },
+	[USTCOMM_CTL_RECONNECT] = { "reconnect", 1, 1 },
 };
 
 ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,

@@ -69,7 +69,13 @@ enum ustcomm_ctl_cmd {
 	 * (nr_rules, per rule "enable"|"disable" and PATTERN,
 	 *  per channel CHANNEL, SUBBUF_SIZE, SUBBUF_NUM) */
 	USTCOMM_CTL_GET_SESSION = 17,
-	USTCOMM_CTL_CMD_MAX = 17,
+	/* (TRACE, DIR: absolute, or "" for ustd's output directory) ->
+	 * (the snapshot's directory) */
+	USTCOMM_CTL_SNAPSHOT = 18,
+	/* (PATH of a ustd socket) -> (): a ustd that started there asks the
+	 * application to report its trace to it (ustd restarted) */
+	USTCOMM_CTL_RECONNECT = 19,
+	USTCOMM_CTL_CMD_MAX = 19,
 };
 
 struct ustcomm_ctl_header {

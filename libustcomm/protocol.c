@@ -6,6 +6,8 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <ust/core.h>
+#include "libustcomm/ctf_layout.h"
 #include "libustcomm/protocol.h"
 
 #define RX_CHUNK	65536u
@@ -14,7 +16,9 @@
 
 _Static_assert(sizeof(struct ustcomm_msg_header) == 16, "wire header layout");
 _Static_assert(sizeof(struct ustcomm_hello) == 120, "wire hello layout");
-_Static_assert(sizeof(struct ustcomm_stream) == 80, "wire stream layout");
+_Static_assert(sizeof(struct ustcomm_stream) == 88, "wire stream layout");
+_Static_assert(sizeof(struct ustcomm_field_layout) == 8, "wire field layout");
+_Static_assert(sizeof(struct ustcomm_event_layout) == 16, "wire event layout");
 
 int ustcomm_connect(const char *path)
 {
@@ -226,6 +230,9 @@ static int msg_type_fds(uint16_t type)
 	case USTCOMM_MSG_HELLO:
 	case USTCOMM_MSG_METADATA:
 	case USTCOMM_MSG_GOODBYE:
+	case USTCOMM_MSG_EVENT_LAYOUT:
+	case USTCOMM_MSG_SNAPSHOT:
+	case USTCOMM_MSG_SNAPSHOT_DONE:
 		return 0;
 	case USTCOMM_MSG_STREAM:
 		return 2;
@@ -318,8 +325,78 @@ int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_str
 	if (msg->type != USTCOMM_MSG_STREAM || msg->payload_len != sizeof(*st) ||
 	    msg->nr_fds != 2 ||
 	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
-	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count))
+	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count) ||
+	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->reserved)
 		return -EPROTO;
 	*out = st;
+	return 0;
+}
+
+static int size_ok(uint8_t size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+static int field_layout_ok(const struct ustcomm_field_layout *f)
+{
+	if (f->reserved)
+		return 0;
+	switch (f->kind) {
+	case UST_FIELD_INTEGER:
+		return size_ok(f->size) && !f->len_size && !f->length;
+	case UST_FIELD_FLOAT:
+		return (f->size == 4 || f->size == 8) && !f->len_size && !f->length;
+	case UST_FIELD_STRING:
+		return !f->size && !f->len_size && !f->length;
+	case UST_FIELD_ARRAY:
+		return size_ok(f->size) && !f->len_size;
+	case UST_FIELD_SEQUENCE:
+		return size_ok(f->size) && size_ok(f->len_size) && !f->length;
+	default:
+		return 0;
+	}
+}
+
+int ustcomm_check_event_layout(const struct ustcomm_msg *msg,
+			       const struct ustcomm_event_layout **out)
+{
+	const struct ustcomm_event_layout *el = (const void *)msg->payload;
+	const struct ustcomm_field_layout *f;
+	uint32_t i;
+
+	if (msg->type != USTCOMM_MSG_EVENT_LAYOUT || msg->payload_len < sizeof(*el) ||
+	    el->event_id < UST_EVENT_ID_FIRST || el->reserved ||
+	    (msg->payload_len - sizeof(*el)) / sizeof(*f) != el->nr_fields ||
+	    (msg->payload_len - sizeof(*el)) % sizeof(*f))
+		return -EPROTO;
+	f = (const void *)(el + 1);
+	for (i = 0; i < el->nr_fields; i++) {
+		if (!field_layout_ok(&f[i]))
+			return -EPROTO;
+	}
+	*out = el;
+	return 0;
+}
+
+int ustcomm_check_snapshot(const struct ustcomm_msg *msg, const struct ustcomm_snapshot **out)
+{
+	const struct ustcomm_snapshot *sn = (const void *)msg->payload;
+
+	if (msg->type != USTCOMM_MSG_SNAPSHOT || msg->payload_len != sizeof(*sn) ||
+	    !memchr(sn->dir, '\0', sizeof(sn->dir)) || (sn->dir[0] && sn->dir[0] != '/'))
+		return -EPROTO;
+	*out = sn;
+	return 0;
+}
+
+int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
+				const struct ustcomm_snapshot_done **out)
+{
+	const struct ustcomm_snapshot_done *d = (const void *)msg->payload;
+
+	if (msg->type != USTCOMM_MSG_SNAPSHOT_DONE || msg->payload_len != sizeof(*d) ||
+	    d->status > 0 || d->reserved || !memchr(d->text, '\0', sizeof(d->text)))
+		return -EPROTO;
+	*out = d;
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		1u
+#define USTCOMM_VERSION		2u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 
@@ -29,6 +29,15 @@ enum ustcomm_msg_type {
 	USTCOMM_MSG_STREAM = 3,
 	/* app -> ustd: every buffer was flushed; the trace is complete */
 	USTCOMM_MSG_GOODBYE = 4,
+	/* app -> ustd, after the event's METADATA: struct ustcomm_event_layout
+	 * and its fields, so that ustd can walk a packet the application left
+	 * unfinished (crash rescue) without parsing TSDL */
+	USTCOMM_MSG_EVENT_LAYOUT = 5,
+	/* app -> ustd: struct ustcomm_snapshot; the application flushed its
+	 * buffers and waits for USTCOMM_MSG_SNAPSHOT_DONE */
+	USTCOMM_MSG_SNAPSHOT = 6,
+	/* ustd -> app: struct ustcomm_snapshot_done */
+	USTCOMM_MSG_SNAPSHOT_DONE = 7,
 };
 
 struct ustcomm_msg_header {
@@ -53,6 +62,40 @@ struct ustcomm_stream {
 	uint32_t subbuf_size;
 	uint32_t subbuf_count;
 	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* NUL-terminated */
+	uint32_t flags;			/* UST_SHM_FLAG_* of shm_layout.h */
+	uint32_t reserved;		/* 0 */
+};
+
+/* One payload field as laid out in the buffer (the kinds of ust/core.h). */
+struct ustcomm_field_layout {
+	uint8_t kind;			/* enum ust_field_kind */
+	uint8_t size;			/* integer, float, element: 1, 2, 4 or 8 */
+	uint8_t len_size;		/* sequence length field: 1, 2, 4 or 8 */
+	uint8_t reserved;		/* 0 */
+	uint32_t length;		/* array: element count */
+};
+
+/* Followed by nr_fields struct ustcomm_field_layout. */
+struct ustcomm_event_layout {
+	uint32_t stream_id;
+	uint32_t event_id;		/* >= UST_EVENT_ID_FIRST */
+	uint32_t nr_fields;
+	uint32_t reserved;		/* 0 */
+};
+
+#define USTCOMM_PATH_MAX	4096
+
+struct ustcomm_snapshot {
+	/* Absolute directory to create the snapshot in, NUL-terminated;
+	 * "" for ustd's output directory. */
+	char dir[USTCOMM_PATH_MAX];
+};
+
+struct ustcomm_snapshot_done {
+	int32_t status;			/* 0 or a negative errno */
+	uint32_t reserved;		/* 0 */
+	/* NUL-terminated: the snapshot's directory, or the reason it failed */
+	char text[USTCOMM_PATH_MAX];
 };
 
 /* Connects a stream socket (close-on-exec) to path. Returns the descriptor,
@@ -99,5 +142,12 @@ USTCOMM_API int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcom
 /* Validates a payload as the struct of its type (sizes, NUL-terminated strings). */
 USTCOMM_API int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hello **out);
 USTCOMM_API int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_stream **out);
+/* Also checks every field's kind and sizes. */
+USTCOMM_API int ustcomm_check_event_layout(const struct ustcomm_msg *msg,
+					   const struct ustcomm_event_layout **out);
+USTCOMM_API int ustcomm_check_snapshot(const struct ustcomm_msg *msg,
+				       const struct ustcomm_snapshot **out);
+USTCOMM_API int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
+					    const struct ustcomm_snapshot_done **out);
 
 #endif

@@ -29,7 +29,19 @@
  *    after the 8-byte one and may lag: then it is only the time of some
  *    reservation at or before write_offset (ring_buffer.c).
  *  - A writer may begin the sub-buffer at position b only when
- *    b + subbuf_size - consumed <= subbuf_size * subbuf_count (it is free).
+ *    b + subbuf_size - consumed <= subbuf_size * subbuf_count (it is free);
+ *    in overwrite mode, only when the cycle before (which began at b minus
+ *    one ring) is complete, i.e. its commit count reached that cycle's
+ *    target.
+ *  - The first byte of an event is never 0 (event ids start at 1, and the
+ *    extended header starts with 31) and is stored last, with release
+ *    semantics, just before the event's commit. A sub-buffer is all zeroes
+ *    when a cycle begins in it: the consumer clears it before it releases
+ *    it, the memfd starts zeroed, and in overwrite mode each writer clears
+ *    the first byte of its event right after reserving it. So after a
+ *    crash, an event whose first byte is non-zero is complete, and one
+ *    whose first byte is 0 was reserved but never finished (crash rescue,
+ *    ustd).
  *  - commit[i].count grows by exactly subbuf_size per cycle of sub-buffer i:
  *    the packet header, every event and the closing padding are each added
  *    once, after their bytes are written (the adds are full barriers). So the
@@ -60,6 +72,14 @@
 #define UST_SUBBUF_SIZE_DEFAULT	(256u << 10)
 #define UST_SUBBUF_NUM_DEFAULT	8u
 
+/*
+ * Flight-recorder mode: writers never wait for the consumer; a sub-buffer
+ * may be opened again as soon as its previous cycle is complete, so the
+ * ring keeps the most recent data and ustd reads it only on demand
+ * (snapshot, exit, crash). The consumer never moves consumed.
+ */
+#define UST_SHM_FLAG_OVERWRITE	1u
+
 struct ust_shm_ctl {
 	/* Set once by the tracer before the descriptor is handed out. */
 	uint32_t magic;			/* @0 */
@@ -72,7 +92,8 @@ struct ust_shm_ctl {
 	uint64_t map_size;		/* @32 total size of the memfd */
 	uint8_t uuid[16];		/* @40 trace uuid */
 	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* @56 NUL-terminated */
-	uint8_t reserved0[8];		/* @120 */
+	uint32_t flags;			/* @120 UST_SHM_FLAG_* */
+	uint8_t reserved0[4];		/* @124 */
 
 	/* Writers' cache line. */
 	uint64_t write_offset;		/* @128 \ one 16-byte compare-and-exchange */

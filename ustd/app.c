@@ -219,6 +219,14 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 	case USTCOMM_MSG_STREAM:
 		ret = app_handle_stream(app, msg, why);
 		break;
+	case USTCOMM_MSG_EVENT_LAYOUT: {
+		const struct ustcomm_event_layout *el;
+
+		ret = ustcomm_check_event_layout(msg, &el);
+		if (ret < 0)
+			*why = "invalid EVENT_LAYOUT";
+		break;
+	}
 	case USTCOMM_MSG_GOODBYE:
 		app->flushed = true;
 		break;

@@ -334,7 +334,7 @@ static void test_malformed(void)
 	fill_hello(&h);
 	len = build_raw(raw, 0xdeadbeef, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
 	tap_ok(feed(raw, len, 0, 0) == -EPROTO, "bad magic: -EPROTO");
-	len = build_raw(raw, USTCOMM_MAGIC, 2, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
+	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION + 1, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
 	tap_ok(feed(raw, len, 0, 0) == -EPROTO, "bad version: -EPROTO");
 	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, 99, 0, 0, NULL, 0);
 	tap_ok(feed(raw, len, 0, 0) == -EPROTO, "unknown type: -EPROTO");

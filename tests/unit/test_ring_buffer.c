@@ -692,8 +692,8 @@ static void test_clamp(void)
 	if (!tap_ok(ret == 0, "clamp: reserved after a time from the future"))
 		goto end;
 	memset(ctx.payload, 0, PAYLOAD_LEN);
-	hdr = ust_get_u32(ctx.payload - UST_EVENT_HEADER_COMPACT_SIZE);
 	ust_rb_commit(&rb, &ctx);
+	hdr = ust_get_u32(ctx.payload - UST_EVENT_HEADER_COMPACT_SIZE);
 	tap_ok(rb.ctl->last_timestamp == ahead, "clamp: last_timestamp stays at the newer time");
 	tap_ok((hdr & 31) == 1 && (hdr >> 5) == (uint32_t)(ahead & COMPACT_MASK),
 	       "clamp: the event has the previous time, in a compact header (gap 0)");
