@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "libustcomm/log.h"
 #include "ustd/stream.h"
 
@@ -76,6 +77,19 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 }
 
 /*
+ * Writes into a file whose directory was removed succeed and vanish: the
+ * trace is stopped instead, with a reason, as for a full disk.
+ */
+static int stream_check_file(const struct ustd_stream *s)
+{
+	struct stat st;
+
+	if (fstat(s->out_fd, &st) < 0)
+		return -errno;
+	return st.st_nlink == 0 ? -ENOENT : 0;
+}
+
+/*
  * Copies at most one ring's worth of complete packets, so that a writer
  * producing as fast as ustd writes cannot keep it in this loop while other
  * applications wait. Sets *more when it stopped with packets left.
@@ -104,6 +118,8 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 			goto end;
 		}
 		ret = ustd_write_all(s->out_fd, packet, len);
+		if (ret == 0)
+			ret = stream_check_file(s);
 		ustcomm_cbuf_put(&s->cb);
 		if (ret < 0) {
 			/* A packet running past the end of its file makes the
