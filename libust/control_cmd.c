@@ -109,7 +109,11 @@ static int list_markers(struct reply *r)
 			ustcomm_strbuf_append(sb, "", 1);
 			r->nr++;
 		}
-		ust_registry_describe_objects(ev, sb);
+		/* The ids of an unloaded library's events stay in the trace. */
+		if (ev->nr_sites)
+			ust_registry_describe_objects(ev, sb);
+		else
+			ustcomm_strbuf_append(sb, "(unloaded)", strlen("(unloaded)"));
 		ustcomm_strbuf_append(sb, "", 1);
 		r->nr++;
 	}

@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +30,9 @@ struct ust_object {
 	struct ust_tracepoint *const *tp_start, *const *tp_stop;
 	unsigned refcount;		/* one per translation unit's constructor */
 	char *path;			/* the executable's or the library's file */
+	/* Where a library that can be unloaded is mapped (dli_fbase), to
+	 * find the probes its code provides; NULL for the executable. */
+	const void *base;
 };
 
 static pthread_mutex_t ust_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -322,12 +326,23 @@ static void register_site(struct ust_event_desc *desc)
 	ust_trace_event_added(cand);
 }
 
+/*
+ * After this, libust holds no pointer into desc's object: the state keeps
+ * its own copies of the names, fields and format. desc->priv is cleared so
+ * that the object, if it stays mapped and registers again, starts clean.
+ * A thread of the object's own code may still be between its load of priv
+ * and its commit: it uses the state, which is never freed, and the
+ * binding, never freed either (trace.c); it reads desc again only when its
+ * code runs again, which the application must not let happen once the
+ * object is unmapped.
+ */
 static void unregister_site(struct ust_event_desc *desc)
 {
 	struct ust_event_state *ev = desc->priv;
 	uint32_t i;
 
 	__atomic_store_n(&desc->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELAXED);
 	if (!ev)
 		return;
 	for (i = 0; i < ev->nr_sites; i++) {
@@ -339,14 +354,40 @@ static void unregister_site(struct ust_event_desc *desc)
 	/* The state stays: its id is in the trace's metadata for good. */
 }
 
-/* Runs in the object's constructor, a normal context: dladdr() is fine. */
-static char *object_path(const void *addr)
+/* dl_iterate_phdr() visits the executable first. */
+static int in_executable(struct dl_phdr_info *info, size_t size, void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	ElfW(Half) i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= start && a - start < ph->p_memsz)
+			return 1;
+	}
+	return -1;
+}
+
+/*
+ * Runs in the object's constructor, a normal context, and before ust_lock:
+ * dladdr() and dl_iterate_phdr() take the dynamic linker's lock, which a
+ * thread in dlopen() holds while its constructors wait for ust_lock.
+ */
+static char *object_path(const void *addr, const void **base)
 {
 	char buf[PATH_MAX];
 	Dl_info info;
 	ssize_t n;
 
-	if (dladdr(addr, &info) && info.dli_fname && info.dli_fname[0] == '/')
+	*base = NULL;
+	if (!dladdr(addr, &info))
+		info.dli_fname = NULL;
+	else if (dl_iterate_phdr(in_executable, (void *)addr) != 1)
+		*base = info.dli_fbase;
+	if (info.dli_fname && info.dli_fname[0] == '/')
 		return strdup(info.dli_fname);
 	/* The executable itself shows up under the name it was started by. */
 	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -375,10 +416,13 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 {
 	struct ust_event_desc *const *d;
 	struct ust_object **p, *obj;
+	const void *base;
+	char *path;
 	int ret = 0;
 
 	if (!ev_start && !tp_start)
 		return 0;
+	path = object_path(ev_start ? (const void *)ev_start : (const void *)tp_start, &base);
 	ust_lock();
 	p = find_object(ev_start, tp_start);
 	if (*p) {
@@ -386,7 +430,8 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 		goto end;
 	}
 	obj = calloc(1, sizeof(*obj));
-	if (!obj) {
+	if (!obj || !path) {
+		free(obj);
 		ret = -ENOMEM;
 		goto end;
 	}
@@ -395,12 +440,9 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 	obj->tp_start = tp_start;
 	obj->tp_stop = tp_stop;
 	obj->refcount = 1;
-	obj->path = object_path(ev_start ? (const void *)ev_start : (const void *)tp_start);
-	if (!obj->path) {
-		free(obj);
-		ret = -ENOMEM;
-		goto end;
-	}
+	obj->path = path;
+	obj->base = base;
+	path = NULL;
 	*p = obj;
 	for (d = ev_start; d && d < ev_stop; d++) {
 		if (*d)
@@ -410,6 +452,7 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 		ret = ust_tracepoint_register_sites(tp_start, tp_stop);
 end:
 	ust_unlock();
+	free(path);
 	return ret;
 }
 
@@ -420,6 +463,7 @@ UST_API void ust_unregister_object(struct ust_event_desc *const *ev_start,
 {
 	struct ust_event_desc *const *d;
 	struct ust_object **p, *obj;
+	const void *base = NULL;
 
 	if (!ev_start && !tp_start)
 		return;
@@ -435,8 +479,11 @@ UST_API void ust_unregister_object(struct ust_event_desc *const *ev_start,
 	}
 	if (tp_start)
 		ust_tracepoint_unregister_sites(tp_start, tp_stop);
+	base = obj->base;
 	free(obj->path);
 	free(obj);
 end:
 	ust_unlock();
+	/* Outside ust_lock: it waits for a grace period (tracepoint_internal.h). */
+	ust_tracepoint_unregister_probes_of(base);
 }

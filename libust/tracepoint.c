@@ -9,7 +9,14 @@
  * array. An array is never modified once published: it is replaced, and the
  * old one is freed only after an RCU grace period, so that readers in
  * trace_NAME() (include/ust/tracepoint.h) never see it freed.
+ *
+ * A probe's code may live in a library that is unloaded later. When that
+ * object unregisters (its destructor, before dlclose() unmaps it), every
+ * probe whose function lies in it is disconnected and a grace period
+ * waited for: a thread of another object that was calling it has returned
+ * from it before the destructor does.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,11 +26,15 @@
 
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/common.h"
+#include "libustcomm/log.h"
 
 /* The probes connected for one tracepoint name, sites or not. */
 struct tp_name {
 	struct tp_name *next;
 	struct ust_tracepoint_probe *probes;	/* nr + 1 entries, the last NULL */
+	/* nr entries: the load address of the object holding each probe's
+	 * function (NULL if unknown). Read under tp_mutex only. */
+	const void **owners;
 	size_t nr;
 	char name[];
 };
@@ -116,14 +127,56 @@ static struct ust_tracepoint_probe *new_array(const struct tp_name *n, void (*fu
 	return probes;
 }
 
+/*
+ * The object a probe's code belongs to. dladdr() takes the dynamic
+ * linker's lock, so it is called before tp_mutex: a thread in dlopen()
+ * holds that lock while its constructors register sites under tp_mutex.
+ */
+static const void *code_owner(void (*func)(void))
+{
+	Dl_info info;
+
+	if (dladdr(*(void **)&func, &info) && info.dli_fbase)
+		return info.dli_fbase;
+	return NULL;
+}
+
+/* Removes entry i of n's probe list; the caller frees *old after a grace
+ * period. 0 or -ENOMEM (nothing changed). Under tp_mutex. */
+static int drop_probe(struct tp_name **pos, size_t i, struct ust_tracepoint_probe **old)
+{
+	struct ust_tracepoint_probe *probes = NULL;
+	struct tp_name *n = *pos;
+
+	if (n->nr > 1) {
+		probes = new_array(n, NULL, NULL, (ssize_t)i);
+		if (!probes)
+			return -ENOMEM;
+	}
+	*old = n->probes;
+	n->probes = probes;
+	memmove(&n->owners[i], &n->owners[i + 1], (n->nr - i - 1) * sizeof(*n->owners));
+	n->nr--;
+	publish_name(n->name, probes);
+	if (!n->nr) {
+		*pos = n->next;
+		free(n->owners);
+		free(n);
+	}
+	return 0;
+}
+
 UST_API int ust_tracepoint_probe_register(const char *name, void (*func)(void), void *data)
 {
 	struct ust_tracepoint_probe *probes, *old = NULL;
 	struct tp_name **pos, *n;
+	const void **owners;
+	const void *owner;
 	int ret = 0;
 
 	if (!name || !func)
 		return -EINVAL;
+	owner = code_owner(func);
 	pthread_mutex_lock(&tp_mutex);
 	pos = find_name(name);
 	n = *pos;
@@ -139,16 +192,22 @@ UST_API int ust_tracepoint_probe_register(const char *name, void (*func)(void), 
 		}
 		strcpy(n->name, name);
 	}
-	probes = new_array(n, func, data, -1);
+	owners = realloc(n->owners, (n->nr + 1) * sizeof(*owners));
+	if (owners)
+		n->owners = owners;
+	probes = owners ? new_array(n, func, data, -1) : NULL;
 	if (!probes) {
-		if (!*pos)
+		if (!*pos) {
+			free(n->owners);
 			free(n);
+		}
 		ret = -ENOMEM;
 		goto unlock;
 	}
 	*pos = n;
 	old = n->probes;
 	n->probes = probes;
+	n->owners[n->nr] = owner;
 	n->nr++;
 	publish_name(name, probes);
 unlock:
@@ -162,7 +221,7 @@ unlock:
 
 UST_API int ust_tracepoint_probe_unregister(const char *name, void (*func)(void), void *data)
 {
-	struct ust_tracepoint_probe *probes = NULL, *old = NULL;
+	struct ust_tracepoint_probe *old = NULL;
 	struct tp_name **pos, *n;
 	ssize_t i = -1;
 	int ret = 0;
@@ -178,21 +237,7 @@ UST_API int ust_tracepoint_probe_unregister(const char *name, void (*func)(void)
 		ret = -ENOENT;
 		goto unlock;
 	}
-	if (n->nr > 1) {
-		probes = new_array(n, NULL, NULL, i);
-		if (!probes) {
-			ret = -ENOMEM;
-			goto unlock;
-		}
-	}
-	old = n->probes;
-	n->probes = probes;
-	n->nr--;
-	publish_name(name, probes);
-	if (!n->nr) {
-		*pos = n->next;
-		free(n);
-	}
+	ret = drop_probe(pos, (size_t)i, &old);
 unlock:
 	pthread_mutex_unlock(&tp_mutex);
 	if (old) {
@@ -260,4 +305,56 @@ void ust_tracepoint_unregister_sites(struct ust_tracepoint *const *start,
 	}
 	pthread_mutex_unlock(&tp_mutex);
 	free(r);
+}
+
+/*
+ * One probe at a time, each with its own grace period: an object brings
+ * few probes, and it needs no memory but the smaller array. A thread
+ * inside a read-side section (a probe that unloads a library, exit()
+ * called from a probe) cannot wait for itself: the probes are still
+ * disconnected, and the caller was warned (tracepoint.h) that this is not
+ * allowed.
+ */
+/* The first probe whose code is in owner's object, or NULL. Under tp_mutex. */
+static struct tp_name **find_owned(const void *owner, size_t *i)
+{
+	struct tp_name **pos;
+
+	for (pos = &tp_names; *pos; pos = &(*pos)->next) {
+		for (*i = 0; *i < (*pos)->nr; (*i)++) {
+			if ((*pos)->owners[*i] == owner)
+				return pos;
+		}
+	}
+	return NULL;
+}
+
+void ust_tracepoint_unregister_probes_of(const void *owner)
+{
+	struct ust_tracepoint_probe *old;
+	struct tp_name **pos;
+	size_t i;
+	int ret;
+
+	if (!owner)
+		return;
+	do {
+		old = NULL;
+		ret = 0;
+		pthread_mutex_lock(&tp_mutex);
+		pos = find_owned(owner, &i);
+		if (pos)
+			ret = drop_probe(pos, i, &old);
+		pthread_mutex_unlock(&tp_mutex);
+		if (ret < 0) {
+			ustcomm_err("out of memory disconnecting the probes of an unloaded library: a program that still calls them will crash");
+			return;
+		}
+		if (old && rcu_read_ongoing()) {
+			ustcomm_err("a library with tracepoint probes was unloaded from inside a probe: its probes are disconnected, but one may still be running");
+		} else if (old) {
+			synchronize_rcu();
+			free(old);
+		}
+	} while (pos);
 }

@@ -11,5 +11,13 @@ int ust_tracepoint_register_sites(struct ust_tracepoint *const *start,
 /* Detaches the sites of a range given to ust_tracepoint_register_sites(). */
 void ust_tracepoint_unregister_sites(struct ust_tracepoint *const *start,
 				     struct ust_tracepoint *const *stop);
+/*
+ * Disconnects every probe whose function is in the object loaded at owner
+ * (dladdr()'s dli_fbase) and returns after a grace period, when no thread
+ * runs one any more. Called without ust_lock held: the control signal
+ * handler, which takes ust_lock, may interrupt a reader in its read-side
+ * section, which would then never end.
+ */
+void ust_tracepoint_unregister_probes_of(const void *owner);
 
 #endif

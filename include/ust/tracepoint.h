@@ -17,7 +17,9 @@
  * registered by name and connect to the tracepoints of that name in every
  * object, including objects loaded later. Unregistering returns after an
  * RCU grace period: the probe is no longer running and its data may be
- * freed. Neither may be called from a probe.
+ * freed. Neither may be called from a probe. When the object that holds a
+ * probe's code is unloaded (dlclose), libust disconnects that probe and
+ * waits for a grace period before the object's destructor returns.
  */
 #ifndef UST_TRACEPOINT_H
 #define UST_TRACEPOINT_H
