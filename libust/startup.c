@@ -2,12 +2,15 @@
 /*
  * libust's life in the process: at load time it reads the environment,
  * opens the control socket and, when UST_TRACE asks for it, starts a
- * trace; fork() gives the child a socket of its own and no trace; at exit
+ * trace; fork() gives the child a socket of its own and, when the parent
+ * was tracing, a trace of its own; at exit
  * the trace is flushed to ustd and the socket removed.
  *
  * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."),
  * UST_CHANNELS ("name:SIZE:NUM,...", an empty SIZE or NUM keeps the default), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
- * UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG.
+ * UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG,
+ * UST_TRACE_PID (UST_TRACE applies only in the process of that pid: usttrace
+ * without -f traces the program, not what it executes).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,10 +20,12 @@
 #include <sys/prctl.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
+#include <urcu-bp.h>
 
 #include "libust/control.h"
 #include "libust/registry.h"
 #include "libust/trace.h"
+#include "libust/tracepoint_internal.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
@@ -63,6 +68,16 @@ static void sanitize_procname(char *name)
 		strcpy(name, "unknown");
 }
 
+/* UST_TRACE, unless UST_TRACE_PID restricts it to another process. */
+static int env_trace(void)
+{
+	const char *pid = getenv("UST_TRACE_PID");
+
+	if (!env_is_set("UST_TRACE"))
+		return 0;
+	return !pid || !*pid || atol(pid) == (long)getpid();
+}
+
 /* UST_AUTOPROBE: "1" or empty with UST_TRACE means every event. */
 static void env_rules(void)
 {
@@ -70,7 +85,7 @@ static void env_rules(void)
 	char *copy, *tok, *save = NULL;
 
 	if (!spec || !*spec) {
-		if (!env_is_set("UST_TRACE"))
+		if (!env_trace())
 			return;
 		spec = "*";
 	}
@@ -175,29 +190,51 @@ static enum ust_control_mode env_control(void)
 	return UST_CONTROL_SIGNAL;
 }
 
+/*
+ * fork() copies only the calling thread: every lock another thread held
+ * stays held in the child forever. So the parent takes, before forking,
+ * each lock the child's libust needs: ust_lock() (the trace, the registry,
+ * the allocator, the control server all run under it) and liburcu-bp's
+ * (a tracepoint's probe registration synchronizes RCU, and so may the
+ * child). A writer in the middle of an event holds nothing: the ring
+ * buffer is lock-free, and the child drops the parent's buffers anyway.
+ * Also the tracepoint mutex (tracepoint.c), so that a child registering a
+ * probe does not wait for a thread that does not exist in it.
+ * Order: ust_lock, then the tracepoint mutex (registration takes them in
+ * that order), then liburcu-bp's locks: no RCU lock holder ever takes the
+ * other two, and nobody waits for a grace period holding them.
+ */
 static void atfork_prepare(void)
 {
 	ust_lock();
+	ust_tracepoint_fork_lock();
+	urcu_bp_before_fork();
 }
 
 static void atfork_parent(void)
 {
+	urcu_bp_after_fork_parent();
+	ust_tracepoint_fork_unlock();
 	ust_unlock();
 }
 
 /*
  * The child shares the parent's buffers (MAP_SHARED) and sockets: it drops
- * them before it can write anything and opens a control socket of its own.
+ * them before it can write anything, opens a control socket of its own
+ * and, when the parent was traced, a trace of its own.
  * Async-signal-safe, as a child of a multithreaded parent requires.
  */
 static void atfork_child(void)
 {
 	char prefix[32];
 
+	urcu_bp_after_fork_child();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
-	ust_trace_forget();
+	if (ust_trace_after_fork_child() < 0)
+		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
 	ust_control_after_fork_child();
+	ust_tracepoint_fork_unlock();
 	ust_unlock();
 }
 
@@ -233,7 +270,7 @@ static void __attribute__((constructor)) ust_init(void)
 	ust_unlock();
 	/* Outside the lock: the signal it blocks is only known from here on. */
 	ust_control_init(env_control(), env_signal());
-	if (!env_is_set("UST_TRACE"))
+	if (!env_trace())
 		return;
 	ust_lock();
 	if (ust_trace_create("auto") < 0 || ust_trace_start("auto") < 0)

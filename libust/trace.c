@@ -34,8 +34,6 @@
 #define SEND_TIMEOUT_S		2
 /* How long destroy-trace and exit wait for ustd to write the last data. */
 #define DRAIN_WAIT_MS		5000
-/* How long a snapshot may take ustd: a few rings' worth of writes. */
-#define SNAPSHOT_WAIT_MS	10000
 
 struct rule {
 	char *pattern;
@@ -195,9 +193,36 @@ static void channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
 	*num = c && c->num ? c->num : t.cfg.def_num;
 }
 
-static int channel_get(struct ust_channel **out, const char *name)
+/* The channel's stream block, then each CPU's buffer (memfd and eventfd). */
+static int send_channel(const struct ust_channel *chan)
 {
 	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	uint32_t i;
+	int ret;
+
+	/* The stream block must be in the metadata before any event of it. */
+	ret = ustcomm_metadata_stream(&sb, chan->stream_id, chan->name);
+	if (ret >= 0)
+		ret = send_metadata(&sb);
+	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
+		struct ustcomm_stream msg = {
+			.stream_id = chan->stream_id,
+			.cpu = i,
+			.subbuf_size = chan->bufs[i].subbuf_size,
+			.subbuf_count = chan->bufs[i].subbuf_count,
+			.flags = t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
+		};
+		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
+
+		memcpy(msg.channel, chan->name, strlen(chan->name));
+		ret = send_msg(USTCOMM_MSG_STREAM, &msg, sizeof(msg), fds, 2);
+	}
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+static int channel_get(struct ust_channel **out, const char *name)
+{
 	struct ust_channel *chan;
 	uint32_t size, num, i;
 	int ret;
@@ -217,24 +242,7 @@ static int channel_get(struct ust_channel **out, const char *name)
 	if (ret < 0)
 		return fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
-	/* The stream block must be in the metadata before any event of it. */
-	ret = ustcomm_metadata_stream(&sb, chan->stream_id, name);
-	if (ret >= 0)
-		ret = send_metadata(&sb);
-	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
-		struct ustcomm_stream msg = {
-			.stream_id = chan->stream_id,
-			.cpu = i,
-			.subbuf_size = size,
-			.subbuf_count = num,
-			.flags = t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
-		};
-		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
-
-		memcpy(msg.channel, name, strlen(name));
-		ret = send_msg(USTCOMM_MSG_STREAM, &msg, sizeof(msg), fds, 2);
-	}
-	ustcomm_strbuf_free(&sb);
+	ret = send_channel(chan);
 	if (ret < 0) {
 		ust_channel_destroy(chan);
 		return ret;
@@ -271,10 +279,32 @@ static int send_layout(uint32_t stream_id, uint32_t event_id, const struct ust_e
 	return ret;
 }
 
+/* The event's block in the metadata, then its layout. */
+static int send_event(const struct ust_event_state *ev, uint32_t stream_id, uint32_t id)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	int ret;
+
+	ret = ustcomm_metadata_event(&sb, stream_id, id, ev->full_name, ev->fields,
+				     ev->nr_fields);
+	if (ret < 0) {
+		ustcomm_err("event %s is left out: its fields cannot be described in CTF",
+			    ev->full_name);
+		ret = fail(ret, "event %s cannot be described in CTF", ev->full_name);
+		goto end;
+	}
+	/* Metadata first: ustd must know the id before any event carries it. */
+	ret = send_metadata(&sb);
+	if (ret >= 0)
+		ret = send_layout(stream_id, id, ev);
+end:
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
 /* Gives the event an id in its channel's stream and describes it to ustd. */
 static int event_bind(struct ust_event_state *ev)
 {
-	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
 	struct ust_event_binding *b;
 	struct ust_channel *chan = NULL;
 	int ret;
@@ -289,18 +319,7 @@ static int event_bind(struct ust_event_state *ev)
 		return fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
 	b->chan = chan;
 	b->id = chan->next_event_id;
-	ret = ustcomm_metadata_event(&sb, chan->stream_id, b->id, ev->full_name,
-				     ev->fields, ev->nr_fields);
-	if (ret < 0) {
-		ustcomm_err("event %s is left out: its fields cannot be described in CTF",
-			    ev->full_name);
-		ret = fail(ret, "event %s cannot be described in CTF", ev->full_name);
-		goto end;
-	}
-	/* Metadata first: ustd must know the id before any event carries it. */
-	ret = send_metadata(&sb);
-	if (ret >= 0)
-		ret = send_layout(chan->stream_id, b->id, ev);
+	ret = send_event(ev, chan->stream_id, b->id);
 	if (ret < 0)
 		goto end;
 	chan->next_event_id++;
@@ -309,7 +328,6 @@ static int event_bind(struct ust_event_state *ev)
 	b = NULL;
 end:
 	ust_free(b);
-	ustcomm_strbuf_free(&sb);
 	return ret;
 }
 
@@ -674,7 +692,7 @@ int ust_trace_snapshot(const char *name, const char *dir, char *path, size_t pat
 	ret = send_msg(USTCOMM_MSG_SNAPSHOT, req, sizeof(*req), NULL, 0);
 	if (ret < 0)
 		goto end;
-	ret = recv_exact(t.sock, (char *)reply, sizeof(*reply), SNAPSHOT_WAIT_MS);
+	ret = recv_exact(t.sock, (char *)reply, sizeof(*reply), USTCOMM_CTL_SNAPSHOT_WAIT_MS);
 	if (ret < 0) {
 		connection_lost(ret);
 		ret = fail(ret, "ustd did not answer the snapshot request: %s",
@@ -763,7 +781,8 @@ void ust_trace_exit(void)
 	trace_teardown();
 }
 
-void ust_trace_forget(void)
+/* Drops the parent's trace: its connection and buffers are the parent's. */
+static void forget(void)
 {
 	unsigned i;
 
@@ -779,10 +798,91 @@ void ust_trace_forget(void)
 	t.name[0] = '\0';
 }
 
+int ust_trace_after_fork_child(void)
+{
+	char name[USTCOMM_CTL_TRACE_NAME_MAX];
+	int was_started = t.state == UST_TRACE_STARTED;
+	int ret;
+
+	memcpy(name, t.name, sizeof(name));
+	forget();
+	if (!was_started)
+		return 0;
+	ret = ust_trace_create(name);
+	if (ret >= 0)
+		ret = ust_trace_start(name);
+	return ret;
+}
+
+/* Whether ustd is still at the other end: it never closes a live trace's
+ * connection, so end of file or a hang-up means it died. */
+static int connection_alive(void)
+{
+	struct pollfd pfd = { .fd = t.sock, .events = POLLIN };
+	char byte;
+
+	if (t.sock < 0)
+		return 0;
+	if (poll(&pfd, 1, 0) < 0)
+		return 1;
+	if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+		return 0;
+	if ((pfd.revents & POLLIN) && recv(t.sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		return 0;
+	return 1;
+}
+
+/*
+ * Describes the trace to the ustd at path exactly as it was described
+ * before (same uuid, stream and event ids) and hands it every existing
+ * buffer. ustd continues each from its consumed position, so what was
+ * written while no ustd ran is kept, except what the full buffers had to
+ * discard (counted in events_discarded, reported in the packets).
+ */
 int ust_trace_reconnect(const char *path)
 {
-	(void)path;
-	return fail(-ENOSYS, "reconnect: not implemented yet");
+	char old_path[sizeof(t.cfg.daemon_path)];
+	struct ust_event_state *ev;
+	unsigned i;
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(t.cfg.daemon_path) || !path[0])
+		return fail(-EINVAL, "invalid ustd socket path: it must have 1 to %zu characters",
+			    sizeof(t.cfg.daemon_path) - 1);
+	if (t.state < UST_TRACE_ALLOCATED)
+		return 0;
+	if (connection_alive()) {
+		if (!strcmp(path, t.cfg.daemon_path))
+			return fail(-EALREADY, "trace '%s' is connected to ustd at %s already",
+				    t.name, path);
+		/* Another ustd, alive, owns the trace: never taken from it. */
+		return fail(-EBUSY, "trace '%s' is recorded by the ustd at %s, which is alive",
+			    t.name, t.cfg.daemon_path);
+	}
+	memcpy(old_path, t.cfg.daemon_path, sizeof(old_path));
+	memcpy(t.cfg.daemon_path, path, strlen(path) + 1);
+	fd = daemon_connect();
+	if (fd < 0) {
+		memcpy(t.cfg.daemon_path, old_path, sizeof(old_path));
+		return fd;
+	}
+	if (t.sock >= 0)
+		close(t.sock);
+	t.sock = fd;
+	ret = send_hello();
+	for (i = 0; ret >= 0 && i < t.nr_channels; i++)
+		ret = send_channel(t.channels[i]);
+	for (ev = ust_registry_first(); ret >= 0 && ev; ev = ev->next) {
+		const struct ust_event_binding *b = ev->binding;
+
+		if (b)
+			ret = send_event(ev, b->chan->stream_id, b->id);
+	}
+	if (ret < 0)
+		return ret;
+	ustcomm_dbg("trace '%s' reports to ustd at %s again", t.name, path);
+	/* Events enabled while no ustd was there are bound now. */
+	return apply_all();
 }
 
 static int check_settings_trace(const char *name)

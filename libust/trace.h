@@ -82,11 +82,19 @@ void ust_trace_event_added(struct ust_event_state *ev);
 /* Process exit: ends the trace as destroy does. */
 void ust_trace_exit(void);
 
-/* A ustd (re)started at path asks for the trace: reconnect to it, describe
- * the trace again and hand it the existing buffers. */
+/*
+ * A ustd (re)started at path asks for the trace: reconnect to it, describe
+ * the trace again and hand it the existing buffers. 0 when there is
+ * nothing to hand over (no trace, or no buffers yet); -EALREADY when the
+ * trace is connected to that ustd, -EBUSY when another live ustd has it.
+ */
 int ust_trace_reconnect(const char *path);
 
-/* fork() child: forget the parent's trace, keep the rules and settings. */
-void ust_trace_forget(void);
+/*
+ * fork() child: forgets the parent's trace, keeps the rules and settings,
+ * and, when the parent's trace was started, starts one of its own (new
+ * buffers, its own connection to ustd, so its own trace directory).
+ */
+int ust_trace_after_fork_child(void);
 
 #endif

@@ -358,3 +358,13 @@ void ust_tracepoint_unregister_probes_of(const void *owner)
 		}
 	} while (pos);
 }
+
+void ust_tracepoint_fork_lock(void)
+{
+	pthread_mutex_lock(&tp_mutex);
+}
+
+void ust_tracepoint_fork_unlock(void)
+{
+	pthread_mutex_unlock(&tp_mutex);
+}

@@ -20,4 +20,9 @@ void ust_tracepoint_unregister_sites(struct ust_tracepoint *const *start,
  */
 void ust_tracepoint_unregister_probes_of(const void *owner);
 
+/* fork(): held across it, so that the child finds the probe lists whole
+ * and the mutex free. Taken after ust_lock(), as registration does. */
+void ust_tracepoint_fork_lock(void);
+void ust_tracepoint_fork_unlock(void);
+
 #endif

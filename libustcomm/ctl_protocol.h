@@ -31,6 +31,9 @@
 /* Replies list every event of a program. */
 #define USTCOMM_CTL_MAX_REPLY		(16u << 20)
 #define USTCOMM_CTL_MAX_ARGS		256u
+/* How long an application waits for ustd to write a snapshot; controllers
+ * add it to their own timeout for USTCOMM_CTL_SNAPSHOT. */
+#define USTCOMM_CTL_SNAPSHOT_WAIT_MS	10000
 /* Trace names: what a directory name and a CTF env string can hold. */
 #define USTCOMM_CTL_TRACE_NAME_MAX	64u
 

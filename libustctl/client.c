@@ -384,6 +384,12 @@ end:
 int ustctl_call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		struct ustctl_reply *reply)
 {
+	return ustctl_call_longer(pid, cmd, args, nr_args, 0, reply);
+}
+
+int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
+		       int extra_ms, struct ustctl_reply *reply)
+{
 	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
 	char path[PATH_MAX], *req = NULL;
 	struct timespec deadline;
@@ -391,6 +397,7 @@ int ustctl_call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args
 	int fd = -1, ret;
 
 	memset(reply, 0, sizeof(*reply));
+	ms = ms > INT_MAX - extra_ms ? INT_MAX : ms + extra_ms;
 	if (pid <= 0) {
 		ustctl_set_error("%d is not a process id", (int)pid);
 		ret = -EINVAL;

@@ -7,8 +7,7 @@
 #include <string.h>
 #include "libustctl/internal.h"
 
-/* NULL and "" both mean the default trace; the program applies "auto". */
-static int trace_arg(pid_t pid, const char *trace, const char **out)
+int ustctl_trace_arg(pid_t pid, const char *trace, const char **out)
 {
 	if (!trace)
 		trace = "";
@@ -21,11 +20,10 @@ static int trace_arg(pid_t pid, const char *trace, const char **out)
 	return 0;
 }
 
-/* Calls and checks that the reply holds exactly nr results. */
-static int call_expect(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
-		       uint32_t nr, struct ustctl_reply *reply)
+int ustctl_call_expect(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
+		       int extra_ms, uint32_t nr, struct ustctl_reply *reply)
 {
-	int ret = ustctl_call(pid, cmd, args, nr_args, reply);
+	int ret = ustctl_call_longer(pid, cmd, args, nr_args, extra_ms, reply);
 
 	if (!ret && reply->msg.nr_strings != nr) {
 		ustctl_set_error("process %d answered %s with %u strings instead of %u",
@@ -42,10 +40,10 @@ static int trace_command(pid_t pid, uint16_t cmd, const char *trace)
 	const char *args[1];
 	int ret;
 
-	ret = trace_arg(pid, trace, &args[0]);
+	ret = ustctl_trace_arg(pid, trace, &args[0]);
 	if (ret)
 		return ret;
-	ret = call_expect(pid, cmd, args, 1, 0, &reply);
+	ret = ustctl_call_expect(pid, cmd, args, 1, 0, 0, &reply);
 	ustctl_reply_release(&reply);
 	return ret;
 }
@@ -100,7 +98,7 @@ int ustctl_get_info(pid_t pid, struct ustctl_info *info)
 	size_t i;
 	int ret;
 
-	ret = call_expect(pid, USTCOMM_CTL_INFO, NULL, 0, 5, &reply);
+	ret = ustctl_call_expect(pid, USTCOMM_CTL_INFO, NULL, 0, 0, 5, &reply);
 	if (ret)
 		goto end;
 	for (i = 0; i < 5; i++)
@@ -210,11 +208,11 @@ static int marker_command(pid_t pid, uint16_t cmd, const char *trace,
 		ustctl_set_error("out of memory");
 		return -ENOMEM;
 	}
-	ret = trace_arg(pid, trace, &args[0]);
+	ret = ustctl_trace_arg(pid, trace, &args[0]);
 	if (ret)
 		goto end;
 	memcpy(&args[1], patterns, nr * sizeof(*args));
-	ret = call_expect(pid, cmd, args, nr + 1, 1, &reply);
+	ret = ustctl_call_expect(pid, cmd, args, nr + 1, 0, 1, &reply);
 	if (ret)
 		goto end;
 	ret = ustctl_parse_u32(pid, cmd, reply.msg.payload, INT_MAX, &matched);
@@ -255,13 +253,13 @@ static int set_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *ch
 
 	ret = check_channel(pid, cmd, channel);
 	if (!ret)
-		ret = trace_arg(pid, trace, &args[0]);
+		ret = ustctl_trace_arg(pid, trace, &args[0]);
 	if (ret)
 		return ret;
 	snprintf(text, sizeof(text), "%u", (unsigned)value);
 	args[1] = channel;
 	args[2] = text;
-	ret = call_expect(pid, cmd, args, 3, 0, &reply);
+	ret = ustctl_call_expect(pid, cmd, args, 3, 0, 0, &reply);
 	ustctl_reply_release(&reply);
 	return ret;
 }
@@ -275,11 +273,11 @@ static int get_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *ch
 
 	ret = check_channel(pid, cmd, channel);
 	if (!ret)
-		ret = trace_arg(pid, trace, &args[0]);
+		ret = ustctl_trace_arg(pid, trace, &args[0]);
 	if (ret)
 		return ret;
 	args[1] = channel;
-	ret = call_expect(pid, cmd, args, 2, 1, &reply);
+	ret = ustctl_call_expect(pid, cmd, args, 2, 0, 1, &reply);
 	if (!ret)
 		ret = ustctl_parse_u32(pid, cmd, reply.msg.payload, UINT32_MAX, value);
 	ustctl_reply_release(&reply);
@@ -315,7 +313,7 @@ int ustctl_set_sock_path(pid_t pid, const char *path)
 		ustctl_set_error("set-sock-path for process %d: no path given", (int)pid);
 		return -EINVAL;
 	}
-	ret = call_expect(pid, USTCOMM_CTL_SET_SOCK_PATH, &path, 1, 0, &reply);
+	ret = ustctl_call_expect(pid, USTCOMM_CTL_SET_SOCK_PATH, &path, 1, 0, 0, &reply);
 	ustctl_reply_release(&reply);
 	return ret;
 }
@@ -326,7 +324,7 @@ int ustctl_get_sock_path(pid_t pid, char **path)
 	int ret;
 
 	*path = NULL;
-	ret = call_expect(pid, USTCOMM_CTL_GET_SOCK_PATH, NULL, 0, 1, &reply);
+	ret = ustctl_call_expect(pid, USTCOMM_CTL_GET_SOCK_PATH, NULL, 0, 0, 1, &reply);
 	if (ret)
 		goto end;
 	*path = strdup(reply.msg.payload);

@@ -36,6 +36,19 @@ struct ustctl_reply {
 int ustctl_call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		struct ustctl_reply *reply);
 void ustctl_reply_release(struct ustctl_reply *reply);
+/* The same, waiting extra_ms more than the timeout: for requests the
+ * program serves by waiting on someone else (ustd) for a bounded time. */
+int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
+		       int extra_ms, struct ustctl_reply *reply);
+
+/* ustctl_call_longer(), then checks that the reply holds exactly nr
+ * results (-EPROTO, last error set, when it does not). */
+int ustctl_call_expect(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
+		       int extra_ms, uint32_t nr, struct ustctl_reply *reply);
+
+/* NULL and "" both mean the default trace, which the program names "auto";
+ * -EINVAL (last error set) for a name too long to send. */
+int ustctl_trace_arg(pid_t pid, const char *trace, const char **out);
 
 /* The path of process pid's control socket in dir, -ENAMETOOLONG if it
  * does not fit. */

@@ -65,6 +65,14 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "process, so that ustd writes what was recorded so far.\n",
 	  true, 1, -1, ustctl_cmd_trace_op,
 	  ustctl_force_switch, "switched" },
+	{ "snapshot", "[-o DIR] [-t TRACE] PID...", "write a flight-recorder trace's buffers to disk",
+	  "Has ustd copy what the buffers of trace TRACE hold now into a new\n"
+	  "directory, one per process, in DIR (default: ustd's output directory;\n"
+	  "created if needed), and prints that directory. The trace goes on\n"
+	  "recording. Only for flight-recorder traces: programs started with\n"
+	  "UST_OVERWRITE=1 (usttrace --overwrite). Each process may take the\n"
+	  "timeout plus 10 s to answer.\n",
+	  true, 1, -1, ustctl_cmd_snapshot, .takes_dir = true },
 	{ "set-subbuf-size", "[-t TRACE] PID CHANNEL/BYTES", "set a channel's sub-buffer size",
 	  "Sets the sub-buffer (packet) size of CHANNEL in trace TRACE.\n" SUBBUF_SIZE_HELP,
 	  true, 2, 2, ustctl_cmd_set_subbuf },

@@ -18,6 +18,7 @@ struct ustctl_cmd;
 struct ustctl_args {
 	const struct ustctl_cmd *cmd;
 	const char *trace;		/* never NULL: USTCTL_DEFAULT_TRACE without -t */
+	const char *dir;		/* -o DIR, or NULL */
 	const char **argv;
 	int argc;
 };
@@ -35,6 +36,7 @@ struct ustctl_cmd {
 	/* The trace commands: the libustctl call, and what it did in words. */
 	int (*trace_op)(pid_t pid, const char *trace);
 	const char *done;
+	bool takes_dir;			/* -o DIR */
 };
 
 extern const struct ustctl_cmd ustctl_commands[];
@@ -69,5 +71,6 @@ int ustctl_cmd_get_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_info(const struct ustctl_args *args);
 int ustctl_cmd_save_session(const struct ustctl_args *args);
 int ustctl_cmd_load_session(const struct ustctl_args *args);
+int ustctl_cmd_snapshot(const struct ustctl_args *args);
 
 #endif

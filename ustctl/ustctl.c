@@ -50,7 +50,8 @@ static int ustctl_parse_global(int argc, const char **argv, struct ustctl_global
 		{ "mi", '\0', POPT_ARG_STRING, &g->mi, 0,
 		  "machine-readable output: xml (valid against ustctl-mi.xsd)", "xml" },
 		{ "timeout", '\0', POPT_ARG_INT, &g->timeout_ms, OPT_TIMEOUT,
-		  "how long to wait for a program to answer (default 5000)", "MS" },
+		  "how long to wait for a program to answer (default 5000; snapshot waits 10 s more)",
+		  "MS" },
 		{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
 		POPT_TABLEEND
@@ -121,30 +122,43 @@ static void ustctl_print_command_help(poptContext pc, const struct ustctl_cmd *c
 /*
  * The command's options and arguments, from argv[0] (its name) on.
  * Returns 0 with args filled, USTCTL_HELP_SHOWN, or USTCTL_EXIT_USAGE.
- * args->argv stays valid until the context is freed: *pcp.
+ * args->argv stays valid until the context is freed: *pcp; *trace and
+ * *dir (the option values, args->trace and args->dir) are the caller's to
+ * free.
  */
 static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const char **argv,
-				struct ustctl_args *args, char **trace, poptContext *pcp)
+				struct ustctl_args *args, char **trace, char **dir,
+				poptContext *pcp)
 {
-	struct poptOption trace_option[] = {
-		{ "trace", 't', POPT_ARG_STRING, trace, 0,
-		  "the trace to act on (default " USTCTL_DEFAULT_TRACE ")", "TRACE" },
-		POPT_TABLEEND
+	const struct poptOption trace_option = {
+		"trace", 't', POPT_ARG_STRING, trace, 0,
+		"the trace to act on (default " USTCTL_DEFAULT_TRACE ")", "TRACE"
 	};
-	struct poptOption options[] = {
-		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, trace_option, 0, NULL, NULL },
-		{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL },
-		POPT_TABLEEND
+	const struct poptOption dir_option = {
+		"output", 'o', POPT_ARG_STRING, dir, 0,
+		"the directory to write in (default: ustd's)", "DIR"
 	};
+	const struct poptOption help_option = {
+		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
+	};
+	const struct poptOption end = POPT_TABLEEND;
+	struct poptOption options[4];
 	static char name[64];
 	poptContext pc;
-	int rc, nr;
+	int rc, nr = 0;
 	bool help = false;
 
+	/* Only the options the command takes: any other is a usage error. */
+	if (cmd->takes_dir)
+		options[nr++] = dir_option;
+	if (cmd->takes_trace)
+		options[nr++] = trace_option;
+	options[nr++] = help_option;
+	options[nr] = end;
 	/* popt names the program by argv[0] in its help. */
 	snprintf(name, sizeof(name), "ustctl %s", cmd->name);
 	argv[0] = name;
-	pc = poptGetContext(name, argc, argv, cmd->takes_trace ? options : options + 1, 0);
+	pc = poptGetContext(name, argc, argv, options, 0);
 	*pcp = pc;
 	poptSetOtherOptionHelp(pc, cmd->args);
 	while ((rc = poptGetNextOpt(pc)) == OPT_HELP)
@@ -160,8 +174,11 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 					  poptStrerror(rc));
 	if (*trace && !**trace)
 		return ustctl_usage_error(cmd, "-t needs a trace name");
+	if (*dir && !**dir)
+		return ustctl_usage_error(cmd, "-o needs a directory");
 	args->cmd = cmd;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
+	args->dir = *dir;
 	args->argv = poptGetArgs(pc);
 	for (nr = 0; args->argv && args->argv[nr]; nr++)
 		;
@@ -180,7 +197,7 @@ int main(int argc, const char **argv)
 	struct ustctl_args args = { 0 };
 	const struct ustctl_cmd *cmd;
 	poptContext pc = NULL;
-	char *trace = NULL;
+	char *trace = NULL, *dir = NULL;
 	int first, status;
 
 	ustcomm_log_set_prefix("ustctl");
@@ -195,7 +212,8 @@ int main(int argc, const char **argv)
 		goto end;
 	}
 	ustctl_out_command(cmd->name);
-	status = ustctl_parse_command(cmd, argc - first, argv + first, &args, &trace, &pc);
+	status = ustctl_parse_command(cmd, argc - first, argv + first, &args, &trace, &dir,
+				      &pc);
 	if (status == USTCTL_HELP_SHOWN)
 		status = USTCTL_EXIT_OK;
 	else if (status == 0)
@@ -203,6 +221,7 @@ int main(int argc, const char **argv)
 end:
 	poptFreeContext(pc);
 	free(trace);
+	free(dir);
 	free(g.mi);
 	return ustctl_out_end(status);
 }

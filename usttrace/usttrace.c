@@ -4,6 +4,14 @@
  * strace. Starts a private ustd (or uses the user's, with -s), runs the
  * program with the environment that makes libust trace at start-up, and
  * once the program is gone has ustd write everything out.
+ *
+ * Which processes are traced: the program, and the children it forks
+ * (libust gives each a trace of its own). Programs it executes in
+ * children are not: UST_TRACE_PID names the one process the environment
+ * starts tracing in. With -f (follow) every descendant is traced, executed
+ * or forked; usttrace becomes their subreaper (PR_SET_CHILD_SUBREAPER), so
+ * that orphans are reparented to it, and waits until every one has exited
+ * (each has then had its trace written: libust's exit waits for ustd).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +47,8 @@ struct usttrace {
 	char *output_arg;
 	struct ustcomm_strbuf patterns;	/* -m, joined by ',' */
 	bool shared;			/* -s */
+	bool follow;			/* -f */
+	bool overwrite;			/* --overwrite */
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
 	char *session_file;		/* --session */
@@ -160,7 +170,7 @@ static int usttrace_check_pow2(const char *opt, const char *arg, uint32_t min, u
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
 	char *pattern;
-	int shared = 0, verbose = 0, rc, ret = 0;
+	int shared = 0, verbose = 0, follow = 0, overwrite = 0, rc, ret = 0;
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
 		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
@@ -176,6 +186,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "session", '\0', POPT_ARG_STRING, &ut->session_file, 0,
 		  "start with the rules and channel settings of a session file (ustctl save-session); -m adds rules after them",
 		  "FILE.xml" },
+		{ "follow", 'f', POPT_ARG_NONE, &follow, 0,
+		  "trace every descendant, executed programs too, and wait until all have exited",
+		  NULL },
+		{ "overwrite", '\0', POPT_ARG_NONE, &overwrite, 0,
+		  "flight recorder: keep the buffers' last contents, written at exit", NULL },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -238,6 +253,8 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		goto end;
 	}
 	ut->shared = shared;
+	ut->follow = follow;
+	ut->overwrite = overwrite;
 	ut->verbose = verbose;
 end:
 	return ret;
@@ -461,9 +478,20 @@ static int usttrace_start_ustd(struct usttrace *ut)
 	return ret;
 }
 
+/* In the program's process, before exec. */
 static void usttrace_setenv_program(const struct usttrace *ut)
 {
+	char pid[16];
+
 	setenv("UST_TRACE", "1", 1);
+	if (ut->follow) {
+		unsetenv("UST_TRACE_PID");
+	} else {
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv("UST_TRACE_PID", pid, 1);
+	}
+	if (ut->overwrite)
+		setenv("UST_OVERWRITE", "1", 1);
 	setenv("UST_AUTOPROBE", ut->autoprobe.len ? ut->autoprobe.buf : "1", 1);
 	if (ut->channels.len)
 		setenv("UST_CHANNELS", ut->channels.buf, 1);
@@ -472,6 +500,64 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_SIZE", ut->subbuf_size, 1);
 	if (ut->subbuf_num)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
+}
+
+/* Are our children only ustd (or nobody)? Orphaned descendants are
+ * reparented to us before their parent can be reaped, so then every
+ * descendant has exited. */
+static int usttrace_only_ustd_left(const struct usttrace *ut)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	char *p, *end;
+	long pid;
+	int fd, only = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (p = buf; *p; p = end) {
+		pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid != ut->ustd_pid)
+			only = 0;
+	}
+	return only;
+}
+
+/* -f: reaps every descendant until none is left; the program's status in *status. */
+static void usttrace_wait_all(struct usttrace *ut, pid_t program, int *status)
+{
+	char text[128];
+	pid_t pid;
+	int st;
+
+	for (;;) {
+		if (usttrace_only_ustd_left(ut) == 1)
+			break;
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;		/* ECHILD: nobody left, not even ustd (-s) */
+		}
+		if (pid == program) {
+			*status = st;
+			usttrace_program_pid = 0;
+		} else if (pid == ut->ustd_pid) {
+			usttrace_describe_status(text, sizeof(text), st);
+			ustcomm_err("ustd %s while the programs ran; their traces may be incomplete",
+				    text);
+			ut->ustd_pid = 0;
+		}
+	}
 }
 
 /*
@@ -521,7 +607,10 @@ unblock:
 		do
 			n = read(pipefd[0], &err, sizeof(err));
 		while (n < 0 && errno == EINTR);
-		usttrace_wait(*pid, status);
+		if (ut->follow && n != (int)sizeof(err))
+			usttrace_wait_all(ut, *pid, status);
+		else
+			usttrace_wait(*pid, status);
 		usttrace_program_pid = 0;
 		if (n == (int)sizeof(err)) {
 			ustcomm_err("cannot run %s: %s", ut->argv[0], strerror(err));
@@ -533,7 +622,7 @@ unblock:
 }
 
 /* Is name <procname>-<pid>-<YYYYMMDD-HHMMSS>[-N], stamped no earlier than
- * usttrace started? */
+ * usttrace started? pid 0: any pid. */
 static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_stamp)
 {
 	char needle[32];
@@ -541,8 +630,18 @@ static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_
 	size_t i;
 
 	snprintf(needle, sizeof(needle), "-%d-", (int)pid);
-	for (p = strstr(name, needle); p; p = strstr(p + 1, needle)) {
-		stamp = p + strlen(needle);
+	for (p = strchr(name, '-'); p; p = strchr(p + 1, '-')) {
+		if (pid) {
+			if (strncmp(p, needle, strlen(needle)))
+				continue;
+			stamp = p + strlen(needle);
+		} else {
+			for (stamp = p + 1; *stamp >= '0' && *stamp <= '9'; stamp++)
+				;
+			if (stamp == p + 1 || *stamp != '-')
+				continue;
+			stamp++;
+		}
 		for (i = 0; i < 15; i++)
 			if (i == 8 ? stamp[i] != '-' : (stamp[i] < '0' || stamp[i] > '9'))
 				break;
@@ -554,7 +653,8 @@ static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_
 	return false;
 }
 
-/* Names the trace directories the program (pid) got in the output. */
+/* Names the trace directories the program (pid) got in the output; with
+ * -f, those of every process traced since usttrace started. */
 static void usttrace_report(const struct usttrace *ut, pid_t pid)
 {
 	struct dirent *de;
@@ -562,8 +662,9 @@ static void usttrace_report(const struct usttrace *ut, pid_t pid)
 	DIR *dir;
 
 	if (ut->shared) {
-		fprintf(stderr, "usttrace: traced pid %d: the trace is in the output directory of the ustd serving %s, in a directory named *-%d-*\n",
-			(int)pid, ut->sock_path, (int)pid);
+		fprintf(stderr, "usttrace: traced pid %d: the trace is in the output directory of the ustd serving %s, in a directory named *-%d-*%s\n",
+			(int)pid, ut->sock_path, (int)pid,
+			ut->follow ? " (its descendants: named after their pids)" : "");
 		return;
 	}
 	dir = opendir(ut->output);
@@ -572,7 +673,7 @@ static void usttrace_report(const struct usttrace *ut, pid_t pid)
 		return;
 	}
 	while ((de = readdir(dir))) {
-		if (usttrace_is_trace_of(de->d_name, pid, ut->start_stamp)) {
+		if (usttrace_is_trace_of(de->d_name, ut->follow ? 0 : pid, ut->start_stamp)) {
 			fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
 			found++;
 		}
@@ -659,8 +760,17 @@ int main(int argc, const char **argv)
 		rc = 2;
 		goto end;
 	}
+	if (ut.follow && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		ustcomm_err("-f: cannot become the subreaper of the program's descendants: %s",
+			    strerror(errno));
+		goto end;
+	}
 	if (usttrace_prepare(&ut) < 0)
 		goto stop;
+	if (ut.follow && !ut.shared && usttrace_only_ustd_left(&ut) < 0) {
+		ustcomm_err("-f needs /proc/PID/task/TID/children (a kernel with CONFIG_PROC_CHILDREN) to tell when every descendant has exited");
+		goto stop;
+	}
 	ret = usttrace_run_program(&ut, &pid, &status);
 	if (ret == -EINTR) {
 		rc = 128 + usttrace_got_signal;

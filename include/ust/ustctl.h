@@ -78,6 +78,18 @@ int ustctl_set_subbuf_num(pid_t pid, const char *trace, const char *channel, uin
 int ustctl_get_subbuf_size(pid_t pid, const char *trace, const char *channel, uint32_t *size);
 int ustctl_get_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t *num);
 
+/*
+ * Flight-recorder traces (the program started with UST_OVERWRITE=1): ustd
+ * copies what the buffers hold now into a new directory in dir, which it
+ * creates if needed; the trace goes on recording. dir NULL or "" means
+ * ustd's output directory; a relative dir is taken from the caller's
+ * working directory. *path (malloc'd) is the snapshot's directory, which
+ * babeltrace2 reads as a trace. The wait is the timeout plus the 10 s the
+ * program gives ustd to write the snapshot. A trace that is written to disk
+ * as it goes (the default) has no snapshot: -EINVAL.
+ */
+int ustctl_snapshot(pid_t pid, const char *trace, const char *dir, char **path);
+
 /* Which ustd the program reports its traces to. */
 int ustctl_set_sock_path(pid_t pid, const char *path);
 /* *path is malloc'd. */

@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ustctl as a command: usage errors, --help, --mi xml output validated
 against doc/xml/ustctl-mi.xsd for every command (errors too), every command
-against a running ticker served by a real ustd, and usttrace --session."""
+against a running ticker served by a real ustd, snapshots of a
+flight-recorder ticker read back with babeltrace2, and usttrace --session."""
 
 import os
+import re
 import signal
 import subprocess
 import time
 import xml.etree.ElementTree as ET
 
-from ustest import TOP_BUILD, TOP_SRC, USTD, USTTRACE, Tap, Workspace, app, read_trace
+from ustest import (TOP_BUILD, TOP_SRC, USTD, USTTRACE, Tap, Workspace, app, babeltrace_check,
+                    read_trace)
 
 USTCTL = os.path.join(TOP_BUILD, "ustctl", "ustctl")
 XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
@@ -24,7 +27,7 @@ COMMANDS = {
     "get-subbuf-size": "[-t TRACE] PID CHANNEL", "get-subbuf-num": "[-t TRACE] PID CHANNEL",
     "set-sock-path": "PID PATH", "get-sock-path": "PID",
     "save-session": "[-t TRACE] PID FILE.xml", "load-session": "[-t TRACE] PID FILE.xml",
-    "info": "PID",
+    "info": "PID", "snapshot": "[-o DIR] [-t TRACE] PID...",
 }
 mi_seen = set()
 
@@ -32,9 +35,9 @@ t = Tap()
 ws = Workspace()
 
 
-def ustctl(*args, env=None):
+def ustctl(*args, env=None, cwd=None):
     return subprocess.run([USTCTL] + list(args), env=env or ws.env(), capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, cwd=cwd)
 
 
 def schema_check(text):
@@ -43,11 +46,11 @@ def schema_check(text):
     return res.returncode == 0, res.stderr
 
 
-def mi(*args, env=None):
+def mi(*args, env=None, cwd=None):
     """ustctl --mi xml ARGS: (result, root element or None); the document is
     checked against the schema and its success flag against the exit status
     as one more test."""
-    res = ustctl("--mi", "xml", *args, env=env)
+    res = ustctl("--mi", "xml", *args, env=env, cwd=cwd)
     valid, diag = schema_check(res.stdout)
     root = None
     try:
@@ -106,6 +109,15 @@ usage_error(["save-session", "1"], "missing arguments", "save-session without fi
 usage_error(["list-markers", "--bogus", "1"], "--bogus", "an unknown command option",
             "list-markers")
 usage_error(["info", "-t", "x", "1"], "-t", "-t where the command takes no trace", "info")
+usage_error(["snapshot"], "missing arguments", "snapshot without PID", "snapshot")
+usage_error(["snapshot", "-o"], "-o: missing argument", "snapshot -o without a value",
+            "snapshot")
+usage_error(["snapshot", "-o", "", "1"], "-o needs a directory", "snapshot -o ''", "snapshot")
+usage_error(["snapshot", "--bogus", "1"], "--bogus", "snapshot with an unknown option",
+            "snapshot")
+usage_error(["snapshot", "-o", "d", "1", "x2"], "'x2' is not a process ID",
+            "snapshot with a bad PID after a good one", "snapshot")
+usage_error(["info", "-o", "d", "1"], "-o", "-o where the command takes no directory", "info")
 for value, what in [("ust/3000", "not a power of two"), ("ust/128M", "above 64M"),
                     ("ust/2048", "below 4096"), ("ust/64q", "a bad suffix"),
                     ("ust/", "no value")]:
@@ -312,6 +324,12 @@ def live(mode):
     for cmd in ["alloc-trace", "start-trace"]:
         res, root = xrun(cmd, str(pid))
         t.eq(res.returncode, 0, tag + cmd)
+    res, root = xrun("snapshot", "-o", w.root, str(pid))
+    err = root.findtext("process/error") if root is not None else None
+    t.ok(res.returncode == 1 and ("pid %d:" % pid) in res.stderr
+         and "flight-recorder" in res.stderr and "flight-recorder" in (err or ""),
+         tag + "snapshot of a trace written as it goes: exit 1, refused naming the PID "
+         "and flight-recorder mode", res.stdout + res.stderr)
     res, root = xrun("set-subbuf-size", str(pid), "ust/8k")
     t.ok(res.returncode == 1 and str(pid) in res.stderr, tag + "set-subbuf-size after "
          "allocation is refused, naming the PID", res.stderr)
@@ -336,7 +354,8 @@ def live(mode):
                  ["get-subbuf-size", NO_PID, "ust"], ["set-sock-path", NO_PID, "/x"],
                  ["save-session", NO_PID, os.path.join(w.root, "no.xml")],
                  ["load-session", NO_PID, saved], ["alloc-trace", NO_PID],
-                 ["start-trace", NO_PID], ["stop-trace", NO_PID], ["force-switch", NO_PID]]:
+                 ["start-trace", NO_PID], ["stop-trace", NO_PID], ["force-switch", NO_PID],
+                 ["snapshot", "-o", w.root, NO_PID]]:
         res, root = xrun(*args)
         t.ok(res.returncode == 1 and NO_PID in res.stderr, tag + "%s of an unknown PID fails"
              % args[0], res.stderr)
@@ -351,8 +370,79 @@ def live(mode):
     t.eq(tick.returncode, 0, tag + "ticker exits normally after all that")
 
 
+def ticks(path):
+    """babeltrace2's verdict on a snapshot, and the seq of its ust:tick events."""
+    ok, diag = babeltrace_check(path)
+    seqs = [e.fields["seq"] for e in read_trace(path)[0] if e.name == "ust:tick"] if ok else []
+    return ok, diag, seqs
+
+
+def flight(mode):
+    """Snapshots of a ticker in flight-recorder mode, traced from its start."""
+    w = Workspace()
+    extra = {"UST_CONTROL": mode} if mode else {}
+    tag = "[%s, flight recorder] " % (mode or "sigio")
+    if not t.ok(start_ustd(w) is not None, tag + "ustd runs"):
+        return
+    tick, ok = start_ticker(w, w.env(UST_OVERWRITE=1, UST_TRACE=1, **extra))
+    if not t.ok(ok, tag + "ticker runs with UST_OVERWRITE=1 UST_TRACE=1",
+                tick.stderr.read() if tick.poll() is not None else "no socket"):
+        stop(tick)
+        return
+    pid, uenv = tick.pid, w.env()
+    time.sleep(0.5)
+
+    # Relative to ustctl's working directory, not to the program's or ustd's.
+    rel = os.path.join(w.root, "snaps", "a")
+    res = ustctl("snapshot", "-o", "snaps/./a", str(pid), env=uenv, cwd=w.root)
+    m = re.fullmatch(r"pid %d: trace auto: snapshot in (/.+)\n" % pid, res.stdout)
+    first = m.group(1) if m else ""
+    t.ok(res.returncode == 0 and first.startswith(rel + "/") and os.path.isdir(first),
+         tag + "snapshot -o snaps/./a (relative): prints a new directory in %s" % rel,
+         res.stdout + res.stderr)
+    ok, diag, seqs1 = ticks(first) if first else (False, "no snapshot", [])
+    t.ok(ok and seqs1, tag + "babeltrace2 reads the snapshot: %d ust:tick events" % len(seqs1),
+         diag)
+
+    time.sleep(0.2)
+    absdir = os.path.join(w.root, "abs")
+    res, root = mi("snapshot", "-o", absdir, str(pid), env=uenv)
+    second = (root.findtext("process[@pid='%d']/snapshot" % pid) or "") if root is not None else ""
+    t.ok(res.returncode == 0 and second.startswith(absdir + "/") and os.path.isdir(second),
+         tag + "--mi xml snapshot -o ABSOLUTE: <snapshot> names a new directory in it",
+         res.stdout + res.stderr)
+    ok, diag, seqs2 = ticks(second) if second else (False, "no snapshot", [])
+    t.ok(ok and seqs1 and seqs2 and max(seqs2) > max(seqs1),
+         tag + "the trace went on recording: the second snapshot has later ticks (%s > %s)"
+         % (max(seqs2) if seqs2 else None, max(seqs1) if seqs1 else None), diag)
+
+    # Without -o: ustd's output directory. One unknown PID among them: the
+    # other still gets its snapshot.
+    res, root = mi("snapshot", str(pid), NO_PID, env=uenv)
+    p_ok, p_bad = process_of(root, pid), process_of(root, int(NO_PID))
+    third = (p_ok.findtext("snapshot") or "") if p_ok is not None else ""
+    t.ok(res.returncode == 1 and third.startswith(w.out + "/") and os.path.isdir(third)
+         and p_bad is not None and p_bad.get("success") == "false"
+         and NO_PID in (p_bad.findtext("error") or ""),
+         tag + "snapshot PID UNKNOWN without -o: exit 1, PID's snapshot in ustd's output "
+         "directory, the unknown one named", res.stdout + res.stderr)
+    t.ok(third and babeltrace_check(third)[0], tag + "babeltrace2 reads that one too")
+
+    res = ustctl("snapshot", "-t", "other", str(pid), env=uenv)
+    t.ok(res.returncode == 1 and ("pid %d:" % pid) in res.stderr
+         and "no trace 'other'" in res.stderr,
+         tag + "snapshot -t of a trace the process does not have: exit 1, says so", res.stderr)
+    res = ustctl("info", str(pid), env=uenv)
+    t.ok(re.search(r"state: +started", res.stdout), tag + "the trace is still started",
+         res.stdout + res.stderr)
+    stop(tick)
+    t.eq(tick.returncode, 0, tag + "ticker exits normally after its snapshots")
+
+
 live(None)
 live("thread")
+flight(None)
+flight("thread")
 t.eq(sorted(COMMANDS.keys() - mi_seen), [], "--mi xml was validated for every command")
 
 # ------------------------------------------------------- usttrace --session

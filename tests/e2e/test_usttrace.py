@@ -48,7 +48,6 @@ env = ws4.env(UST_TRACE=1, UST_DAEMON_SOCKET=os.path.join(ws4.rundir, "nobody"))
 res = subprocess.run([app("hello"), "1"], env=env, capture_output=True, text=True, timeout=60)
 t.ok(res.returncode == 0 and res.stderr == "", "with no ustd the program runs untraced, silently",
      res.stderr)
-del env["UST_OVERWRITE"]
 env["UST_DEBUG"] = "1"
 res = subprocess.run([app("hello"), "1"], env=env, capture_output=True, text=True, timeout=60)
 t.ok(res.returncode == 0 and "untraced" in res.stderr, "UST_DEBUG says why it is untraced",

@@ -206,7 +206,8 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,
             "destroy-trace": 9, "force-switch": 10, "set-subbuf-size": 11,
             "set-subbuf-num": 12, "get-subbuf-size": 13, "get-subbuf-num": 14,
-            "set-sock-path": 15, "get-sock-path": 16, "get-session": 17}
+            "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
+            "snapshot": 18, "reconnect": 19}
 
 
 def ctl_request(cmd, *args):

@@ -4,7 +4,8 @@
  * directory and a real ustd writing to a private directory; the trace is
  * read back with babeltrace2. Then the failures a user meets: a process
  * that does not exist, one without a socket, a stopped one, a refused
- * setting, a socket left by a dead process.
+ * setting, a socket left by a dead process. Last, snapshots of a second
+ * ticker in flight-recorder mode.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ust/ustctl.h>
+#include "libustcomm/ctl_protocol.h"
 #include "tests/unit/tap.h"
 
 static char rundir[] = "/tmp/test_libustctl_run.XXXXXX";
@@ -89,7 +91,8 @@ static pid_t start_ustd(const char *top)
 	return pid;
 }
 
-static pid_t start_ticker(const char *top)
+/* flight: in flight-recorder mode, traced from its start. */
+static pid_t start_ticker(const char *top, int flight)
 {
 	char prog[4096], sock[4096];
 	struct stat st;
@@ -103,6 +106,10 @@ static pid_t start_ticker(const char *top)
 	if (pid == 0) {
 		close(p[0]);
 		dup2(p[1], STDOUT_FILENO);
+		if (flight) {
+			setenv("UST_OVERWRITE", "1", 1);
+			setenv("UST_TRACE", "1", 1);
+		}
 		execl(prog, prog, "-t", "2", "-i", "1000", (char *)NULL);
 		_exit(127);
 	}
@@ -175,6 +182,7 @@ static void test_trace(pid_t pid)
 	struct ustctl_marker *m = NULL;
 	struct ustctl_info info;
 	uint32_t size = 0, num = 0;
+	char *snap = NULL, num_text[32];
 	size_t nr = 0;
 	int ret;
 
@@ -204,6 +212,13 @@ static void test_trace(pid_t pid)
 	       ustctl_last_error());
 	ret = ustctl_start_trace(pid, NULL);
 	tap_ok(ret == 0, "start_trace (%d: %s)", ret, ustctl_last_error());
+	ret = ustctl_snapshot(pid, NULL, outdir, &snap);
+	snprintf(num_text, sizeof(num_text), "process %d", (int)pid);
+	tap_ok(ret == -EINVAL && !snap && strstr(ustctl_last_error(), num_text) &&
+	       strstr(ustctl_last_error(), "flight-recorder"),
+	       "snapshot of a trace written to disk as it goes is refused with the reason (%d: %s)",
+	       ret, ustctl_last_error());
+	free(snap);
 	sleep_ms(300);
 	ret = ustctl_get_info(pid, &info);
 	tap_ok(ret == 0 && !strcmp(info.state, "started") && !strcmp(info.trace, "auto"),
@@ -222,18 +237,39 @@ static void test_trace(pid_t pid)
 	tap_ok(ret == 0, "destroy_trace (%d: %s)", ret, ustctl_last_error());
 }
 
+/* babeltrace2's text output of dir: how many events of each name (as
+ * "name:") it shows. Returns its exit status, 0 when it read the trace. */
+static int babeltrace_count(const char *dir, const char *const *names, long *counts,
+			    size_t nr)
+{
+	const char *bt = getenv("BABELTRACE2");
+	char cmd[8400], line[512];
+	size_t i;
+	FILE *f;
+
+	memset(counts, 0, nr * sizeof(*counts));
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 2>&1", bt && *bt ? bt : "babeltrace2", dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < nr; i++)
+			counts[i] += strstr(line, names[i]) != NULL;
+	return pclose(f);
+}
+
 /* The one trace directory ustd wrote, with its metadata and a non-empty
  * stream; babeltrace2 reads ust:tick events from it and nothing else. */
 static void test_trace_on_disk(void)
 {
-	char dir[4096] = "", path[8192], cmd[8400], line[512];
-	const char *bt = getenv("BABELTRACE2");
+	const char *names[] = { "ust:tick:", "other:count:" };
+	char dir[4096] = "", path[8192];
 	size_t streams = 0, nonempty = 0, dirs = 0;
-	long ticks = 0, counts = 0;
+	long counts[2];
 	struct dirent *de;
 	struct stat st;
-	FILE *f;
 	DIR *d;
+	int ret;
 
 	d = opendir(outdir);
 	while (d && (de = readdir(d))) {
@@ -259,14 +295,168 @@ static void test_trace_on_disk(void)
 	if (d)
 		closedir(d);
 	tap_ok(streams > 0 && nonempty > 0, "%zu stream files, %zu not empty", streams, nonempty);
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' 2>&1", bt && *bt ? bt : "babeltrace2", dir);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		ticks += strstr(line, "ust:tick:") != NULL;
-		counts += strstr(line, "other:count:") != NULL;
+	ret = babeltrace_count(dir, names, counts, 2);
+	tap_ok(ret == 0 && counts[0] > 10 && counts[1] == 0,
+	       "babeltrace2 reads %ld ust:tick events and %ld other:count events", counts[0],
+	       counts[1]);
+}
+
+static int is_dir_in(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+	struct stat st;
+
+	return path && !strncmp(path, dir, len) && path[len] == '/' && path[len + 1] &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
 	}
-	tap_ok(f && pclose(f) == 0 && ticks > 10 && counts == 0,
-	       "babeltrace2 reads %ld ust:tick events and %ld other:count events", ticks, counts);
+	return 0;
+}
+
+/* The child side of start_fake(): one request, one late answer. */
+static void fake_serve(int ready, int delay_ms)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ustcomm_ctl_header hdr;
+	char payload[8192], answer[8300];
+	const char *dir;
+	int fd, conn;
+	size_t len;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/apps/%d", rundir, (int)getpid());
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 1))
+		_exit(1);
+	if (write(ready, "R", 1) != 1)
+		_exit(1);
+	conn = accept(fd, NULL, NULL);
+	if (conn < 0 || read_all(conn, &hdr, sizeof(hdr)) || hdr.payload_len >= sizeof(payload) ||
+	    read_all(conn, payload, hdr.payload_len) || hdr.cmd != USTCOMM_CTL_SNAPSHOT ||
+	    hdr.nr_strings != 2)
+		_exit(1);
+	payload[hdr.payload_len] = '\0';
+	dir = payload + strlen(payload) + 1;
+	len = (size_t)snprintf(answer, sizeof(answer), "%s/snap", dir) + 1;
+	sleep_ms(delay_ms);
+	hdr.status = 0;
+	hdr.nr_strings = 1;
+	hdr.payload_len = (uint32_t)len;
+	if (write(conn, &hdr, sizeof(hdr)) != sizeof(hdr) || write(conn, answer, len) != (ssize_t)len)
+		_exit(1);
+	unlink(addr.sun_path);
+	_exit(0);
+}
+
+/*
+ * A stand-in for a program, on a socket of its own in the run directory:
+ * it answers one snapshot request after delay_ms with DIR/snap, DIR being
+ * the directory it was sent. No ustd involved: this is libustctl's part.
+ */
+static pid_t start_fake(int delay_ms)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		fake_serve(p[1], delay_ms);
+	}
+	close(p[1]);
+	if (pid > 0 && wait_for_text(p[0], "R", 10)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* What libustctl sends and how long it waits, against start_fake(). */
+static void test_snapshot_request(void)
+{
+	char cwd[4096], want[4096];
+	char *path = NULL;
+	int ret = -1, status = -1;
+	pid_t fake;
+	double t;
+
+	fake = start_fake(2000);
+	tap_ok(fake > 0, "a stand-in program listens");
+	if (fake <= 0)
+		return;
+	/* The program may take the timeout plus its 10 s wait for ustd. */
+	ustctl_set_timeout(1000);
+	t = now_s();
+	if (getcwd(cwd, sizeof(cwd)) && chdir(outdir) == 0) {
+		ret = ustctl_snapshot(fake, NULL, "rel/./d//../e/", &path);
+		if (chdir(cwd))
+			tap_diag("cannot go back to %s", cwd);
+	}
+	t = now_s() - t;
+	ustctl_set_timeout(0);
+	waitpid(fake, &status, 0);
+	snprintf(want, sizeof(want), "%s/rel/d/../e/snap", outdir);
+	tap_ok(ret == 0 && path && !strcmp(path, want),
+	       "a relative directory is sent absolute, '.' and '//' dropped, '..' kept: %s (%d: %s)",
+	       path ? path : "(none)", ret, ustctl_last_error());
+	tap_ok(ret == 0 && t > 1.5 && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "with a 1 s timeout, a snapshot answered after %.1f s is still taken", t);
+	free(path);
+}
+
+/* A ticker in flight-recorder mode, traced from its start by UST_TRACE=1. */
+static void test_snapshot(pid_t pid)
+{
+	const char *names[] = { "ust:tick:" };
+	char cwd[4096], dir[4096];
+	char *first = NULL, *second = NULL, *none = NULL;
+	long ticks[1] = { 0 };
+	int ret = -1, bt;
+
+	sleep_ms(300);
+	/* Relative to our working directory: the program and ustd have theirs. */
+	if (getcwd(cwd, sizeof(cwd)) && chdir(outdir) == 0) {
+		ret = ustctl_snapshot(pid, NULL, "snaps/./x/", &first);
+		if (chdir(cwd))
+			tap_diag("cannot go back to %s", cwd);
+	}
+	snprintf(dir, sizeof(dir), "%s/snaps/x", outdir);
+	tap_ok(ret == 0 && is_dir_in(first, dir),
+	       "snapshot into snaps/./x/ from %s: a new directory %s (%d: %s)", outdir,
+	       first ? first : "(none)", ret, ustctl_last_error());
+	bt = first ? babeltrace_count(first, names, ticks, 1) : -1;
+	tap_ok(bt == 0 && ticks[0] > 10, "babeltrace2 reads %ld ust:tick events from it",
+	       ticks[0]);
+
+	ret = ustctl_snapshot(pid, USTCTL_DEFAULT_TRACE, NULL, &second);
+	tap_ok(ret == 0 && is_dir_in(second, outdir) && (!first || strcmp(first, second)),
+	       "snapshot without a directory: another one in ustd's output directory, %s (%d: %s)",
+	       second ? second : "(none)", ret, ustctl_last_error());
+	bt = second ? babeltrace_count(second, names, ticks, 1) : -1;
+	tap_ok(bt == 0 && ticks[0] > 10, "babeltrace2 reads %ld ust:tick events from that one",
+	       ticks[0]);
+
+	ret = ustctl_snapshot(pid, "other", NULL, &none);
+	tap_ok(ret == -ENOENT && !none && strstr(ustctl_last_error(), "no trace 'other'"),
+	       "snapshot of a trace the process does not have: -ENOENT (%d: %s)", ret,
+	       ustctl_last_error());
+	free(first);
+	free(second);
+	free(none);
 }
 
 static void test_sessions(pid_t pid)
@@ -408,6 +598,7 @@ int main(void)
 {
 	const char *top = getenv("top_builddir");
 	char cmd[256];
+	pid_t flight_pid;
 
 	if (!top || !*top) {
 		printf("1..0 # SKIP top_builddir is not set (run through make check)\n");
@@ -423,7 +614,7 @@ int main(void)
 	unsetenv("UST_AUTOPROBE");
 	ustd_pid = start_ustd(top);
 	tap_ok(ustd_pid > 0, "ustd started");
-	app_pid = ustd_pid > 0 ? start_ticker(top) : -1;
+	app_pid = ustd_pid > 0 ? start_ticker(top, 0) : -1;
 	tap_ok(app_pid > 0, "ticker started with its control socket");
 	if (app_pid > 0) {
 		test_inspect(app_pid);
@@ -434,6 +625,12 @@ int main(void)
 		test_errors(app_pid);
 	}
 	stop_process(app_pid);
+	test_snapshot_request();
+	flight_pid = ustd_pid > 0 ? start_ticker(top, 1) : -1;
+	tap_ok(flight_pid > 0, "ticker started in flight-recorder mode");
+	if (flight_pid > 0)
+		test_snapshot(flight_pid);
+	stop_process(flight_pid);
 	stop_process(ustd_pid);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", rundir, outdir);
 	if (system(cmd))
