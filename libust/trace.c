@@ -193,17 +193,25 @@ static void channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
 	*num = c && c->num ? c->num : t.cfg.def_num;
 }
 
-/* The channel's stream block, then each CPU's buffer (memfd and eventfd). */
-static int send_channel(const struct ust_channel *chan)
+/* The channel's stream block: before any event block or buffer of it. */
+static int send_stream_block(const struct ust_channel *chan)
 {
 	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
-	uint32_t i;
 	int ret;
 
-	/* The stream block must be in the metadata before any event of it. */
 	ret = ustcomm_metadata_stream(&sb, chan->stream_id, chan->name);
 	if (ret >= 0)
 		ret = send_metadata(&sb);
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+/* Each CPU's buffer of the channel (memfd and eventfd). */
+static int send_buffers(const struct ust_channel *chan)
+{
+	uint32_t i;
+	int ret = 0;
+
 	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
 		struct ustcomm_stream msg = {
 			.stream_id = chan->stream_id,
@@ -217,7 +225,6 @@ static int send_channel(const struct ust_channel *chan)
 		memcpy(msg.channel, chan->name, strlen(chan->name));
 		ret = send_msg(USTCOMM_MSG_STREAM, &msg, sizeof(msg), fds, 2);
 	}
-	ustcomm_strbuf_free(&sb);
 	return ret;
 }
 
@@ -242,7 +249,9 @@ static int channel_get(struct ust_channel **out, const char *name)
 	if (ret < 0)
 		return fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
-	ret = send_channel(chan);
+	ret = send_stream_block(chan);
+	if (ret >= 0)
+		ret = send_buffers(chan);
 	if (ret < 0) {
 		ust_channel_destroy(chan);
 		return ret;
@@ -871,13 +880,17 @@ int ust_trace_reconnect(const char *path)
 	t.sock = fd;
 	ret = send_hello();
 	for (i = 0; ret >= 0 && i < t.nr_channels; i++)
-		ret = send_channel(t.channels[i]);
+		ret = send_stream_block(t.channels[i]);
 	for (ev = ust_registry_first(); ret >= 0 && ev; ev = ev->next) {
 		const struct ust_event_binding *b = ev->binding;
 
 		if (b)
 			ret = send_event(ev, b->chan->stream_id, b->id);
 	}
+	/* The buffers last: ustd may write their packets out at once, and
+	 * every event in them must be described by then. */
+	for (i = 0; ret >= 0 && i < t.nr_channels; i++)
+		ret = send_buffers(t.channels[i]);
 	if (ret < 0)
 		return ret;
 	ustcomm_dbg("trace '%s' reports to ustd at %s again", t.name, path);
