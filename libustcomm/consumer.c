@@ -87,7 +87,7 @@ USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, s
 	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count,
 						cb->consumed);
 	const char *pkt = cb->data + (size_t)idx * cb->subbuf_size;
-	uint64_t count, content_size, packet_size;
+	uint64_t count;
 	int ret;
 
 	count = uatomic_read(&ust_shm_commits(cb->ctl)[idx].count);
@@ -106,20 +106,84 @@ USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, s
 		ret = -EPROTO;
 		goto end;
 	}
-	content_size = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE);
-	packet_size = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
-	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
-	    content_size > packet_size || packet_size % 8 ||
-	    content_size < UST_PKT_HEADER_SIZE * 8 ||
-	    packet_size / 8 > cb->subbuf_size) {
-		ret = -EPROTO;
+	ret = ustcomm_cbuf_packet_len(cb, pkt, len);
+	if (ret < 0)
 		goto end;
-	}
 	*packet = pkt;
-	*len = packet_size / 8;
 	ret = 1;
 end:
 	return ret;
+}
+
+USTCOMM_API int ustcomm_cbuf_packet_len(const struct ustcomm_cbuf *cb, const char *pkt,
+					size_t *len)
+{
+	uint64_t content_size = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE);
+	uint64_t packet_size = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
+
+	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
+	    content_size > packet_size || packet_size % 8 ||
+	    content_size < UST_PKT_HEADER_SIZE * 8 ||
+	    packet_size / 8 > cb->subbuf_size)
+		return -EPROTO;
+	*len = packet_size / 8;
+	return 0;
+}
+
+USTCOMM_API const char *ustcomm_cbuf_subbuf(const struct ustcomm_cbuf *cb, uint64_t begin)
+{
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, begin);
+
+	return cb->data + (size_t)idx * cb->subbuf_size;
+}
+
+USTCOMM_API uint64_t ustcomm_cbuf_commit_count(const struct ustcomm_cbuf *cb, uint64_t begin)
+{
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, begin);
+	uint64_t count = uatomic_read(&ust_shm_commits(cb->ctl)[idx].count);
+
+	/* Pairs with the full barrier of the writers' commit adds: the bytes
+	 * the count covers are read after it. */
+	cmm_smp_rmb();
+	return count;
+}
+
+USTCOMM_API void ustcomm_cbuf_writer_state(const struct ustcomm_cbuf *cb,
+					   struct ustcomm_writer_state *ws)
+{
+	ws->write_offset = uatomic_read(&cb->ctl->write_offset);
+	/* Pairs with the full barrier of the writers' compare-and-exchange,
+	 * as in rb_head_read(): the time is not older than the offset. */
+	cmm_smp_rmb();
+	ws->last_timestamp = uatomic_read(&cb->ctl->last_timestamp);
+	ws->events_discarded = uatomic_read(&cb->ctl->events_discarded);
+}
+
+USTCOMM_API int ustcomm_cbuf_copy_stable(const struct ustcomm_cbuf *cb, uint64_t begin,
+					 char *dst, size_t *len)
+{
+	uint64_t ring = (uint64_t)cb->subbuf_size * cb->subbuf_count;
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count, begin);
+	uint64_t count, wo;
+
+	/* The count's rmb orders the copy after it: every byte is final. */
+	if (ustcomm_cbuf_commit_count(cb, begin) != target)
+		return 0;
+	memcpy(dst, ustcomm_cbuf_subbuf(cb, begin), cb->subbuf_size);
+	/*
+	 * A writer of the next cycle moves write_offset past begin + ring
+	 * (a full-barrier compare-and-exchange) before its first store
+	 * into this sub-buffer, and adds to the count after its stores. This
+	 * rmb orders our loads of the copy before the loads below: if the
+	 * copy saw any store of that writer, we see its exchange here.
+	 */
+	cmm_smp_rmb();
+	count = uatomic_read(&ust_shm_commits(cb->ctl)[ust_shm_subbuf_index(cb->subbuf_size,
+			cb->subbuf_count, begin)].count);
+	wo = uatomic_read(&cb->ctl->write_offset);
+	if (count != target || wo > begin + ring)
+		return 0;
+	return ustcomm_cbuf_packet_len(cb, dst, len) < 0 ? -EPROTO : 1;
 }
 
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)

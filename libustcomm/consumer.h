@@ -43,4 +43,37 @@ USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uin
 /* Hands the packet returned by the last get back to the writers. */
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
 
+/* Checks the context of a complete packet (a sub-buffer or a private copy
+ * of one) and gives the bytes to write: 0, or -EPROTO. */
+USTCOMM_API int ustcomm_cbuf_packet_len(const struct ustcomm_cbuf *cb, const char *pkt,
+					size_t *len);
+
+/*
+ * For the writers' crash (rescue) and the flight recorder, which look at
+ * sub-buffers the consumer has not taken in order. begin is a position on
+ * a sub-buffer boundary.
+ */
+USTCOMM_API const char *ustcomm_cbuf_subbuf(const struct ustcomm_cbuf *cb, uint64_t begin);
+/* The commit count of the sub-buffer holding begin; the sub-buffer's bytes
+ * read after this call are at least as new as the count. */
+USTCOMM_API uint64_t ustcomm_cbuf_commit_count(const struct ustcomm_cbuf *cb, uint64_t begin);
+
+struct ustcomm_writer_state {
+	uint64_t write_offset;
+	uint64_t last_timestamp;
+	uint64_t events_discarded;
+};
+USTCOMM_API void ustcomm_cbuf_writer_state(const struct ustcomm_cbuf *cb,
+					   struct ustcomm_writer_state *ws);
+
+/*
+ * Overwrite mode, writers running: copies the packet of the cycle that
+ * began at begin into dst (subbuf_size bytes) and checks afterwards that
+ * no writer of the next cycle touched it meanwhile. Returns 1 with *len
+ * the bytes of dst to write, 0 when that cycle is not complete or was
+ * overwritten during the copy, -EPROTO when its context is inconsistent.
+ */
+USTCOMM_API int ustcomm_cbuf_copy_stable(const struct ustcomm_cbuf *cb, uint64_t begin,
+					 char *dst, size_t *len);
+
 #endif

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
@@ -68,13 +70,21 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	app->stopped = true;
 }
 
-static void app_end(struct ustd_app *app)
+/* How the connection ends, which says what the buffers may hold. */
+enum app_end_how {
+	APP_END_GOODBYE,	/* flushed: every packet is complete */
+	APP_END_DEAD,		/* died without GOODBYE: rescue the open packets */
+	APP_END_LIVE,		/* still running (protocol error, ustd exiting) */
+};
+
+static void app_end(struct ustd_app *app, enum app_end_how how)
 {
+	const struct ustd_rescue_ctx rescue = { .layouts = &app->layouts, .uuid = app->uuid };
 	struct ustd_app_stream *as;
 	int ret;
 
 	for (as = app->streams; as; as = as->next) {
-		ret = ustd_stream_finish(&as->stream);
+		ret = ustd_stream_finish(&as->stream, how == APP_END_DEAD ? &rescue : NULL);
 		if (ret < 0)
 			app_stop_trace(app, ret);
 		else if (ret > 0)
@@ -82,23 +92,40 @@ static void app_end(struct ustd_app *app)
 	}
 	app_close_streams(app);
 	if (app->td.path && app->td.metadata_len) {
-		if (!app->flushed)
-			app_note(app, "%s ended without flushing its buffers: its last, partial packets are not in the trace",
+		if (how == APP_END_DEAD)
+			app_note(app, "%s died without flushing its buffers: its last packets were rescued, unfinished events are counted as discarded",
+				 app->label);
+		else if (how == APP_END_LIVE)
+			app_note(app, "%s did not flush its buffers: its last, partial packets are not in the trace",
 				 app->label);
 		app_note(app, "trace of %s is complete in %s", app->label, app->td.path);
 	}
 	app_close_trace_dir(app);
-	epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
+	if (!app->hung_up)
+		epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
 	close(app->sock);
 	app->sock = -1;
+	if (app->pidfd >= 0) {
+		epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->pidfd, NULL);
+		close(app->pidfd);
+		app->pidfd = -1;
+	}
 	app->closed = true;
+}
+
+/* True once the process is gone; false when it runs or cannot be told. */
+static bool app_process_dead(const struct ustd_app *app)
+{
+	struct pollfd pfd = { .fd = app->pidfd, .events = POLLIN };
+
+	return app->pidfd >= 0 && poll(&pfd, 1, 0) > 0;
 }
 
 static void app_protocol_error(struct ustd_app *app, const char *why)
 {
 	ustcomm_err("protocol error from %s: %s; connection dropped",
 		    app->label, why);
-	app_end(app);
+	app_end(app, APP_END_LIVE);
 }
 
 static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
@@ -117,6 +144,7 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 		return ret;
 	}
 	app->said_hello = true;
+	memcpy(app->uuid, hello->uuid, sizeof(app->uuid));
 	snprintf(app->procname, sizeof(app->procname), "%s", hello->procname);
 	snprintf(app->label, sizeof(app->label), "%s[%d]", app->procname, (int)app->pid);
 	if (hello->pid != (uint32_t)app->pid)
@@ -182,6 +210,9 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 	}
 	as->next = app->streams;
 	app->streams = as;
+	/* A flight recorder's writers send no wakeup: it is read on demand. */
+	if (as->stream.overwrite)
+		return 0;
 	ev.events = EPOLLIN;
 	ev.data.ptr = &as->watch;
 	if (epoll_ctl(app->ctx->epfd, EPOLL_CTL_ADD, as->stream.wakeup_fd, &ev) < 0) {
@@ -223,8 +254,34 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 		const struct ustcomm_event_layout *el;
 
 		ret = ustcomm_check_event_layout(msg, &el);
-		if (ret < 0)
+		if (ret < 0) {
 			*why = "invalid EVENT_LAYOUT";
+			break;
+		}
+		ret = ustd_layouts_add(&app->layouts, el);
+		if (ret == -ENOMEM) {
+			ustcomm_err("out of memory: %s cannot be rescued if it crashes", app->label);
+			ret = 0;
+		} else if (ret < 0) {
+			*why = ret == -EEXIST ? "EVENT_LAYOUT for an id already described" :
+				"EVENT_LAYOUT beyond the stream and id limits";
+		}
+		break;
+	}
+	case USTCOMM_MSG_SNAPSHOT: {
+		const struct ustcomm_snapshot *sn;
+
+		ret = ustcomm_check_snapshot(msg, &sn);
+		if (ret < 0 || app->snap_dir) {
+			*why = ret < 0 ? "invalid SNAPSHOT" : "SNAPSHOT before the last one was answered";
+			ret = -EPROTO;
+			break;
+		}
+		app->snap_dir = strdup(sn->dir);
+		if (!app->snap_dir) {
+			ustcomm_err("out of memory: snapshot of %s not taken", app->label);
+			ret = 0;
+		}
 		break;
 	}
 	case USTCOMM_MSG_GOODBYE:
@@ -274,7 +331,7 @@ static void app_read(struct ustd_app *app)
 		 * trace is complete on disk (destroy-trace, exit).
 		 */
 		if (app->flushed) {
-			app_end(app);
+			app_end(app, APP_END_GOODBYE);
 			return;
 		}
 		if (n < 0 && n != -ECONNRESET) {
@@ -286,10 +343,125 @@ static void app_read(struct ustd_app *app)
 			if (app->rx.len > 0)
 				ustcomm_dbg("%s hung up in the middle of a message",
 					    app->label);
-			app_end(app);
+			/*
+			 * The socket closes before the process is gone (and a
+			 * child may hold it open longer): rescue only once the
+			 * pidfd says the writers are dead. Without a pidfd, a
+			 * hang-up is taken as the death.
+			 */
+			if (app->pidfd >= 0 && !app_process_dead(app)) {
+				epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
+				app->hung_up = true;
+				return;
+			}
+			app_end(app, APP_END_DEAD);
 			return;
 		}
 	}
+}
+
+/* Silently nothing where pidfd_open() is missing (before Linux 5.3) or the
+ * process is gone already: the socket's hang-up then stands for the death. */
+static void app_watch_process(struct ustd_app *app)
+{
+#ifdef SYS_pidfd_open
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &app->watch };
+	int fd = (int)syscall(SYS_pidfd_open, app->pid, 0);
+
+	/* Close-on-exec already: pidfd_open() always sets it. */
+	if (fd < 0)
+		return;
+	if (epoll_ctl(app->ctx->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		return;
+	}
+	app->pidfd = fd;
+#else
+	(void)app;
+#endif
+}
+
+/*
+ * Answers SNAPSHOT: the application flushed its buffers before asking. The
+ * write positions are taken before its socket is read again, so that the
+ * metadata of every event copied is on disk (as in ustd_app_on_stream()).
+ */
+static void app_snapshot(struct ustd_app *app)
+{
+	struct ustcomm_snapshot_done *done = NULL;
+	struct ustd_trace_dir snap = { .metadata_fd = -1 };
+	struct ustd_stream_out out;
+	struct ustd_app_stream *as;
+	char *dir = app->snap_dir;
+	const char *parent = dir[0] ? dir : app->ctx->output;
+	unsigned n = app->snap_count + 1;
+	int fd, ret;
+
+	app->snap_dir = NULL;
+	for (as = app->streams; as; as = as->next) {
+		if (as->stream.open && as->stream.overwrite)
+			as->snap_limit = ustd_stream_write_position(&as->stream);
+	}
+	app_read(app);
+	if (app->closed)
+		goto end;
+	done = calloc(1, sizeof(*done));
+	if (!done) {
+		ustcomm_err("out of memory: snapshot of %s not answered", app->label);
+		goto end;
+	}
+	if (!app->td.path) {
+		ret = -EIO;
+		snprintf(done->text, sizeof(done->text),
+			 "tracing of this process by ustd stopped after an error (see ustd's messages)");
+		goto reply;
+	}
+	ret = ustd_trace_dir_snapshot(&app->td, parent, &n, &snap);
+	if (ret < 0) {
+		snprintf(done->text, sizeof(done->text), "cannot create a snapshot directory in %s: %s",
+			 parent, strerror(-ret));
+		goto reply;
+	}
+	app->snap_count = n;
+	for (as = app->streams; as && ret == 0; as = as->next) {
+		if (!as->stream.open || !as->stream.overwrite)
+			continue;
+		fd = ustd_trace_dir_create_file(&snap, as->stream.name);
+		if (fd < 0) {
+			ret = fd;
+			break;
+		}
+		out = (struct ustd_stream_out) { .fd = fd };
+		ret = ustd_stream_write_ring(&as->stream, &out, as->snap_limit, NULL);
+		close(fd);
+		if (ret > 0)
+			ret = -EPROTO;
+	}
+	if (ret < 0)
+		snprintf(done->text, sizeof(done->text), "cannot write the snapshot in %s: %s",
+			 snap.path, strerror(-ret));
+	else
+		snprintf(done->text, sizeof(done->text), "%s", snap.path);
+	ustd_trace_dir_close(&snap);
+reply:
+	done->status = ret;
+	if (ret < 0)
+		ustcomm_err("snapshot of %s failed: %s", app->label, done->text);
+	else
+		app_note(app, "snapshot of %s in %s", app->label, done->text);
+	ret = ustcomm_send_msg(app->sock, USTCOMM_MSG_SNAPSHOT_DONE, done, sizeof(*done), NULL, 0);
+	if (ret < 0)
+		ustcomm_dbg("%s: answering its snapshot: %s", app->label, strerror(-ret));
+end:
+	free(done);
+	free(dir);
+}
+
+/* After reading the socket: requests read there are answered now. */
+static void app_serve_snapshots(struct ustd_app *app)
+{
+	while (!app->closed && !app->hung_up && app->snap_dir)
+		app_snapshot(app);
 }
 
 struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
@@ -305,6 +477,7 @@ struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 	app->watch.kind = USTD_WATCH_APP;
 	app->ctx = ctx;
 	app->sock = sock;
+	app->pidfd = -1;
 	app->pid = pid;
 	snprintf(app->label, sizeof(app->label), "pid %d", (int)pid);
 	app->td.metadata_fd = -1;
@@ -318,6 +491,7 @@ struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 		app = NULL;
 		goto error;
 	}
+	app_watch_process(app);
 	return app;
 error:
 	close(sock);
@@ -326,8 +500,18 @@ error:
 
 void ustd_app_on_socket(struct ustd_app *app)
 {
-	if (!app->closed)
+	if (app->closed)
+		return;
+	if (!app->hung_up)
 		app_read(app);
+	app_serve_snapshots(app);
+	if (!app->closed && app_process_dead(app)) {
+		/* Everything it sent before dying is in the socket. */
+		if (!app->hung_up)
+			app_read(app);
+		if (!app->closed)
+			app_end(app, APP_END_DEAD);
+	}
 }
 
 void ustd_app_on_stream(struct ustd_app_stream *as)
@@ -344,7 +528,9 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 	 * before this position has its metadata in the socket now.
 	 */
 	limit = ustcomm_cbuf_write_position(&as->stream.cb);
-	app_read(app);
+	if (!app->hung_up)
+		app_read(app);
+	app_serve_snapshots(app);
 	if (app->closed || !as->stream.open)
 		return;
 	ret = ustd_stream_drain(&as->stream, limit);
@@ -358,9 +544,10 @@ void ustd_app_finish(struct ustd_app *app)
 {
 	if (app->closed)
 		return;
-	app_read(app);
+	if (!app->hung_up)
+		app_read(app);
 	if (!app->closed)
-		app_end(app);
+		app_end(app, app_process_dead(app) ? APP_END_DEAD : APP_END_LIVE);
 }
 
 void ustd_app_free(struct ustd_app *app)
@@ -371,6 +558,8 @@ void ustd_app_free(struct ustd_app *app)
 		next = as->next;
 		free(as);
 	}
+	ustd_layouts_free(&app->layouts);
+	free(app->snap_dir);
 	ustcomm_receiver_fini(&app->rx);
 	free(app);
 }

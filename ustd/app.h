@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "libustcomm/protocol.h"
+#include "ustd/layouts.h"
 #include "ustd/stream.h"
 #include "ustd/trace_dir.h"
 
@@ -39,6 +40,7 @@ struct ustd_app_stream {
 	struct ustd_watch watch;	/* USTD_WATCH_STREAM */
 	struct ustd_app *app;
 	struct ustd_stream stream;
+	uint64_t snap_limit;		/* write position taken for a snapshot */
 	struct ustd_app_stream *next;
 };
 
@@ -46,15 +48,26 @@ struct ustd_app {
 	struct ustd_watch watch;	/* USTD_WATCH_APP */
 	const struct ustd_ctx *ctx;
 	int sock;
+	/* pidfd_open(pid), also in the epoll set (as the socket's watch), so
+	 * that ustd sees the death even when a child inherited the socket;
+	 * -1 where the kernel has none. */
+	int pidfd;
 	pid_t pid;			/* SO_PEERCRED, in ustd's pid namespace */
+	uint8_t uuid[16];		/* the trace's, from HELLO */
 	char procname[32];
 	char label[48];			/* "procname[pid]", or "pid N" before HELLO */
 	struct ustcomm_receiver rx;
 	struct ustd_trace_dir td;
 	struct ustd_app_stream *streams;
+	struct ustd_layouts layouts;	/* from EVENT_LAYOUT, for crash rescue */
+	char *snap_dir;			/* SNAPSHOT received, not answered yet */
+	unsigned snap_count;		/* snapshots written, for their names */
 	bool said_hello;
 	bool flushed;			/* GOODBYE received */
 	bool stopped;			/* trace stopped by an error */
+	/* The socket ended without GOODBYE while the process still runs:
+	 * waiting for its pidfd to tell the death before the rescue. */
+	bool hung_up;
 	bool closed;			/* connection gone; free after the epoll batch */
 	struct ustd_app *next;		/* main()'s list */
 };
@@ -63,7 +76,9 @@ struct ustd_app {
  * also on failure (NULL). */
 struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid);
 
-/* The socket is readable or hung up: handles every message it has. */
+/* The socket is readable or hung up, or the process died (pidfd): handles
+ * every message it has, answers a snapshot request, and when the process
+ * died without GOODBYE rescues what its buffers hold. */
 void ustd_app_on_socket(struct ustd_app *app);
 
 /* A stream's wakeup is readable: handles the application's pending

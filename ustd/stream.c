@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
+#include "ustd/rescue.h"
 #include "ustd/stream.h"
 
 static void stream_close_fd(int *fd)
@@ -40,7 +43,10 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 	memset(s, 0, sizeof(*s));
 	s->shm_fd = shm_fd;
 	s->wakeup_fd = wakeup_fd;
-	s->out_fd = -1;
+	s->out.fd = -1;
+	s->stream_id = desc->stream_id;
+	s->cpu = desc->cpu;
+	s->overwrite = desc->flags & UST_SHM_FLAG_OVERWRITE;
 	s->open = true;
 	s->dir = "";
 	/* ustcomm_check_stream() made the channel name safe as a file name. */
@@ -71,7 +77,7 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 
 	if (fd < 0)
 		return fd;
-	s->out_fd = fd;
+	s->out.fd = fd;
 	s->dir = td->path;
 	return 0;
 }
@@ -80,13 +86,40 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
  * Writes into a file whose directory was removed succeed and vanish: the
  * trace is stopped instead, with a reason, as for a full disk.
  */
-static int stream_check_file(const struct ustd_stream *s)
+static int stream_check_file(int fd)
 {
 	struct stat st;
 
-	if (fstat(s->out_fd, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	return st.st_nlink == 0 ? -ENOENT : 0;
+}
+
+/* Appends one whole packet, or nothing: a packet running past the end of
+ * its file makes the whole trace unreadable. */
+static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_out *out,
+			       const char *packet, size_t len)
+{
+	int ret = ustd_write_all(out->fd, packet, len);
+
+	if (ret == 0)
+		ret = stream_check_file(out->fd);
+	if (ret < 0) {
+		if (ftruncate(out->fd, (off_t)out->len) < 0)
+			ustcomm_dbg("stream %s: cutting off a partial packet: %s",
+				    s->name, strerror(errno));
+		return ret;
+	}
+	out->len += len;
+	out->discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
+	out->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
+	return 0;
+}
+
+static void stream_corrupted(const struct ustd_stream *s, int err)
+{
+	ustcomm_err("stream %s of trace %s is corrupted (%s); that stream is stopped, the rest of the trace continues",
+		    s->name, s->dir, strerror(-err));
 }
 
 /*
@@ -112,24 +145,14 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 		if (ret == 0)
 			goto end;
 		if (ret < 0) {
-			ustcomm_err("stream %s of trace %s is corrupted (%s); that stream is stopped, the rest of the trace continues",
-				    s->name, s->dir, strerror(-ret));
+			stream_corrupted(s, ret);
 			ret = 1;
 			goto end;
 		}
-		ret = ustd_write_all(s->out_fd, packet, len);
-		if (ret == 0)
-			ret = stream_check_file(s);
+		ret = stream_write_packet(s, &s->out, packet, len);
 		ustcomm_cbuf_put(&s->cb);
-		if (ret < 0) {
-			/* A packet running past the end of its file makes the
-			 * whole trace unreadable: keep whole packets only. */
-			if (ftruncate(s->out_fd, (off_t)s->out_len) < 0)
-				ustcomm_dbg("stream %s: cutting off a partial packet: %s",
-					    s->name, strerror(errno));
+		if (ret < 0)
 			goto end;
-		}
-		s->out_len += len;
 	}
 	*more = true;
 end:
@@ -158,18 +181,127 @@ int ustd_stream_drain(struct ustd_stream *s, uint64_t limit)
 	return ret;
 }
 
+uint64_t ustd_stream_write_position(const struct ustd_stream *s)
+{
+	return ustcomm_cbuf_write_position(&s->cb);
+}
+
 /*
- * With the writers gone, at most one ring's worth of packets is complete.
- * What an application that crashed left in its open packet is lost here for
- * now; rescuing it (fixing up that partial packet) belongs in this function.
+ * Writes the packet of the cycle that began at begin: as it is when
+ * complete (copied, then checked not overwritten meanwhile), fixed up when
+ * incomplete and the writers are dead (rescue), else not at all.
  */
-int ustd_stream_finish(struct ustd_stream *s)
+static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint64_t begin,
+		       const struct ustcomm_writer_state *ws,
+		       const struct ustd_rescue_ctx *rescue, char *copy)
+{
+	uint32_t size = s->cb.subbuf_size;
+	uint64_t target = ust_shm_commit_target(size, s->cb.subbuf_count, begin);
+	uint64_t count = ustcomm_cbuf_commit_count(&s->cb, begin);
+	struct ustd_rescue_out res;
+	struct ustd_rescue_in in;
+	size_t len;
+	int ret;
+
+	if (count == target) {
+		ret = ustcomm_cbuf_copy_stable(&s->cb, begin, copy, &len);
+		if (ret < 0) {
+			stream_corrupted(s, ret);
+			return 1;
+		}
+		if (ret == 0)
+			return 0;
+		/* After a rescued packet, whose count already includes every
+		 * discard the writers made: the count must not go back. */
+		if (ust_get_u64(copy + UST_PKT_EVENTS_DISCARDED) < out->discarded)
+			ust_put_u64(copy + UST_PKT_EVENTS_DISCARDED, out->discarded);
+		return stream_write_packet(s, out, copy, len);
+	}
+	if (!rescue || count > target)
+		return 0;
+	memcpy(copy, ustcomm_cbuf_subbuf(&s->cb, begin), size);
+	in = (struct ustd_rescue_in) {
+		.pkt = copy,
+		.subbuf_size = size,
+		.seq_num = begin / size,
+		.stream_id = s->stream_id,
+		.cpu = s->cpu,
+		.uuid = rescue->uuid,
+		.reserved = ws->write_offset - begin < size ?
+			(uint32_t)(ws->write_offset - begin) : size,
+		.stale_context = s->overwrite,
+		.committed = count + size >= target ? count + size - target : 0,
+		.last_timestamp = ws->last_timestamp,
+		.discarded = out->discarded > ws->events_discarded ?
+			out->discarded : ws->events_discarded,
+		.prev_end = out->ts_end,
+		.layouts = rescue->layouts,
+	};
+	ret = ustd_rescue_packet(&in, &res);
+	if (ret < 0)
+		return ret;
+	ustcomm_dbg("stream %s: packet %llu rescued: %llu events kept, %llu lost",
+		    s->name, (unsigned long long)in.seq_num, (unsigned long long)res.kept,
+		    (unsigned long long)res.dropped);
+	if (res.buf)
+		ret = stream_write_packet(s, out, res.buf, res.len);
+	free(res.buf);
+	return ret;
+}
+
+/* The packets from first up to the writers' position, at most one ring. */
+static int stream_take_range(struct ustd_stream *s, struct ustd_stream_out *out,
+			     uint64_t first, uint64_t limit,
+			     const struct ustd_rescue_ctx *rescue)
+{
+	struct ustcomm_writer_state ws;
+	uint32_t size = s->cb.subbuf_size, i;
+	uint64_t b;
+	char *copy;
+	int ret = 0;
+
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	ustcomm_cbuf_writer_state(&s->cb, &ws);
+	for (b = first, i = 0; b < ws.write_offset && i < s->cb.subbuf_count; b += size, i++) {
+		if (b + size > limit)
+			break;
+		ret = stream_take(s, out, b, &ws, rescue, copy);
+		if (ret)
+			break;
+	}
+	free(copy);
+	return ret;
+}
+
+int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
+			   uint64_t limit, const struct ustd_rescue_ctx *rescue)
+{
+	uint64_t ring = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count;
+	uint64_t end = ustcomm_cbuf_write_position(&s->cb);
+
+	/* The sub-buffers that began before the writers' position, one ring. */
+	end = (end + s->cb.subbuf_size - 1) & ~(uint64_t)(s->cb.subbuf_size - 1);
+	return stream_take_range(s, out, end > ring ? end - ring : 0, limit, rescue);
+}
+
+int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *rescue)
 {
 	bool more;
+	int ret;
 
 	if (!s->open)
 		return 0;
-	return stream_copy(s, NULL, &more);
+	if (s->overwrite)
+		return ustd_stream_write_ring(s, &s->out, UINT64_MAX, rescue);
+	/* With the writers gone, at most one ring's worth is complete in order. */
+	ret = stream_copy(s, NULL, &more);
+	if (ret || !rescue)
+		return ret;
+	/* Then what follows the first incomplete sub-buffer, each fixed up or
+	 * as it is. */
+	return stream_take_range(s, &s->out, s->cb.consumed, UINT64_MAX, rescue);
 }
 
 void ustd_stream_close(struct ustd_stream *s)
@@ -177,7 +309,7 @@ void ustd_stream_close(struct ustd_stream *s)
 	if (!s->open)
 		return;
 	ustcomm_cbuf_unmap(&s->cb);
-	stream_close_fd(&s->out_fd);
+	stream_close_fd(&s->out.fd);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);
 	s->open = false;

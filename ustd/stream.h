@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One stream buffer of an application (one channel on one CPU), mapped from
- * the memfd it sent, and the trace file its packets are copied to unchanged.
+ * the memfd it sent, and the trace file its packets are copied to: as they
+ * are while the application runs, fixed up (rescue.h) when it died with
+ * packets open. A flight recorder's stream (UST_SHM_FLAG_OVERWRITE) is not
+ * drained: its ring is written on demand.
  */
 #ifndef USTD_STREAM_H
 #define USTD_STREAM_H
@@ -9,14 +12,31 @@
 #include <stdbool.h>
 #include "libustcomm/consumer.h"
 #include "libustcomm/protocol.h"
+#include "ustd/layouts.h"
 #include "ustd/trace_dir.h"
+
+/* Where packets go: the stream's trace file or a snapshot's. */
+struct ustd_stream_out {
+	int fd;
+	uint64_t len;			/* bytes of whole packets in the file */
+	uint64_t discarded;		/* events_discarded of the last packet */
+	uint64_t ts_end;		/* timestamp_end of the last packet */
+};
+
+/* What crash rescue needs to know of the application. */
+struct ustd_rescue_ctx {
+	const struct ustd_layouts *layouts;
+	const uint8_t *uuid;		/* the trace's, from HELLO */
+};
 
 struct ustd_stream {
 	struct ustcomm_cbuf cb;
 	int shm_fd;
 	int wakeup_fd;			/* the writers' eventfd */
-	int out_fd;
-	uint64_t out_len;		/* bytes of whole packets in the file */
+	struct ustd_stream_out out;
+	uint32_t stream_id;
+	uint32_t cpu;
+	bool overwrite;			/* flight recorder: never drained */
 	bool open;
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */
 	const char *dir;		/* the trace directory, for messages */
@@ -42,9 +62,28 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
  */
 int ustd_stream_drain(struct ustd_stream *s, uint64_t limit);
 
-/* Called once the writers are gone (the application hung up or ustd is
- * exiting): copies what is left. Same return values as ustd_stream_drain(). */
-int ustd_stream_finish(struct ustd_stream *s);
+/*
+ * Called when the application said GOODBYE, hung up or ustd is exiting:
+ * copies what is left to the stream's file. rescue NULL: complete packets
+ * only (the writers may still be running). With rescue (the writers are
+ * dead), the incomplete packets too, fixed up (rescue.h). A flight
+ * recorder's stream writes its ring (ustd_stream_write_ring()). Same
+ * return values as ustd_stream_drain().
+ */
+int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *rescue);
+
+/*
+ * Flight recorder: writes the complete packets of the last ring, oldest
+ * first, that end at or before limit, to out; each is copied and then
+ * checked not to have been overwritten meanwhile (copies that were are
+ * left out). With rescue (writers dead), incomplete ones too. Returns 0,
+ * 1 (corrupted) or a negative errno, as ustd_stream_drain().
+ */
+int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
+			   uint64_t limit, const struct ustd_rescue_ctx *rescue);
+
+/* The writers' position now (for the limit above). */
+uint64_t ustd_stream_write_position(const struct ustd_stream *s);
 
 /* Unmaps and closes everything; the caller has removed wakeup_fd from its
  * epoll set. Safe on a closed stream. */

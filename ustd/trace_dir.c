@@ -166,6 +166,78 @@ int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name
 	return fd < 0 ? -errno : fd;
 }
 
+static int trace_dir_copy_metadata(const struct ustd_trace_dir *td,
+				   struct ustd_trace_dir *snap)
+{
+	char path[PATH_MAX], buf[65536];
+	size_t left = td->metadata_len;
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/metadata", td->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Whole declaration blocks only: what was appended, not more. */
+	while (left > 0 && ret == 0) {
+		n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = ustd_trace_dir_append_metadata(snap, buf, (size_t)n);
+		left -= (size_t)n;
+	}
+	close(fd);
+	return ret;
+}
+
+int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
+			    unsigned *n, struct ustd_trace_dir *snap)
+{
+	char path[PATH_MAX - 16], meta[PATH_MAX];
+	const char *base = strrchr(td->path, '/');
+	int len, tries, ret;
+
+	snap->path = NULL;
+	snap->metadata_fd = -1;
+	snap->metadata_len = 0;
+	base = base ? base + 1 : td->path;
+	ret = ustd_mkdir_p(parent);
+	if (ret < 0)
+		return ret;
+	for (tries = 0; ; tries++, (*n)++) {
+		len = snprintf(path, sizeof(path), "%s/%s-snapshot-%u", parent, base, *n);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			return -ENAMETOOLONG;
+		if (mkdir(path, 0755) == 0)
+			break;
+		if (errno != EEXIST || tries == TRACE_DIR_MAX_SUFFIX)
+			return -errno;
+	}
+	snprintf(meta, sizeof(meta), "%s/metadata", path);
+	snap->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	snap->path = strdup(path);
+	if (snap->metadata_fd < 0 || !snap->path) {
+		ret = snap->metadata_fd < 0 ? -errno : -ENOMEM;
+		goto error;
+	}
+	ret = trace_dir_copy_metadata(td, snap);
+	if (ret == 0)
+		return 0;
+error:
+	if (snap->metadata_fd >= 0)
+		close(snap->metadata_fd);
+	snap->metadata_fd = -1;
+	free(snap->path);
+	snap->path = NULL;
+	unlink(meta);
+	rmdir(path);
+	return ret;
+}
+
 void ustd_trace_dir_close(struct ustd_trace_dir *td)
 {
 	if (td->metadata_fd >= 0)

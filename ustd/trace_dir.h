@@ -41,6 +41,14 @@ int ustd_trace_dir_append_metadata(struct ustd_trace_dir *td, const char *text, 
  * (-EEXIST). Returns the descriptor or a negative errno. */
 int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name);
 
+/*
+ * Creates <parent>/<name of td>-snapshot-<*n> (parent created as needed;
+ * *n grows past names already taken) holding a copy of the metadata td
+ * has so far. Returns 0 or a negative errno.
+ */
+int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
+			    unsigned *n, struct ustd_trace_dir *snap);
+
 void ustd_trace_dir_close(struct ustd_trace_dir *td);
 
 /* Closes and removes a directory that got no file but its empty metadata:

@@ -194,7 +194,9 @@ def read_trace(path):
         if type(msg) is bt2._EventMessageConst:
             events.append(Event(msg))
         elif type(msg) is bt2._DiscardedEventsMessageConst:
-            discarded += msg.count or 0
+            # None: babeltrace2 knows events were lost but not how many
+            # (a stream whose first packet already counts some).
+            discarded += msg.count if msg.count is not None else 1
     return events, discarded
 
 

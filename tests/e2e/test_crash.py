@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Crash rescue: a traced program dies without saying goodbye (SIGKILL,
+SIGSEGV, abort, _exit from a thread) while its threads are writing, and ustd
+writes every committed event still in the buffers, also from the packets
+left incomplete. Every event a thread saw committed is in the trace exactly
+once, nothing else is but the event in flight, and babeltrace2 reads the
+trace without error and counts what was lost."""
+
+import os
+import queue
+import random
+import re
+import signal
+import struct
+import subprocess
+import threading
+import time
+
+import bt2
+from ustest import USTD, Event, Tap, Workspace, app, babeltrace_check
+
+t = Tap()
+ws = Workspace()
+rng = random.Random(int(os.environ.get("SEED", time.time())))
+NCPU = os.cpu_count() or 2
+
+
+class Ustd:
+    """ustd -v with its messages read as they come."""
+
+    def __init__(self):
+        r, w = os.pipe()
+        self.proc = subprocess.Popen([USTD, "-v", "-o", ws.out, "--ready-fd", str(w)],
+                                     env=ws.env(UST_DEBUG=1), pass_fds=(w,),
+                                     stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
+        ws.daemons.append(self.proc)
+        self.lines = queue.Queue()
+        self.rescued = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def wait_complete(self, pid, timeout=15):
+        """The trace directory ustd says it completed for pid, or None."""
+        end = time.time() + timeout
+        want = re.compile(r"trace of crasher\[%d\] is complete in (\S+)" % pid)
+        while time.time() < end:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.time()))
+            except queue.Empty:
+                break
+            m = re.search(r"rescued: (\d+) events kept, (\d+) lost", line)
+            if m:
+                self.rescued.append((int(m.group(1)), int(m.group(2))))
+            m = want.search(line)
+            if m:
+                return m.group(1)
+        return None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def read_events(path):
+    """The events and the events babeltrace2 says were discarded, counting
+    1 where it only says some may have been (a stream's first packet)."""
+    events, discarded = [], 0
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is bt2._EventMessageConst:
+            events.append(Event(msg))
+        elif type(msg) is bt2._DiscardedEventsMessageConst:
+            discarded += msg.count if msg.count is not None else 1
+    return events, discarded
+
+
+def committed_counts(path, n):
+    with open(path, "rb") as f:
+        return list(struct.unpack("<%dQ" % n, f.read(8 * n)))
+
+
+def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
+    state = os.path.join(ws.root, "state")
+    proc = subprocess.Popen([app("crasher"), str(threads), state, how, str(events), str(spin)],
+                            env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1, **env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ws.daemons.append(proc)
+    line = proc.stdout.readline().strip()
+    child = None
+    if line.startswith("child "):
+        child = int(line.split()[1])
+        line = proc.stdout.readline().strip()
+    if line != "ready":
+        t.ok(False, "%s: crasher starts" % label, proc.stderr.read())
+        return
+    if how in ("wait", "inherit"):
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+    try:
+        rc = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    want_rc = {"wait": -signal.SIGKILL, "inherit": -signal.SIGKILL, "segv": -signal.SIGSEGV, "abort": -signal.SIGABRT,
+               "exit": 3}[how]
+    if not t.eq(rc, want_rc, "%s: the program died as asked" % label):
+        t.diag(proc.stderr.read())
+    before = len(ustd.rescued)
+    path = ustd.wait_complete(proc.pid)
+    if child:
+        # It kept the connection open all along: the pidfd told the death.
+        t.ok(_alive(child), "%s: the child holding the connection still runs" % label)
+        os.kill(child, signal.SIGKILL)
+    if not t.ok(path is not None, "%s: ustd noticed the death and completed the trace" % label):
+        return
+    committed = committed_counts(state, threads)
+    ok, err = babeltrace_check(path)
+    t.ok(ok, "%s: babeltrace2 reads the trace without error" % label, err)
+    events_, discarded = read_events(path)
+    seen = {}
+    dups = extra = missing = 0
+    for e in events_:
+        if e.name != "ust:crash_event":
+            continue
+        th, seq = e.fields["thread"], e.fields["seq"]
+        s = seen.setdefault(th, set())
+        if seq in s:
+            dups += 1
+        s.add(seq)
+        if th >= threads or seq > committed[th]:
+            extra += 1
+    lost_tail = 0
+    for th in range(threads):
+        s = seen.get(th, set())
+        missing += sum(1 for q in range(committed[th]) if q not in s)
+        if committed[th] and committed[th] - 1 not in s:
+            lost_tail += 1
+    rescued = ustd.rescued[before:]
+    t.diag("%s: %d events, committed %s, discarded %d, missing %d; packets rescued: %d (%d events kept, %d lost)"
+           % (label, len(events_), committed, discarded, missing, len(rescued),
+              sum(k for k, _ in rescued), sum(l for _, l in rescued)))
+    t.eq(dups, 0, "%s: no event twice" % label)
+    t.eq(extra, 0, "%s: no event but the committed ones and those in flight" % label)
+    t.ok(missing == 0 or discarded > 0,
+         "%s: committed events are all there, or babeltrace2 reports the loss" % label,
+         "missing %d, discarded %d" % (missing, discarded))
+    t.ok(lost_tail == 0 or discarded > 0,
+         "%s: every thread's last committed event was rescued" % label,
+         "%d threads lost their last event" % lost_tail)
+    return discarded, missing
+
+
+ustd = Ustd()
+total_missing = 0
+for how in ("wait", "segv", "abort", "exit"):
+    for i in range(3):
+        threads = rng.choice((1, 2, 4))
+        label = "%s #%d, %d threads" % ("SIGKILL" if how == "wait" else how, i + 1, threads)
+        res = run(ustd, label, how, threads, events=rng.randint(1, 4000),
+                  delay=rng.uniform(0.05, 0.4), spin=50)
+        total_missing += res[1] if res else 0
+
+# A child that inherited the connection keeps the socket open: ustd learns
+# the death from the process itself.
+for i in range(2):
+    run(ustd, "SIGKILL, connection inherited by a child #%d" % (i + 1), "inherit", 2,
+        delay=rng.uniform(0.05, 0.3), spin=50)
+
+# Many threads on few CPUs, preempted anywhere (also between a reservation
+# and its commit), and small sub-buffers: many packets left incomplete.
+many = 3 * NCPU + 2
+for i in range(3):
+    how = ("wait", "segv", "exit")[i]
+    res = run(ustd, "%d threads on %d CPUs, 4 KiB sub-buffers, %s" % (many, NCPU, how), how,
+              many, events=rng.randint(200, 2000), delay=rng.uniform(0.1, 0.4), spin=300,
+              UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=8)
+    total_missing += res[1] if res else 0
+
+t.ok(len(ustd.rescued) > 0, "incomplete packets were rescued (%d)" % len(ustd.rescued))
+t.ok(ustd.proc.poll() is None, "ustd is still serving")
+t.done()
