@@ -21,6 +21,8 @@ enum ustd_watch_kind {
 	USTD_WATCH_SIGNAL,
 	USTD_WATCH_APP,
 	USTD_WATCH_STREAM,
+	USTD_WATCH_ADOPT,		/* ustd/adopt.h */
+	USTD_WATCH_ADOPT_TIMER,
 };
 
 struct ustd_watch {

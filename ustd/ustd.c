@@ -4,7 +4,6 @@
  * the stream buffers they send and copies every finished packet to disk.
  * One thread, one epoll loop; it sleeps only in epoll_wait().
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,34 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
-#include "libustcomm/ctl_protocol.h"
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
+#include "ustd/adopt.h"
 #include "ustd/app.h"
 #include "ustd/trace_dir.h"
 
 #define USTD_MAX_EVENTS	64
-/* How long the applications asked to reconnect have to answer. */
-#define USTD_ADOPT_WAIT_MS	5000
-#define USTD_ADOPT_POLL_MS	50
-#define USTD_ADOPT_REPLY_MAX	1024
-
-/* A control connection to an application asked to report to us again. */
-struct ustd_adopt {
-	int fd;
-	pid_t pid;
-	size_t len;
-	char reply[USTD_ADOPT_REPLY_MAX];
-};
 
 struct ustd {
 	struct ustd_ctx ctx;
@@ -54,9 +39,7 @@ struct ustd {
 	struct ustd_watch signal_watch;
 	struct ustd_app *apps;
 	bool quit;
-	struct ustd_adopt *adopt;	/* waiting for an answer */
-	size_t nr_adopt;
-	struct timespec adopt_deadline;
+	struct ustd_adopt adopt;
 };
 
 /* Every stream costs four descriptors (memfd, eventfd, file, and the
@@ -247,140 +230,6 @@ static void ustd_reap(struct ustd *d)
 	}
 }
 
-/*
- * Applications traced before we started (a ustd that died, restarted on
- * the same socket) lost their consumer: each control socket of our user in
- * <rundir>/apps is asked to reconnect here (USTCOMM_CTL_RECONNECT); the
- * application then describes its trace again and hands over its buffers,
- * which we continue from where the last consumer stopped. One that is
- * connected to a live ustd declines. Never waits: the connection and the
- * request are non-blocking, the answers are read from the main loop
- * (ustd_adopt_poll), and an application that does not answer in time is
- * forgotten; the applications connect back while the loop runs.
- */
-static void ustd_adopt_ask(struct ustd *d, const char *path, pid_t pid)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct ustcomm_ctl_header hdr;
-	size_t plen = strlen(d->sock_path) + 1;
-	char req[sizeof(hdr) + PATH_MAX];
-	struct ustd_adopt *bigger;
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-	int fd;
-
-	if (strlen(path) >= sizeof(addr.sun_path) || plen > PATH_MAX)
-		return;
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	/* A full backlog (EAGAIN) means a stuck application: skipped. */
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
-	    cred.uid != getuid())
-		goto drop;
-	ustcomm_ctl_header_init(&hdr, USTCOMM_CTL_RECONNECT, 0, 1, (uint32_t)plen);
-	memcpy(req, &hdr, sizeof(hdr));
-	memcpy(req + sizeof(hdr), d->sock_path, plen);
-	if (send(fd, req, sizeof(hdr) + plen, MSG_DONTWAIT | MSG_NOSIGNAL) !=
-	    (ssize_t)(sizeof(hdr) + plen))
-		goto drop;
-	bigger = realloc(d->adopt, (d->nr_adopt + 1) * sizeof(*d->adopt));
-	if (!bigger)
-		goto drop;
-	d->adopt = bigger;
-	d->adopt[d->nr_adopt].fd = fd;
-	d->adopt[d->nr_adopt].pid = pid;
-	d->adopt[d->nr_adopt].len = 0;
-	d->nr_adopt++;
-	return;
-drop:
-	close(fd);
-}
-
-static void ustd_adopt_scan(struct ustd *d)
-{
-	char dir[PATH_MAX], path[PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	DIR *dp;
-	char *end;
-	long pid;
-
-	if (ustcomm_apps_dir(dir, sizeof(dir)) < 0)
-		return;
-	dp = opendir(dir);
-	if (!dp)
-		return;
-	while ((de = readdir(dp))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || st.st_uid != getuid())
-			continue;
-		ustd_adopt_ask(d, path, (pid_t)pid);
-	}
-	closedir(dp);
-	clock_gettime(CLOCK_MONOTONIC, &d->adopt_deadline);
-	d->adopt_deadline.tv_sec += USTD_ADOPT_WAIT_MS / 1000;
-}
-
-/* 1 when the connection is done with: answered, gone, or malformed. */
-static int ustd_adopt_read(struct ustd *d, struct ustd_adopt *a)
-{
-	struct ustcomm_ctl_msg msg;
-	const char *pos = NULL, *why;
-	ssize_t n, used;
-
-	n = recv(a->fd, a->reply + a->len, sizeof(a->reply) - a->len, MSG_DONTWAIT);
-	if (n < 0)
-		return errno != EAGAIN && errno != EINTR;
-	if (n == 0)
-		return 1;
-	a->len += (size_t)n;
-	used = ustcomm_ctl_decode(a->reply, a->len, sizeof(a->reply), &msg);
-	if (used == 0)
-		return a->len == sizeof(a->reply);
-	if (used < 0)
-		return 1;
-	why = ustcomm_ctl_next(&msg, &pos);
-	if (msg.status == 0) {
-		if (d->ctx.verbose)
-			fprintf(stderr, "ustd: pid %d answered the reconnect request\n", (int)a->pid);
-	} else {
-		ustcomm_dbg("pid %d does not report here: %s", (int)a->pid,
-			    why ? why : strerror(-msg.status));
-	}
-	return 1;
-}
-
-static void ustd_adopt_poll(struct ustd *d)
-{
-	struct timespec now;
-	size_t i = 0;
-	int expired;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	expired = now.tv_sec > d->adopt_deadline.tv_sec ||
-		  (now.tv_sec == d->adopt_deadline.tv_sec &&
-		   now.tv_nsec >= d->adopt_deadline.tv_nsec);
-	while (i < d->nr_adopt) {
-		if (expired || ustd_adopt_read(d, &d->adopt[i])) {
-			close(d->adopt[i].fd);
-			d->adopt[i] = d->adopt[--d->nr_adopt];
-		} else {
-			i++;
-		}
-	}
-	if (!d->nr_adopt) {
-		free(d->adopt);
-		d->adopt = NULL;
-	}
-}
-
 static int ustd_loop(struct ustd *d)
 {
 	struct epoll_event evs[USTD_MAX_EVENTS];
@@ -388,8 +237,7 @@ static int ustd_loop(struct ustd *d)
 	int i, n;
 
 	while (!d->quit) {
-		n = epoll_wait(d->ctx.epfd, evs, USTD_MAX_EVENTS,
-			       d->nr_adopt ? USTD_ADOPT_POLL_MS : -1);
+		n = epoll_wait(d->ctx.epfd, evs, USTD_MAX_EVENTS, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -411,11 +259,16 @@ static int ustd_loop(struct ustd *d)
 			case USTD_WATCH_STREAM:
 				ustd_app_on_stream((struct ustd_app_stream *)w);
 				break;
+			case USTD_WATCH_ADOPT:
+				ustd_adopt_on_conn(&d->adopt, (struct ustd_adopt_conn *)w);
+				break;
+			case USTD_WATCH_ADOPT_TIMER:
+				ustd_adopt_on_timer(&d->adopt);
+				break;
 			}
 		}
 		ustd_reap(d);
-		if (d->nr_adopt)
-			ustd_adopt_poll(d);
+		ustd_adopt_reap(&d->adopt);
 	}
 	return 0;
 }
@@ -567,7 +420,7 @@ int main(int argc, const char **argv)
 	}
 	if (verbose)
 		fprintf(stderr, "ustd: listening on %s, writing traces under %s\n", sock_path, resolved);
-	ustd_adopt_scan(&d);
+	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
 	if (ready_fd >= 0) {
 		ret = ustd_signal_ready(ready_fd);
 		if (ret < 0)
@@ -576,6 +429,7 @@ int main(int argc, const char **argv)
 	ret = ustd_loop(&d);
 	ustd_finish(&d);
 unlink:
+	ustd_adopt_fini(&d.adopt);
 	unlink(sock_path);
 end:
 	if (d.listen_fd >= 0)
@@ -586,9 +440,6 @@ end:
 		close(d.spare_fd);
 	if (d.ctx.epfd >= 0)
 		close(d.ctx.epfd);
-	d.adopt_deadline.tv_sec = 0;
-	if (d.nr_adopt)
-		ustd_adopt_poll(&d);
 	poptFreeContext(pc);
 	free(output_arg);
 	free(sock_arg);
