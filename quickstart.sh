@@ -5,8 +5,10 @@
 #   ./quickstart.sh demo   install what is missing, build, trace the demo
 #                          program with usttrace and print its events
 #   ./quickstart.sh test   install what is missing, build, run the whole test
-#                          suite twice (plain, then with ASan+UBSan), and end
-#                          with the line "N passed, M failed"
+#                          suite twice (plain, then with ASan+UBSan), then
+#                          `make check-stress` for STRESS_SECONDS (default 10)
+#                          under TSan and ASan, and end with the line
+#                          "N passed, M failed"
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
@@ -55,14 +57,31 @@ build() {
 check() {
 	dir=$1
 	make -C "$dir" -j"$jobs" check >"$dir/check.out" 2>&1 || true
+	tally "$dir" "$dir/check.out"
+}
+
+# check_stress DIR SECONDS: `make check-stress` there (it builds the tree
+# twice more, with ThreadSanitizer and with ASan+UBSan) and adds its counts.
+check_stress() {
+	top_build=$1
+	rm -f "$top_build/stress-tsan/test-suite.log" "$top_build/stress-asan/test-suite.log"
+	make -C "$top_build" -s -j"$jobs" check-stress STRESS_SECONDS="$2" \
+		>"$top_build/check-stress.out" 2>&1 || true
+	tally "$top_build/stress-tsan" "$top_build/check-stress.out"
+	tally "$top_build/stress-asan" /dev/null
+}
+
+# tally DIR OUTPUT: adds the counts of DIR/test-suite.log.
+tally() {
+	dir=$1
 	log="$dir/test-suite.log"
 	if [ ! -f "$log" ]; then
-		cat "$dir/check.out"
+		cat "$2"
 		say "no test ran in $dir"
 		failed=$((failed + 1))
 		return
 	fi
-	grep -E '^(PASS|FAIL|XPASS|ERROR|SKIP):' "$dir/check.out" | grep -v '^PASS' || true
+	grep -E '^(PASS|FAIL|XPASS|ERROR|SKIP):' "$2" | grep -v '^PASS' || true
 	p=$(sed -n 's/^# PASS: *//p' "$log")
 	f=$(sed -n 's/^# FAIL: *//p' "$log")
 	x=$(sed -n 's/^# XPASS: *//p' "$log")
@@ -97,6 +116,7 @@ test)
 	check "$top/build"
 	build "$top/build-sanitize" --enable-sanitizers
 	check "$top/build-sanitize"
+	check_stress "$top/build" "${STRESS_SECONDS:-10}"
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
 	else
