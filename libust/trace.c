@@ -602,15 +602,25 @@ int ust_trace_stop(const char *name)
 	return 0;
 }
 
-int ust_trace_force_switch(const char *name)
+/* check_trace(), and the trace must have its buffers. */
+static int check_allocated(const char **name)
 {
-	int ret = check_trace(&name);
+	int ret = check_trace(name);
 
 	if (ret < 0)
 		return ret;
 	if (t.state == UST_TRACE_CREATED)
 		return fail(-EINVAL, "trace '%s' has no buffers yet: run alloc-trace or start-trace",
 			    t.name);
+	return 0;
+}
+
+int ust_trace_force_switch(const char *name)
+{
+	int ret = check_allocated(&name);
+
+	if (ret < 0)
+		return ret;
 	flush_all();
 	return 0;
 }
@@ -675,13 +685,10 @@ int ust_trace_snapshot(const char *name, const char *dir, char *path, size_t pat
 	} *reply = NULL;
 	const struct ustcomm_snapshot_done *done;
 	struct ustcomm_msg msg = { .type = USTCOMM_MSG_SNAPSHOT_DONE };
-	int ret = check_trace(&name);
+	int ret = check_allocated(&name);
 
 	if (ret < 0)
 		return ret;
-	if (t.state == UST_TRACE_CREATED)
-		return fail(-EINVAL, "trace '%s' has no buffers yet: run alloc-trace or start-trace",
-			    t.name);
 	if (!t.cfg.overwrite)
 		return fail(-EINVAL, "trace '%s' is written to disk as it goes; snapshots are for flight-recorder traces (UST_OVERWRITE=1, usttrace --overwrite)",
 			    t.name);

@@ -16,8 +16,7 @@ import subprocess
 import threading
 import time
 
-import bt2
-from ustest import USTD, Event, Tap, Workspace, app, babeltrace_check
+from ustest import USTD, Tap, Workspace, app, babeltrace_check, read_trace
 
 t = Tap()
 ws = Workspace()
@@ -71,17 +70,6 @@ def _alive(pid):
         return False
 
 
-def read_events(path):
-    """The events and the events babeltrace2 says were discarded, counting
-    1 where it only says some may have been (a stream's first packet)."""
-    events, discarded = [], 0
-    for msg in bt2.TraceCollectionMessageIterator(path):
-        if type(msg) is bt2._EventMessageConst:
-            events.append(Event(msg))
-        elif type(msg) is bt2._DiscardedEventsMessageConst:
-            discarded += msg.count if msg.count is not None else 1
-    return events, discarded
-
 
 def committed_counts(path, n):
     with open(path, "rb") as f:
@@ -125,7 +113,7 @@ def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
     committed = committed_counts(state, threads)
     ok, err = babeltrace_check(path)
     t.ok(ok, "%s: babeltrace2 reads the trace without error" % label, err)
-    events_, discarded = read_events(path)
+    events_, discarded = read_trace(path)
     seen = {}
     dups = extra = missing = 0
     for e in events_:

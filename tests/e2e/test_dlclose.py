@@ -10,10 +10,9 @@ appended to the metadata file, whose earlier bytes stay as they were."""
 import os
 import signal
 import threading
-import time
 
 from ustest import (TOP_BUILD, Tap, Workspace, babeltrace_check, ctl_call, ctl_request,
-                    read_trace)
+                    read_trace, wait_for)
 
 LIB = os.path.join(TOP_BUILD, "tests", "apps", ".libs", "libprobe.so")
 THREADS = 3
@@ -106,14 +105,6 @@ def cycles_under_load(ws):
          "the library's marker, typed event, tracepoint and probe all recorded", names)
 
 
-def wait_for(cond, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
-
 
 def size(path):
     try:
@@ -134,7 +125,8 @@ def metadata_appended(ws):
     dirs = []
     on_disk = wait_for(lambda: dirs.extend(d for d in ws.trace_dirs() if d not in dirs) or
                        (dirs and any(size(os.path.join(dirs[0], f)) > 0
-                                     for f in os.listdir(dirs[0]) if f.startswith("main_"))))
+                                     for f in os.listdir(dirs[0]) if f.startswith("main_"))),
+                       timeout=20)
     t.ok(on_disk, "the first events reach the disk")
     if not dirs:
         ws.stop_app(proc)
@@ -145,7 +137,7 @@ def metadata_appended(ws):
     proc.send_signal(signal.SIGUSR1)
     t.eq(proc.stdout.readline().strip(), "loaded", "the library is loaded and fired")
     # Its events are described before any of them is written.
-    wait_for(lambda: b"libprobe_ev:work" in open(meta_path, "rb").read())
+    wait_for(lambda: b"libprobe_ev:work" in open(meta_path, "rb").read(), timeout=20)
     out, err = ws.stop_app(proc)
     t.eq(proc.returncode, 0, "the program exits normally", )
     after = open(meta_path, "rb").read()

@@ -16,19 +16,11 @@ import time
 
 import bt2
 
-from ustest import (USTD, Tap, Workspace, babeltrace_check, ctl_call, ctl_request)
+from ustest import (USTD, Tap, Workspace, babeltrace_check, ctl_call, ctl_request, wait_for)
 
 RECONNECT = 19
 t = Tap()
 
-
-def wait_for(cond, timeout=10):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def series(path):

@@ -186,6 +186,16 @@ class Event:
         return "%s %r" % (self.name, self.fields)
 
 
+def wait_for(cond, timeout=10):
+    """Calls cond() until it is true or timeout seconds have passed; returns its last value."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
 def read_trace(path):
     """Every event of the trace(s) under path, merged by time, and the total
     count of events the tracer reported as discarded."""
