@@ -356,6 +356,45 @@ static void test_far_gap(int ext)
 	teardown();
 }
 
+/*
+ * A writer that died right after its exchange, in the second cycle of a
+ * sub-buffer, wrote nothing: not even the 0 of its first byte. That byte is
+ * 0 all the same because the consumer cleared the sub-buffer when it
+ * released it, so the reservation reads as unfinished, not as whatever
+ * the first cycle left there.
+ */
+static void test_died_after_exchange(void)
+{
+	const uint64_t begin = (uint64_t)SUBBUF * NSUBBUF;
+	struct ust_event_ctx ctx;
+	const char *pkt;
+	char copy[SUBBUF];
+	struct rescued r;
+	uint32_t seq = 0, first = 0, kept = 0;
+	size_t len;
+
+	setup();
+	while (rb.ctl->write_offset < begin + SUBBUF / 2) {
+		if (emit(ID_SMALL, seq, 1, &ctx) == 0) {
+			if (ctx.offset >= begin && !kept++)
+				first = seq;
+			seq++;
+			continue;
+		}
+		while (ustcomm_cbuf_get(&cb, &pkt, &len) == 1)
+			ustcomm_cbuf_put(&cb);
+	}
+	/* Single-threaded here: the exchange of the writer that died. */
+	rb.ctl->write_offset += 16;
+	rescue(begin, copy, &r);
+	tap_ok(r.valid && r.nr == kept && r.seqs[0] == first && r.seqs[kept - 1] == seq - 1 &&
+	       r.out.dropped == 1,
+	       "died right after its exchange, second cycle: the %u committed events kept, the reservation dropped (%u kept, %llu dropped)",
+	       kept, r.nr, (unsigned long long)r.out.dropped);
+	free(r.out.buf);
+	teardown();
+}
+
 int main(void)
 {
 	add_layout(ID_SMALL);
@@ -368,6 +407,7 @@ int main(void)
 	test_header_lost();
 	test_far_gap(0);
 	test_far_gap(1);
+	test_died_after_exchange();
 	ustd_layouts_free(&layouts);
 	tap_plan(tap_count);
 	return tap_done();
