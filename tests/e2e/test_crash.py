@@ -78,6 +78,10 @@ def committed_counts(path, n):
 
 def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
     state = os.path.join(ws.root, "state")
+    # In a sanitizer build the kernel, not ASan's handler, must end the
+    # program on SIGSEGV, as it does in a plain build.
+    env.setdefault("ASAN_OPTIONS", (os.environ.get("ASAN_OPTIONS", "") +
+                                    ":handle_segv=0").lstrip(":"))
     proc = subprocess.Popen([app("crasher"), str(threads), state, how, str(events), str(spin)],
                             env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1, **env),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
