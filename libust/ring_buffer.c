@@ -296,9 +296,8 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 	/*
 	 * The first byte says "finished" (shm_layout.h): 0 until the commit.
 	 * The consumer cleared it already in discard mode; in overwrite mode
-	 * it still holds a byte of an older cycle.
+	 * it still holds a byte of an older cycle, which this clears.
 	 */
-	p[0] = 0;
 	first = ust_event_header_write_tail(p, compact, event_id, ts, &hdr);
 	ctx->payload = p + hdr;
 	ctx->buf = rb;

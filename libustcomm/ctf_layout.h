@@ -73,8 +73,8 @@ static inline unsigned ust_event_header_size(int compact)
 }
 
 /*
- * Writes the event header at p except its first byte, which it returns:
- * the writer stores that byte last (shm_layout.h). *size is the header's.
+ * Writes the event header at p with 0 for its first byte, and returns that
+ * byte: the writer stores it last (shm_layout.h). *size is the header's.
  */
 static inline uint8_t ust_event_header_write_tail(char *p, int compact, uint32_t id,
 						  uint64_t ts, unsigned *size)
@@ -83,12 +83,11 @@ static inline uint8_t ust_event_header_write_tail(char *p, int compact, uint32_t
 
 	if (compact) {
 		word = id | (uint32_t)(ts << 5);
-		p[1] = (char)(word >> 8);
-		p[2] = (char)(word >> 16);
-		p[3] = (char)(word >> 24);
+		ust_put_u32(p, word & ~UINT32_C(0xff));
 		*size = UST_EVENT_HEADER_COMPACT_SIZE;
 		return (uint8_t)word;
 	}
+	p[0] = 0;
 	ust_put_u32(p + 1, id);
 	ust_put_u64(p + 5, ts);
 	*size = UST_EVENT_HEADER_EXTENDED_SIZE;
