@@ -18,6 +18,7 @@
 #define MAX_THREADS	64
 
 static volatile int stop;
+static int started;
 /* Static, not allocated by the threads: a child exits with the parent's
  * heap but without its threads, and LeakSanitizer would count theirs. */
 static unsigned long counts[MAX_THREADS];
@@ -29,7 +30,8 @@ static void *busy(void *arg)
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		trace_mark(ust, busy, "thread %u seq %lu", t, *count);
-		(*count)++;
+		if (!(*count)++)
+			__atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
 		/* Slow enough that the parent's buffers never fill. */
 		if (*count % 64 == 0)
 			usleep(200);
@@ -55,6 +57,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/*
+	 * Fork only once every thread is in its tracing loop: the point is
+	 * forking while they trace. (A thread still starting up may hold
+	 * ASan's allocator lock, which its runtime does not take across fork:
+	 * the child would hang in the leak check at exit.)
+	 */
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < (int)nr_threads)
+		usleep(100);
 	for (i = 0; i < forks; i++) {
 		pid = fork();
 		if (pid < 0) {
