@@ -241,8 +241,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 	int compact, opens, closes, ret = 0;
 
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
-	if (payload_len >= rb->subbuf_size ||
-	    payload_len > UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE)
+	if (payload_len >= rb->payload_limit)
 		goto drop;
 	rb_head_read(ctl, &cur);
 	do {

@@ -35,6 +35,9 @@ struct ust_rb {
 	uint32_t cpu;
 	uint32_t stream_id;		/* packet header fields, private too */
 	int overwrite;			/* flight recorder: see shm_layout.h */
+	/* Smallest payload that can never be recorded: a sub-buffer's worth,
+	 * or more than UST_EVENT_SIZE_MAX allows with the longest header. */
+	uint32_t payload_limit;
 	uint8_t uuid[16];
 	int shm_fd;			/* memfd, kept open for handing to ustd */
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */

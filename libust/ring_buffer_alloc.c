@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "libust/ring_buffer.h"
+#include "libustcomm/ctf_layout.h"
 #include "libustcomm/format.h"
 
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
@@ -63,6 +64,9 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	rb->cpu = cfg->cpu;
 	rb->stream_id = cfg->stream_id;
 	rb->overwrite = cfg->overwrite;
+	rb->payload_limit = cfg->subbuf_size;
+	if (rb->payload_limit > UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE)
+		rb->payload_limit = UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE + 1;
 	memcpy(rb->uuid, cfg->uuid, sizeof(rb->uuid));
 	rb->data = (char *)mem + ust_shm_data_offset(cfg->subbuf_count, page);
 

@@ -879,6 +879,41 @@ static void test_wakeup(void)
 	rb_teardown(&rb, &cb);
 }
 
+/*
+ * The largest event: header and payload within UST_EVENT_SIZE_MAX, which
+ * leaves room in ctx.len for the deferred first byte. One byte more is
+ * dropped and counted, even in sub-buffers that could hold it.
+ */
+static void test_size_limit(void)
+{
+	const uint32_t size = 32u << 20;
+	const size_t largest = UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE;
+	struct ust_rb rb;
+	struct ustcomm_cbuf cb;
+	struct ust_event_ctx ctx;
+	const char *pkt;
+	size_t len;
+	int ret;
+
+	if (!tap_ok(rb_setup(&rb, &cb, size, 2, 0) == 0, "size limit: 32 MiB sub-buffers"))
+		return;
+	tap_ok(ust_rb_reserve(&rb, 40, largest + 1, &ctx) == -ENOBUFS &&
+	       rb.ctl->events_discarded == 1,
+	       "size limit: an event of UST_EVENT_SIZE_MAX + 1 bytes is dropped and counted");
+	ret = ust_rb_reserve(&rb, 40, largest, &ctx);
+	if (tap_ok(ret == 0, "size limit: an event of exactly UST_EVENT_SIZE_MAX bytes is reserved")) {
+		memset(ctx.payload, 0x5a, largest);
+		ust_rb_commit(&rb, &ctx);
+		ust_rb_flush(&rb);
+		ret = ustcomm_cbuf_get(&cb, &pkt, &len);
+		tap_ok(ret == 1 && (uint8_t)pkt[UST_PKT_HEADER_SIZE] == UST_EVENT_ID_EXTENDED &&
+		       ust_get_u32(pkt + UST_PKT_HEADER_SIZE + 1) == 40 &&
+		       len == UST_PKT_HEADER_SIZE + UST_EVENT_SIZE_MAX,
+		       "size limit: committed whole, its header's first byte in place");
+	}
+	rb_teardown(&rb, &cb);
+}
+
 int main(void)
 {
 	struct ustcomm_clock_desc clock;
@@ -893,6 +928,7 @@ int main(void)
 	test_wakeup();
 	test_cross_cpu();
 	test_clamp();
+	test_size_limit();
 	if (ustcomm_clock_describe(&clock) == 0 && ustcomm_clock_use_tsc) {
 		tap_diag("again with the TSC clock");
 		test_concurrent();
