@@ -12,6 +12,8 @@
 /* Bounds the -1, -2... suffixes tried when one process starts several
  * traces within the same second. */
 #define TRACE_DIR_MAX_SUFFIX	1000
+/* A trace directory's path leaves room for "/metadata" in PATH_MAX. */
+#define TRACE_DIR_PATH_MAX	(PATH_MAX - 16)
 
 int ustd_mkdir_p(const char *path)
 {
@@ -87,11 +89,35 @@ static void trace_dir_clean_name(char *out, size_t size, const char *procname)
 	}
 }
 
+/*
+ * Makes the empty directory path, just created, a trace directory: its
+ * metadata file, created exclusively. On failure nothing is left behind.
+ */
+static int trace_dir_open(struct ustd_trace_dir *td, const char *path)
+{
+	char meta[PATH_MAX];
+	int ret = 0;
+
+	snprintf(meta, sizeof(meta), "%s/metadata", path);
+	td->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	td->path = strdup(path);
+	if (td->metadata_fd < 0 || !td->path) {
+		ret = td->metadata_fd < 0 ? -errno : -ENOMEM;
+		if (td->metadata_fd >= 0)
+			close(td->metadata_fd);
+		td->metadata_fd = -1;
+		free(td->path);
+		td->path = NULL;
+		unlink(meta);
+		rmdir(path);
+	}
+	return ret;
+}
+
 int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			  const char *procname, pid_t pid, time_t when)
 {
-	/* path leaves room for "/metadata" in meta. */
-	char name[64], stamp[32], path[PATH_MAX - 16], meta[PATH_MAX];
+	char name[64], stamp[32], path[TRACE_DIR_PATH_MAX];
 	struct tm tm;
 	int i, n, ret;
 
@@ -123,21 +149,7 @@ int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			goto end;
 		}
 	}
-	snprintf(meta, sizeof(meta), "%s/metadata", path);
-	td->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-	if (td->metadata_fd < 0) {
-		ret = -errno;
-		rmdir(path);
-		goto end;
-	}
-	td->path = strdup(path);
-	if (!td->path) {
-		ret = -ENOMEM;
-		close(td->metadata_fd);
-		td->metadata_fd = -1;
-		unlink(meta);
-		rmdir(path);
-	}
+	ret = trace_dir_open(td, path);
 end:
 	return ret;
 }
@@ -197,7 +209,7 @@ static int trace_dir_copy_metadata(const struct ustd_trace_dir *td,
 int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
 			    unsigned *n, struct ustd_trace_dir *snap)
 {
-	char path[PATH_MAX - 16], meta[PATH_MAX];
+	char path[TRACE_DIR_PATH_MAX];
 	const char *base = strrchr(td->path, '/');
 	int len, tries, ret;
 
@@ -217,24 +229,12 @@ int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
 		if (errno != EEXIST || tries == TRACE_DIR_MAX_SUFFIX)
 			return -errno;
 	}
-	snprintf(meta, sizeof(meta), "%s/metadata", path);
-	snap->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-	snap->path = strdup(path);
-	if (snap->metadata_fd < 0 || !snap->path) {
-		ret = snap->metadata_fd < 0 ? -errno : -ENOMEM;
-		goto error;
-	}
+	ret = trace_dir_open(snap, path);
+	if (ret < 0)
+		return ret;
 	ret = trace_dir_copy_metadata(td, snap);
-	if (ret == 0)
-		return 0;
-error:
-	if (snap->metadata_fd >= 0)
-		close(snap->metadata_fd);
-	snap->metadata_fd = -1;
-	free(snap->path);
-	snap->path = NULL;
-	unlink(meta);
-	rmdir(path);
+	if (ret < 0)
+		ustd_trace_dir_discard(snap);
 	return ret;
 }
 
