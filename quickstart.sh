@@ -14,7 +14,7 @@ set -eu
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
-libxml2-dev libxml2-utils babeltrace2 python3-bt2 clang"
+libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang"
 
 say() { printf 'quickstart: %s\n' "$*" >&2; }
 

@@ -39,6 +39,7 @@
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
+#include "usttrace/view.h"
 
 #define USTTRACE_READY_TIMEOUT_MS	10000
 
@@ -53,6 +54,8 @@ struct usttrace {
 	char *subbuf_num;
 	char *session_file;		/* --session */
 	bool verbose;
+	bool summary;			/* --summary */
+	char *perfetto;			/* --perfetto FILE */
 	char **argv;			/* PROGRAM ARGS... */
 
 	char output[PATH_MAX];
@@ -170,7 +173,7 @@ static int usttrace_check_pow2(const char *opt, const char *arg, uint32_t min, u
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
 	char *pattern;
-	int shared = 0, verbose = 0, follow = 0, overwrite = 0, rc, ret = 0;
+	int shared = 0, verbose = 0, follow = 0, overwrite = 0, summary = 0, rc, ret = 0;
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
 		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
@@ -191,6 +194,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  NULL },
 		{ "overwrite", '\0', POPT_ARG_NONE, &overwrite, 0,
 		  "flight recorder: keep the buffers' last contents, written at exit", NULL },
+		{ "summary", '\0', POPT_ARG_NONE, &summary, 0,
+		  "when the program has exited, print a summary of each trace on stderr", NULL },
+		{ "perfetto", '\0', POPT_ARG_STRING, &ut->perfetto, 0,
+		  "when the program has exited, write the timeline (Trace Event JSON for Perfetto UI) to FILE",
+		  "FILE" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -240,6 +248,16 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ret = -EINVAL;
 		goto end;
 	}
+	if (shared && (summary || ut->perfetto)) {
+		ustcomm_err("--summary and --perfetto read the trace where it was written: they cannot be used with -s");
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->perfetto && !*ut->perfetto) {
+		ustcomm_err("--perfetto needs the name of the JSON file to write");
+		ret = -EINVAL;
+		goto end;
+	}
 	if (ut->subbuf_size &&
 	    usttrace_check_pow2("--subbuf-size", ut->subbuf_size, UST_SUBBUF_SIZE_MIN,
 				UST_SUBBUF_SIZE_MAX, "the sub-buffer size in bytes") < 0) {
@@ -256,6 +274,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	ut->follow = follow;
 	ut->overwrite = overwrite;
 	ut->verbose = verbose;
+	ut->summary = summary;
 end:
 	return ret;
 }
@@ -654,34 +673,69 @@ static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_
 }
 
 /* Names the trace directories the program (pid) got in the output; with
- * -f, those of every process traced since usttrace started. */
-static void usttrace_report(const struct usttrace *ut, pid_t pid)
+ * -f, those of every process traced since usttrace started. Returns them
+ * (NULL-terminated, to free with usttrace_free_dirs()) in *dirs. */
+static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs)
 {
 	struct dirent *de;
-	int found = 0;
+	size_t found = 0;
+	char **grown;
 	DIR *dir;
 
+	*dirs = NULL;
 	if (ut->shared) {
 		fprintf(stderr, "usttrace: traced pid %d: the trace is in the output directory of the ustd serving %s, in a directory named *-%d-*%s\n",
 			(int)pid, ut->sock_path, (int)pid,
 			ut->follow ? " (its descendants: named after their pids)" : "");
-		return;
+		return 0;
 	}
 	dir = opendir(ut->output);
 	if (!dir) {
 		ustcomm_err("cannot read %s: %s", ut->output, strerror(errno));
-		return;
+		return 0;
 	}
 	while ((de = readdir(dir))) {
-		if (usttrace_is_trace_of(de->d_name, ut->follow ? 0 : pid, ut->start_stamp)) {
-			fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
-			found++;
+		if (!usttrace_is_trace_of(de->d_name, ut->follow ? 0 : pid, ut->start_stamp))
+			continue;
+		fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
+		grown = realloc(*dirs, (found + 2) * sizeof(**dirs));
+		if (!grown || asprintf(&grown[found], "%s/%s", ut->output, de->d_name) < 0) {
+			ustcomm_err("%s", strerror(ENOMEM));
+			*dirs = grown;
+			break;
 		}
+		*dirs = grown;
+		grown[++found] = NULL;
 	}
 	closedir(dir);
 	if (!found)
 		fprintf(stderr, "usttrace: no trace was written for pid %d in %s (is the program linked with libust?)\n",
 			(int)pid, ut->output);
+	return found;
+}
+
+static void usttrace_free_dirs(char **dirs)
+{
+	char **d;
+
+	for (d = dirs; d && *d; d++)
+		free(*d);
+	free(dirs);
+}
+
+/* --summary and --perfetto, once the traces are complete. A failure there
+ * does not change usttrace's exit status, which is the program's; it is
+ * said on stderr. */
+static void usttrace_view(const struct usttrace *ut, char **dirs, size_t nr_dirs)
+{
+	size_t i;
+
+	if (!nr_dirs)
+		return;
+	for (i = 0; ut->summary && i < nr_dirs; i++)
+		usttrace_view_summary(dirs[i]);
+	if (ut->perfetto)
+		usttrace_view_perfetto(dirs, nr_dirs, ut->perfetto);
 }
 
 /* Has the private ustd write out everything and waits for it. */
@@ -749,8 +803,10 @@ int main(int argc, const char **argv)
 			       .autoprobe = USTCOMM_STRBUF_INIT,
 			       .channels = USTCOMM_STRBUF_INIT };
 	poptContext pc = NULL;
+	char **dirs = NULL;
 	pid_t pid = 0;
 	int status = 0, rc = 1, ret;
+	size_t nr_dirs;
 
 	ustcomm_log_set_prefix("usttrace");
 	usttrace_install_signals();
@@ -779,7 +835,9 @@ int main(int argc, const char **argv)
 	} else if (ret == 0) {
 		rc = usttrace_exit_code(status);
 		usttrace_stop_ustd(&ut);
-		usttrace_report(&ut, pid);
+		nr_dirs = usttrace_report(&ut, pid, &dirs);
+		usttrace_view(&ut, dirs, nr_dirs);
+		usttrace_free_dirs(dirs);
 	}
 stop:
 	usttrace_stop_ustd(&ut);
@@ -789,6 +847,7 @@ end:
 	ustcomm_strbuf_free(&ut.autoprobe);
 	ustcomm_strbuf_free(&ut.channels);
 	free(ut.session_file);
+	free(ut.perfetto);
 	free(ut.output_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);

@@ -5,6 +5,7 @@
 
 #include <ust/version.h>
 #include <ust/marker.h>
+#include <ust/span.h>
 #include <ust/tracepoint.h>
 #include <ust/tracepoint_event.h>
 

@@ -22,6 +22,9 @@ BABELTRACE2 = os.environ.get("BABELTRACE2") or "babeltrace2"
 USTTRACE = os.path.join(TOP_BUILD, "usttrace", "usttrace")
 USTD = os.path.join(TOP_BUILD, "ustd", "ustd")
 USTCTL = os.path.join(TOP_BUILD, "ustctl", "ustctl")
+# The babeltrace2 plugin of the build tree (sink.ust.perfetto, sink.ust.summary).
+BT2_PLUGIN_PATH = os.path.join(TOP_BUILD, "bt2plugin", ".libs")
+UST_SUMMARY = os.path.join(TOP_BUILD, "bt2plugin", "ust-summary")
 
 
 def app(name):
@@ -78,6 +81,7 @@ class Workspace:
             env.pop(var, None)
         env["UST_RUNDIR"] = self.rundir
         env["UST_USTD"] = USTD
+        env["UST_BT2_PLUGIN_PATH"] = BT2_PLUGIN_PATH
         env["TZ"] = "UTC"
         env.update({k: str(v) for k, v in extra.items()})
         return env
@@ -151,6 +155,14 @@ def babeltrace_check(path):
                          text=True, timeout=120, env=dict(os.environ, TZ="UTC"))
     bad = [l for l in res.stderr.splitlines() if " E " in l]
     return res.returncode == 0 and not bad, res.stderr
+
+
+def bt2_sink(inputs, sink, params, **kw):
+    """babeltrace2 INPUTS... -c SINK -p PARAMS with our plugin: the result."""
+    return subprocess.run([BABELTRACE2, "--plugin-path=" + BT2_PLUGIN_PATH] + list(inputs) +
+                          ["-c", sink] + (["-p", params] if params else []),
+                          capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, TZ="UTC"), **kw)
 
 
 def babeltrace_text(path):

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Which process, thread and CPU an event belongs to, for any CTF trace:
+ * the vpid/vtid contexts when the event has them (LTTng's contexts, UST's),
+ * else the trace environment's vpid and the packet context's cpu_id.
+ */
+#ifndef UST_BT2_EVENT_IDS_H
+#define UST_BT2_EVENT_IDS_H
+
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+#define UST_ID_UNKNOWN INT64_MIN
+
+struct ust_event_ids {
+	int64_t pid;
+	int64_t tid;
+	int64_t cpu;
+};
+
+/* Where a stream class keeps each identifier: looked up by name once. */
+struct ust_ids_layout {
+	const bt_stream_class *sc;
+	int64_t ctx_pid, ctx_tid;	/* member index in the common context, or -1 */
+	int64_t pkt_cpu;		/* member index in the packet context, or -1 */
+};
+
+struct ust_ids_cache {
+	struct ust_ids_layout *layouts;
+	size_t nr, cap;
+};
+
+/* Returns 0 or -ENOMEM. */
+int ust_event_ids_get(struct ust_ids_cache *cache, const bt_event *ev,
+		      struct ust_event_ids *ids);
+void ust_ids_cache_fini(struct ust_ids_cache *cache);
+
+/* The trace environment's procname (UST, LTTng), else the trace's name,
+ * else NULL. */
+const char *ust_trace_procname(const bt_trace *trace);
+/* The trace environment's vpid, else UST_ID_UNKNOWN. */
+int64_t ust_trace_pid(const bt_trace *trace);
+
+#endif

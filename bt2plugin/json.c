@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+#include <inttypes.h>
+#include <math.h>
+
+#include "bt2plugin/json.h"
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void ust_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	putc('"', f);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			putc('\\', f);
+			putc(*s++, f);
+		} else if (*s < 0x20) {
+			fprintf(f, "\\u%04x", *s++);
+		} else if ((n = utf8_len(s)) > 0) {
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+		} else {
+			fprintf(f, "\\u%04x", *s++);
+		}
+	}
+	putc('"', f);
+}
+
+void ust_json_us(FILE *f, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}
+
+static void json_real(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\"nan\"", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+	else
+		fprintf(f, "%.17g", v);
+}
+
+static void json_array(FILE *f, const bt_field *field)
+{
+	uint64_t i, n = bt_field_array_get_length(field);
+
+	putc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		ust_json_field(f, bt_field_array_borrow_element_field_by_index_const(field, i));
+	}
+	putc(']', f);
+}
+
+uint64_t ust_json_members(FILE *f, const bt_field *structure, int lead_comma)
+{
+	const bt_field_class *fc = bt_field_borrow_class_const(structure);
+	uint64_t i, n = bt_field_class_structure_get_member_count(fc);
+
+	for (i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+
+		if (i || lead_comma)
+			putc(',', f);
+		ust_json_string(f, bt_field_class_structure_member_get_name(m));
+		putc(':', f);
+		ust_json_field(f, bt_field_structure_borrow_member_field_by_index_const(structure, i));
+	}
+	return n;
+}
+
+void ust_json_field(FILE *f, const bt_field *field)
+{
+	bt_field_class_type t = bt_field_get_class_type(field);
+
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		fprintf(f, "%" PRIu64, bt_field_integer_unsigned_get_value(field));
+	else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		fprintf(f, "%" PRId64, bt_field_integer_signed_get_value(field));
+	else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+		json_real(f, bt_field_real_double_precision_get_value(field));
+	else if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+		json_real(f, bt_field_real_single_precision_get_value(field));
+	else if (t == BT_FIELD_CLASS_TYPE_STRING)
+		ust_json_string(f, bt_field_string_get_value(field));
+	else if (t == BT_FIELD_CLASS_TYPE_BOOL)
+		fputs(bt_field_bool_get_value(field) ? "true" : "false", f);
+	else if (t == BT_FIELD_CLASS_TYPE_BIT_ARRAY)
+		fprintf(f, "%" PRIu64, bt_field_bit_array_get_value_as_integer(field));
+	else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY))
+		json_array(f, field);
+	else if (t == BT_FIELD_CLASS_TYPE_STRUCTURE) {
+		putc('{', f);
+		ust_json_members(f, field, 0);
+		putc('}', f);
+	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_OPTION)) {
+		const bt_field *inner = bt_field_option_borrow_field_const(field);
+
+		if (inner)
+			ust_json_field(f, inner);
+		else
+			fputs("null", f);
+	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_VARIANT))
+		ust_json_field(f, bt_field_variant_borrow_selected_option_field_const(field));
+	else
+		fputs("null", f);
+}

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Mapping (manual, "Looking at a trace"): one process per traced process,
+ * one track per thread where the events carry vtid, else one per CPU;
+ * every event once, as a span begin ("B"), a span end ("E") or an instant
+ * ("i") with its fields as args; numeric fields named counter_* also as
+ * counter samples ("C"); discarded events as a span on a track of their own.
+ * The JSON goes out as messages arrive: memory holds one entry per event
+ * class and per track, never per event.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt2plugin/event_ids.h"
+#include "bt2plugin/json.h"
+#include "bt2plugin/ptrmap.h"
+#include "bt2plugin/perfetto_sink.h"
+#include "bt2plugin/sink.h"
+
+/* Tracks of events without a thread: one per CPU, numbered above any tid. */
+#define CPU_TRACK_BASE		0x40000000
+#define DISCARDED_TRACK		0x7ffffffe
+/* Deeper nesting is still written; only the end's check is skipped. */
+#define SPAN_DEPTH_MAX		256
+#define COUNTER_PREFIX		"counter_"
+
+enum ev_kind { EV_INSTANT, EV_BEGIN, EV_END };
+
+struct ev_class {
+	enum ev_kind kind;
+	char *name;			/* event name; for spans without the suffix */
+	uint64_t nr_counters;
+	uint64_t *counters;		/* payload member indexes */
+};
+
+struct track {
+	int64_t pid, tid;
+	unsigned depth;
+	const char *open[SPAN_DEPTH_MAX];	/* ev_class names of open spans */
+};
+
+struct perfetto {
+	struct ust_sink sink;
+	struct ust_out out;
+	struct ust_ids_cache ids;
+	struct ust_ptrmap classes;	/* bt_event_class * -> struct ev_class */
+	struct ust_ptrmap tracks;	/* track key -> struct track */
+	struct ust_ptrmap procs;	/* pid key -> (void *)1 once named */
+	int64_t last_ns;
+	/* Times are written relative to the first one: a JSON reader parses
+	 * them as doubles, which hold microseconds since 1970 only to about
+	 * a quarter of a microsecond. */
+	int64_t origin_ns;
+	bool have_origin;
+	uint64_t events, discarded;
+	bool any;			/* an element was written: next needs a comma */
+};
+
+static void ev_class_free(void *p)
+{
+	struct ev_class *c = p;
+
+	free(c->name);
+	free(c->counters);
+	free(c);
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len > n && !memcmp(s + len - n, suffix, n);
+}
+
+static struct ev_class *ev_class_new(const bt_event_class *ec)
+{
+	static const char *const begins[] = { "_begin", "_entry" };
+	static const char *const ends[] = { "_end", "_exit" };
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const char *name = bt_event_class_get_name(ec);
+	struct ev_class *c = calloc(1, sizeof(*c));
+	size_t len, i;
+	uint64_t n, k;
+
+	if (!c)
+		return NULL;
+	name = name ? name : "(unnamed)";
+	len = strlen(name);
+	c->name = strdup(name);
+	if (!c->name)
+		goto fail;
+	for (i = 0; i < 2; i++) {
+		if (has_suffix(name, len, begins[i])) {
+			c->kind = EV_BEGIN;
+			c->name[len - strlen(begins[i])] = '\0';
+		} else if (has_suffix(name, len, ends[i])) {
+			c->kind = EV_END;
+			c->name[len - strlen(ends[i])] = '\0';
+		}
+	}
+	n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
+	c->counters = calloc(n ? n : 1, sizeof(*c->counters));
+	if (!c->counters)
+		goto fail;
+	for (k = 0; k < n; k++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(payload, k);
+		bt_field_class_type t = bt_field_class_get_type(
+			bt_field_class_structure_member_borrow_field_class_const(m));
+
+		if (strncmp(bt_field_class_structure_member_get_name(m), COUNTER_PREFIX,
+			    strlen(COUNTER_PREFIX)))
+			continue;
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER) ||
+		    bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_REAL))
+			c->counters[c->nr_counters++] = k;
+	}
+	return c;
+fail:
+	ev_class_free(c);
+	return NULL;
+}
+
+static void element_start(struct perfetto *p)
+{
+	if (p->any)
+		fputs(",\n", p->out.f);
+	p->any = true;
+}
+
+static void meta_name(struct perfetto *p, const char *what, int64_t pid, int64_t tid,
+		      const char *name)
+{
+	element_start(p);
+	fprintf(p->out.f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+		",\"args\":{\"name\":", what, pid, tid);
+	ust_json_string(p->out.f, name);
+	fputs("}}", p->out.f);
+}
+
+static int proc_named(struct perfetto *p, int64_t pid, const bt_trace *trace)
+{
+	uintptr_t key = ((uintptr_t)1 << 63) | (uint32_t)pid;
+	const char *procname;
+
+	if (ust_ptrmap_get(&p->procs, key))
+		return 0;
+	procname = ust_trace_procname(trace);
+	meta_name(p, "process_name", pid, 0, procname ? procname : "trace");
+	return ust_ptrmap_put(&p->procs, key, (void *)1);
+}
+
+static uintptr_t track_key(int64_t pid, int64_t tid)
+{
+	return ((uintptr_t)1 << 63) | ((uintptr_t)(pid & 0x7fffffff) << 32) | (uint32_t)tid;
+}
+
+/* The track, created (and named) on first use. */
+static struct track *track_get(struct perfetto *p, int64_t pid, int64_t tid,
+			       const bt_trace *trace, const char *name)
+{
+	uintptr_t key = track_key(pid, tid);
+	struct track *t = ust_ptrmap_get(&p->tracks, key);
+
+	if (t)
+		return t;
+	if (proc_named(p, pid, trace) < 0)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t || ust_ptrmap_put(&p->tracks, key, t) < 0) {
+		free(t);
+		return NULL;
+	}
+	t->pid = pid;
+	t->tid = tid;
+	if (name)
+		meta_name(p, "thread_name", pid, tid, name);
+	return t;
+}
+
+static struct track *track_of(struct perfetto *p, const struct ust_event_ids *ids,
+			      const bt_trace *trace)
+{
+	int64_t pid = ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid;
+	int64_t tid = ids->tid != UST_ID_UNKNOWN ? ids->tid :
+		      ids->cpu != UST_ID_UNKNOWN ? CPU_TRACK_BASE + ids->cpu : 0;
+	char name[32];
+
+	if (ids->tid != UST_ID_UNKNOWN || ids->cpu == UST_ID_UNKNOWN)
+		return track_get(p, pid, tid, trace, NULL);
+	snprintf(name, sizeof(name), "CPU %" PRId64, ids->cpu);
+	return track_get(p, pid, tid, trace, name);
+}
+
+static const char *ph_of(struct track *t, const struct ev_class *c)
+{
+	if (c->kind == EV_BEGIN) {
+		if (t->depth < SPAN_DEPTH_MAX)
+			t->open[t->depth] = c->name;
+		t->depth++;
+		return "B";
+	}
+	/* An end closes the innermost open span; one that does not match it
+	 * (or comes without a begin) stays visible as an instant. */
+	if (c->kind == EV_END && t->depth > 0 &&
+	    (t->depth > SPAN_DEPTH_MAX || !strcmp(t->open[t->depth - 1], c->name))) {
+		t->depth--;
+		return "E";
+	}
+	return "i";
+}
+
+static void write_head(struct perfetto *p, const char *ph, const char *name, const char *cat,
+		       int64_t pid, int64_t tid, int64_t ns)
+{
+	FILE *f = p->out.f;
+
+	element_start(p);
+	fprintf(f, "{\"ph\":\"%s\",\"name\":", ph);
+	ust_json_string(f, name);
+	fprintf(f, ",\"cat\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", cat, pid, tid);
+	if (!p->have_origin) {
+		p->origin_ns = ns;
+		p->have_origin = true;
+	}
+	ust_json_us(f, ns - p->origin_ns);
+}
+
+static void write_counters(struct perfetto *p, const struct ev_class *c, const bt_field *payload,
+			   int64_t pid, int64_t ns)
+{
+	const bt_field_class *fc = bt_field_borrow_class_const(payload);
+	uint64_t i;
+
+	for (i = 0; i < c->nr_counters; i++) {
+		const char *name = bt_field_class_structure_member_get_name(
+			bt_field_class_structure_borrow_member_by_index_const(fc, c->counters[i]));
+
+		write_head(p, "C", name + strlen(COUNTER_PREFIX), "counter", pid, 0, ns);
+		fputs(",\"args\":{\"value\":", p->out.f);
+		ust_json_field(p->out.f,
+			bt_field_structure_borrow_member_field_by_index_const(payload, c->counters[i]));
+		fputs("}}", p->out.f);
+	}
+}
+
+static int64_t msg_ns(struct perfetto *p, const bt_clock_snapshot *cs)
+{
+	int64_t ns;
+
+	if (cs && bt_clock_snapshot_get_ns_from_origin(cs, &ns) ==
+		  BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		p->last_ns = ns;
+	return p->last_ns;
+}
+
+static int on_event(struct perfetto *p, const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	const bt_stream *stream = bt_event_borrow_stream_const(ev);
+	const bt_field *payload = bt_event_borrow_payload_field_const(ev);
+	const bt_field *common = bt_event_borrow_common_context_field_const(ev);
+	const bt_field *specific = bt_event_borrow_specific_context_field_const(ev);
+	struct ev_class *c = ust_ptrmap_get(&p->classes, (uintptr_t)ec);
+	struct ust_event_ids ids;
+	struct track *t;
+	const char *ph;
+	int64_t ns = p->last_ns;
+	int ret;
+
+	if (!c) {
+		c = ev_class_new(ec);
+		if (!c)
+			return -ENOMEM;
+		ret = ust_ptrmap_put(&p->classes, (uintptr_t)ec, c);
+		if (ret < 0) {
+			ev_class_free(c);
+			return ret;
+		}
+	}
+	if (bt_stream_class_borrow_default_clock_class_const(bt_stream_borrow_class_const(stream)))
+		ns = msg_ns(p, bt_message_event_borrow_default_clock_snapshot_const(msg));
+	ret = ust_event_ids_get(&p->ids, ev, &ids);
+	if (ret < 0)
+		return ret;
+	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream));
+	if (!t)
+		return -ENOMEM;
+	ph = ph_of(t, c);
+	write_head(p, ph, ph[0] == 'i' ? bt_event_class_get_name(ec) : c->name,
+		   ph[0] == 'i' ? "event" : "span", t->pid, t->tid, ns);
+	if (ph[0] == 'i')
+		fputs(",\"s\":\"t\"", p->out.f);
+	fputs(",\"args\":{", p->out.f);
+	ret = payload ? (int)ust_json_members(p->out.f, payload, 0) : 0;
+	if (common || specific) {
+		fputs(ret ? ",\"ctx\":{" : "\"ctx\":{", p->out.f);
+		ret = common ? (int)ust_json_members(p->out.f, common, 0) : 0;
+		if (specific)
+			ust_json_members(p->out.f, specific, ret);
+		putc('}', p->out.f);
+	}
+	fputs("}}", p->out.f);
+	if (c->nr_counters)
+		write_counters(p, c, payload, t->pid, ns);
+	p->events++;
+	return 0;
+}
+
+/* A span over the range the loss happened in, on a track of its own per
+ * process, so that holes in the timeline are not mistaken for idleness. */
+static int on_discarded(struct perfetto *p, const bt_message *msg, bool packets)
+{
+	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg) :
+				  bt_message_discarded_events_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	int64_t pid = ust_trace_pid(trace), begin = p->last_ns, end = p->last_ns;
+	uint64_t count = 0;
+	bool have_count, have_times;
+
+	if (packets) {
+		have_count = bt_message_discarded_packets_get_count(msg, &count) ==
+			     BT_PROPERTY_AVAILABILITY_AVAILABLE;
+		have_times = bt_stream_class_discarded_packets_have_default_clock_snapshots(sc);
+		if (have_times) {
+			begin = msg_ns(p, bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg));
+			end = msg_ns(p, bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
+		}
+	} else {
+		have_count = bt_message_discarded_events_get_count(msg, &count) ==
+			     BT_PROPERTY_AVAILABILITY_AVAILABLE;
+		have_times = bt_stream_class_discarded_events_have_default_clock_snapshots(sc);
+		if (have_times) {
+			begin = msg_ns(p, bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
+			end = msg_ns(p, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
+		}
+	}
+	pid = pid == UST_ID_UNKNOWN ? 0 : pid;
+	if (!track_get(p, pid, DISCARDED_TRACK, trace, "events discarded"))
+		return -ENOMEM;
+	write_head(p, "X", packets ? "packets discarded" : "events discarded", "discarded",
+		   pid, DISCARDED_TRACK, begin);
+	fputs(",\"dur\":", p->out.f);
+	ust_json_us(p->out.f, end - begin);
+	fputs(",\"args\":{\"count\":", p->out.f);
+	if (have_count)
+		fprintf(p->out.f, "%" PRIu64, count);
+	else
+		fputs("null", p->out.f);
+	fprintf(p->out.f, ",\"stream\":%" PRIu64 "}}", bt_stream_get_id(stream));
+	if (!packets)
+		p->discarded += count;
+	return 0;
+}
+
+static int on_msg(void *data, const bt_message *msg)
+{
+	struct perfetto *p = data;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return on_event(p, msg);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return on_discarded(p, msg, false);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return on_discarded(p, msg, true);
+	default:
+		return 0;
+	}
+}
+
+bt_component_class_initialize_method_status
+ust_perfetto_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+		  const bt_value *params, void *init_data)
+{
+	static const char *const allowed[] = { "path", NULL };
+	bt_component_class_initialize_method_status status;
+	struct perfetto *p = calloc(1, sizeof(*p));
+	const char *path;
+	int ret;
+
+	(void)config;
+	(void)init_data;
+	if (!p)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	status = ust_sink_init(&p->sink, self, on_msg, p);
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK)
+		goto end;
+	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	if (ust_sink_check_params(&p->sink, params, allowed) < 0)
+		goto end;
+	path = ust_sink_param(params, "path");
+	if (!path || !*path) {
+		ust_sink_error(&p->sink, "missing parameter `path`: the JSON file to write, e.g. -p 'path=\"trace.json\"'");
+		goto end;
+	}
+	ret = ust_out_open(&p->out, path);
+	if (ret < 0) {
+		ust_sink_error(&p->sink, "cannot create %s: %s", path, strerror(-ret));
+		goto end;
+	}
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
+	bt_self_component_set_data(p->sink.self, p);
+	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+end:
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK)
+		free(p);
+	return status;
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+ust_perfetto_graph_is_configured(bt_self_component_sink *self)
+{
+	struct perfetto *p = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	return ust_sink_graph_is_configured(&p->sink, self);
+}
+
+bt_component_class_sink_consume_method_status ust_perfetto_consume(bt_self_component_sink *self)
+{
+	struct perfetto *p = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+	bt_component_class_sink_consume_method_status status = ust_sink_consume(&p->sink);
+	int ret;
+
+	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END)
+		return status;
+	/* The counts let a reader check that nothing was cut off. */
+	fprintf(p->out.f, "\n],\"otherData\":{\"producer\":\"sink.ust.perfetto\",\"events\":%" PRIu64
+		",\"events_discarded\":%" PRIu64 ",\"origin_ns\":%" PRId64 "}}\n", p->events,
+		p->discarded, p->origin_ns);
+	ret = ust_out_commit(&p->out);
+	if (ret < 0) {
+		ust_sink_error(&p->sink, "writing the JSON file: %s", strerror(-ret));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return status;
+}
+
+void ust_perfetto_finalize(bt_self_component_sink *self)
+{
+	struct perfetto *p = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	if (!p)
+		return;
+	/* Still open here means the graph did not end: nothing partial stays. */
+	ust_out_abort(&p->out);
+	ust_sink_fini(&p->sink);
+	ust_ids_cache_fini(&p->ids);
+	ust_ptrmap_fini(&p->classes, ev_class_free);
+	ust_ptrmap_fini(&p->tracks, free);
+	ust_ptrmap_fini(&p->procs, NULL);
+	free(p);
+}

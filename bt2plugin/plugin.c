@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* The babeltrace2 plugin "ust": sink.ust.perfetto and sink.ust.summary. */
+#include <babeltrace2/babeltrace.h>
+
+#include "bt2plugin/perfetto_sink.h"
+#include "bt2plugin/summary_sink.h"
+
+/* babeltrace2 finds the plugin through the module's getters: they must stay
+ * visible although the rest of the plugin is built hidden. */
+#pragma GCC visibility push(default)
+BT_PLUGIN_MODULE();
+#pragma GCC visibility pop
+BT_PLUGIN(ust);
+BT_PLUGIN_DESCRIPTION("UST: the trace as a timeline for Perfetto UI, and a summary");
+BT_PLUGIN_LICENSE("LGPL-2.1");
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(perfetto, ust_perfetto_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(perfetto,
+	"Write Trace Event JSON for Perfetto UI and chrome://tracing (param path)");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(perfetto, ust_perfetto_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(perfetto,
+	ust_perfetto_graph_is_configured);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(perfetto, ust_perfetto_finalize);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(summary, ust_summary_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(summary,
+	"Print counts per event, CPU and thread, loss, duration and size (params path, mi=\"xml\")");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(summary, ust_summary_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(summary,
+	ust_summary_graph_is_configured);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(summary, ust_summary_finalize);

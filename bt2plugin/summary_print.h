@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* The summary's two presentations: aligned text and XML (doc/xml/ust-summary.xsd). */
+#ifndef UST_BT2_SUMMARY_PRINT_H
+#define UST_BT2_SUMMARY_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ust_sum_row {
+	const char *name;		/* event rows */
+	int64_t cpu;			/* CPU rows */
+	int64_t pid, tid;		/* thread rows */
+	uint64_t count;
+	int64_t first_ns, last_ns;
+};
+
+struct ust_sum_totals {
+	uint64_t events, discarded, discarded_packets, packets, bytes, streams;
+	int64_t first_ns, last_ns;
+	bool have_bytes;		/* bytes is the size on disk */
+};
+
+struct ust_sum_tables {
+	struct ust_sum_row **events, **cpus, **threads;
+	size_t nr_events, nr_cpus, nr_threads;
+};
+
+/* Sorts the tables (events by name, CPUs by number, threads by pid, tid)
+ * and prints them. */
+void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_tables *tables,
+		   bool xml);
+
+#endif

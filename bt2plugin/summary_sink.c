@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Counts as messages arrive, prints at the end: memory holds one entry per
+ * event class, CPU and thread, never per event.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+
+#include "bt2plugin/event_ids.h"
+#include "bt2plugin/ptrmap.h"
+#include "bt2plugin/sink.h"
+#include "bt2plugin/summary_print.h"
+#include "bt2plugin/summary_sink.h"
+
+struct summary {
+	struct ust_sink sink;
+	struct ust_out out;
+	bool xml;
+	struct ust_ids_cache ids;
+	struct ust_ptrmap by_class;	/* bt_event_class * -> struct ust_sum_row */
+	struct ust_ptrmap by_cpu;	/* cpu key -> struct ust_sum_row */
+	struct ust_ptrmap by_thread;	/* (pid, tid) key -> struct ust_sum_row */
+	struct ust_sum_totals totals;
+};
+
+static struct ust_sum_row *row_get(struct ust_ptrmap *m, uintptr_t key)
+{
+	struct ust_sum_row *r = ust_ptrmap_get(m, key);
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (!r || ust_ptrmap_put(m, key, r) < 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void row_count(struct ust_sum_row *r, int64_t ns)
+{
+	if (!r->count++)
+		r->first_ns = ns;
+	r->last_ns = ns;
+}
+
+static int on_event(struct summary *s, const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	const bt_stream *stream = bt_event_borrow_stream_const(ev);
+	struct ust_sum_totals *t = &s->totals;
+	struct ust_event_ids ids;
+	struct ust_sum_row *r;
+	int64_t ns = t->last_ns;
+	int ret;
+
+	if (bt_stream_class_borrow_default_clock_class_const(bt_stream_borrow_class_const(stream)) &&
+	    bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg),
+						 &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		ns = t->last_ns;
+	if (!t->events++)
+		t->first_ns = ns;
+	t->last_ns = ns;
+	r = row_get(&s->by_class, (uintptr_t)ec);
+	if (!r)
+		return -ENOMEM;
+	if (!r->name)
+		r->name = bt_event_class_get_name(ec);
+	row_count(r, ns);
+	ret = ust_event_ids_get(&s->ids, ev, &ids);
+	if (ret < 0)
+		return ret;
+	if (ids.cpu != UST_ID_UNKNOWN) {
+		r = row_get(&s->by_cpu, ((uintptr_t)1 << 63) | (uint32_t)ids.cpu);
+		if (!r)
+			return -ENOMEM;
+		r->cpu = ids.cpu;
+		row_count(r, ns);
+	}
+	if (ids.tid != UST_ID_UNKNOWN) {
+		int64_t pid = ids.pid == UST_ID_UNKNOWN ? 0 : ids.pid;
+
+		r = row_get(&s->by_thread, ((uintptr_t)1 << 63) |
+			    ((uintptr_t)(pid & 0x7fffffff) << 32) | (uint32_t)ids.tid);
+		if (!r)
+			return -ENOMEM;
+		r->pid = pid;
+		r->tid = ids.tid;
+		row_count(r, ns);
+	}
+	return 0;
+}
+
+static int on_msg(void *data, const bt_message *msg)
+{
+	struct summary *s = data;
+	uint64_t count;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return on_event(s, msg);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		s->totals.packets++;
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			s->totals.discarded += count;
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			s->totals.discarded_packets += count;
+		return 0;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		s->totals.streams++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t dir_bytes;
+
+static int dir_size_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode))
+		dir_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* nftw() has no user data: the sum goes through a static, which is safe
+ * because babeltrace2 initializes components on one thread. */
+static int ust_dir_size(const char *dir, uint64_t *bytes)
+{
+	dir_bytes = 0;
+	if (nftw(dir, dir_size_one, 16, FTW_PHYS) < 0)
+		return -errno;
+	*bytes = dir_bytes;
+	return 0;
+}
+
+bt_component_class_initialize_method_status
+ust_summary_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+		 const bt_value *params, void *init_data)
+{
+	static const char *const allowed[] = { "path", "mi", "trace-dir", NULL };
+	bt_component_class_initialize_method_status status;
+	struct summary *s = calloc(1, sizeof(*s));
+	const char *path, *mi, *dir;
+	int ret;
+
+	(void)config;
+	(void)init_data;
+	if (!s)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	status = ust_sink_init(&s->sink, self, on_msg, s);
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK)
+		goto end;
+	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	if (ust_sink_check_params(&s->sink, params, allowed) < 0)
+		goto end;
+	mi = ust_sink_param(params, "mi");
+	if (mi && strcmp(mi, "xml")) {
+		ust_sink_error(&s->sink, "parameter `mi`: `%s` is not a format; the only one is \"xml\"", mi);
+		goto end;
+	}
+	s->xml = mi != NULL;
+	/* Packet sizes do not reach a sink (the CTF source consumes them):
+	 * the size is what the trace takes on disk, when we are told where. */
+	dir = ust_sink_param(params, "trace-dir");
+	if (dir) {
+		ret = ust_dir_size(dir, &s->totals.bytes);
+		if (ret < 0) {
+			ust_sink_error(&s->sink, "parameter `trace-dir`: %s: %s", dir, strerror(-ret));
+			goto end;
+		}
+		s->totals.have_bytes = true;
+	}
+	path = ust_sink_param(params, "path");
+	path = path && *path ? path : "-";
+	ret = ust_out_open(&s->out, path);
+	if (ret < 0) {
+		ust_sink_error(&s->sink, "cannot create %s: %s", path, strerror(-ret));
+		goto end;
+	}
+	bt_self_component_set_data(s->sink.self, s);
+	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+end:
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK)
+		free(s);
+	return status;
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+ust_summary_graph_is_configured(bt_self_component_sink *self)
+{
+	struct summary *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	return ust_sink_graph_is_configured(&s->sink, self);
+}
+
+/* The map's rows as an array, for sorting. */
+static struct ust_sum_row **rows_of(const struct ust_ptrmap *m)
+{
+	struct ust_sum_row **rows = calloc(m->nr + 1, sizeof(*rows));
+	size_t i, n = 0;
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			rows[n++] = m->slots[i].value;
+	return rows;
+}
+
+bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_component_sink *self)
+{
+	struct summary *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+	bt_component_class_sink_consume_method_status status = ust_sink_consume(&s->sink);
+	struct ust_sum_tables tables;
+	int ret = -ENOMEM;
+
+	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END)
+		return status;
+	tables = (struct ust_sum_tables) {
+		.events = rows_of(&s->by_class), .nr_events = s->by_class.nr,
+		.cpus = rows_of(&s->by_cpu), .nr_cpus = s->by_cpu.nr,
+		.threads = rows_of(&s->by_thread), .nr_threads = s->by_thread.nr,
+	};
+	if (tables.events && tables.cpus && tables.threads) {
+		ust_sum_print(s->out.f, &s->totals, &tables, s->xml);
+		ret = ust_out_commit(&s->out);
+	}
+	free(tables.events);
+	free(tables.cpus);
+	free(tables.threads);
+	if (ret < 0) {
+		ust_sink_error(&s->sink, "writing the summary: %s", strerror(-ret));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return status;
+}
+
+void ust_summary_finalize(bt_self_component_sink *self)
+{
+	struct summary *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	if (!s)
+		return;
+	ust_out_abort(&s->out);
+	ust_sink_fini(&s->sink);
+	ust_ids_cache_fini(&s->ids);
+	ust_ptrmap_fini(&s->by_class, free);
+	ust_ptrmap_fini(&s->by_cpu, free);
+	ust_ptrmap_fini(&s->by_thread, free);
+	free(s);
+}
