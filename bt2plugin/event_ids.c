@@ -40,7 +40,7 @@ static int64_t member_int(const bt_field *s, int64_t idx)
 	return int_value(bt_field_structure_borrow_member_field_by_index_const(s, (uint64_t)idx));
 }
 
-static const struct ust_ids_layout *layout_of(struct ust_ids_cache *c,
+static struct ust_ids_layout *layout_of(struct ust_ids_cache *c,
 					       const bt_stream_class *sc)
 {
 	static const char *const pid_names[] = { "vpid", "pid", NULL };
@@ -63,6 +63,7 @@ static const struct ust_ids_layout *layout_of(struct ust_ids_cache *c,
 	}
 	l = &c->layouts[c->nr++];
 	l->sc = sc;
+	l->trace = NULL;
 	l->ctx_pid = member_index(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 				  pid_names);
 	l->ctx_tid = member_index(bt_stream_class_borrow_event_common_context_field_class_const(sc),
@@ -77,14 +78,20 @@ int ust_event_ids_get(struct ust_ids_cache *cache, const bt_event *ev,
 {
 	const bt_stream *stream = bt_event_borrow_stream_const(ev);
 	const bt_field *common = bt_event_borrow_common_context_field_const(ev);
-	const struct ust_ids_layout *l = layout_of(cache, bt_stream_borrow_class_const(stream));
+	struct ust_ids_layout *l = layout_of(cache, bt_stream_borrow_class_const(stream));
 	const bt_packet *pkt;
 
 	if (!l)
 		return -ENOMEM;
 	ids->pid = member_int(common, l->ctx_pid);
-	if (ids->pid == UST_ID_UNKNOWN)
-		ids->pid = ust_trace_pid(bt_stream_borrow_trace_const(stream));
+	if (ids->pid == UST_ID_UNKNOWN) {
+		/* The environment is looked up by name: once per trace. */
+		if (l->trace != bt_stream_borrow_trace_const(stream)) {
+			l->trace = bt_stream_borrow_trace_const(stream);
+			l->trace_pid = ust_trace_pid(l->trace);
+		}
+		ids->pid = l->trace_pid;
+	}
 	ids->tid = member_int(common, l->ctx_tid);
 	ids->cpu = UST_ID_UNKNOWN;
 	if (l->pkt_cpu >= 0 && (pkt = bt_event_borrow_packet_const(ev)))

@@ -23,6 +23,8 @@ struct ust_ids_layout {
 	const bt_stream_class *sc;
 	int64_t ctx_pid, ctx_tid;	/* member index in the common context, or -1 */
 	int64_t pkt_cpu;		/* member index in the packet context, or -1 */
+	const bt_trace *trace;		/* the last trace seen with this class, */
+	int64_t trace_pid;		/* and its environment's vpid */
 };
 
 struct ust_ids_cache {

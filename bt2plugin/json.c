@@ -25,16 +25,51 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
+void ust_json_u64(FILE *f, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
+void ust_json_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		ust_json_u64(f, -(uint64_t)v);
+	} else {
+		ust_json_u64(f, (uint64_t)v);
+	}
+}
+
+/* Printable ASCII other than '"' and '\\': written as it is. */
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void ust_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	size_t run;
 	int n;
 
-	putc('"', f);
+	putc_unlocked('"', f);
 	while (*s) {
+		for (run = 0; plain(s[run]); run++)
+			;
+		if (run) {
+			fwrite_unlocked(s, 1, run, f);
+			s += run;
+			continue;
+		}
 		if (*s == '"' || *s == '\\') {
-			putc('\\', f);
-			putc(*s++, f);
+			putc_unlocked('\\', f);
+			putc_unlocked(*s++, f);
 		} else if (*s < 0x20) {
 			fprintf(f, "\\u%04x", *s++);
 		} else if ((n = utf8_len(s)) > 0) {
@@ -44,22 +79,27 @@ void ust_json_string(FILE *f, const char *str)
 			fprintf(f, "\\u%04x", *s++);
 		}
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
 }
 
 void ust_json_us(FILE *f, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	char frac[4] = { '.', (char)('0' + mag / 100 % 10), (char)('0' + mag / 10 % 10),
+			 (char)('0' + mag % 10) };
 
-	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+	if (ns < 0)
+		putc_unlocked('-', f);
+	ust_json_u64(f, mag / 1000);
+	fwrite_unlocked(frac, 1, sizeof(frac), f);
 }
 
 static void json_real(FILE *f, double v)
 {
 	if (isnan(v))
-		fputs("\"nan\"", f);
+		fputs_unlocked("\"nan\"", f);
 	else if (isinf(v))
-		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+		fputs_unlocked(v > 0 ? "\"inf\"" : "\"-inf\"", f);
 	else
 		fprintf(f, "%.17g", v);
 }
@@ -68,13 +108,13 @@ static void json_array(FILE *f, const bt_field *field)
 {
 	uint64_t i, n = bt_field_array_get_length(field);
 
-	putc('[', f);
+	putc_unlocked('[', f);
 	for (i = 0; i < n; i++) {
 		if (i)
-			putc(',', f);
+			putc_unlocked(',', f);
 		ust_json_field(f, bt_field_array_borrow_element_field_by_index_const(field, i));
 	}
-	putc(']', f);
+	putc_unlocked(']', f);
 }
 
 uint64_t ust_json_members(FILE *f, const bt_field *structure, int lead_comma)
@@ -87,9 +127,9 @@ uint64_t ust_json_members(FILE *f, const bt_field *structure, int lead_comma)
 			bt_field_class_structure_borrow_member_by_index_const(fc, i);
 
 		if (i || lead_comma)
-			putc(',', f);
+			putc_unlocked(',', f);
 		ust_json_string(f, bt_field_class_structure_member_get_name(m));
-		putc(':', f);
+		putc_unlocked(':', f);
 		ust_json_field(f, bt_field_structure_borrow_member_field_by_index_const(structure, i));
 	}
 	return n;
@@ -100,9 +140,9 @@ void ust_json_field(FILE *f, const bt_field *field)
 	bt_field_class_type t = bt_field_get_class_type(field);
 
 	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		fprintf(f, "%" PRIu64, bt_field_integer_unsigned_get_value(field));
+		ust_json_u64(f, bt_field_integer_unsigned_get_value(field));
 	else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		fprintf(f, "%" PRId64, bt_field_integer_signed_get_value(field));
+		ust_json_i64(f, bt_field_integer_signed_get_value(field));
 	else if (t == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
 		json_real(f, bt_field_real_double_precision_get_value(field));
 	else if (t == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
@@ -110,24 +150,24 @@ void ust_json_field(FILE *f, const bt_field *field)
 	else if (t == BT_FIELD_CLASS_TYPE_STRING)
 		ust_json_string(f, bt_field_string_get_value(field));
 	else if (t == BT_FIELD_CLASS_TYPE_BOOL)
-		fputs(bt_field_bool_get_value(field) ? "true" : "false", f);
+		fputs_unlocked(bt_field_bool_get_value(field) ? "true" : "false", f);
 	else if (t == BT_FIELD_CLASS_TYPE_BIT_ARRAY)
 		fprintf(f, "%" PRIu64, bt_field_bit_array_get_value_as_integer(field));
 	else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY))
 		json_array(f, field);
 	else if (t == BT_FIELD_CLASS_TYPE_STRUCTURE) {
-		putc('{', f);
+		putc_unlocked('{', f);
 		ust_json_members(f, field, 0);
-		putc('}', f);
+		putc_unlocked('}', f);
 	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_OPTION)) {
 		const bt_field *inner = bt_field_option_borrow_field_const(field);
 
 		if (inner)
 			ust_json_field(f, inner);
 		else
-			fputs("null", f);
+			fputs_unlocked("null", f);
 	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_VARIANT))
 		ust_json_field(f, bt_field_variant_borrow_selected_option_field_const(field));
 	else
-		fputs("null", f);
+		fputs_unlocked("null", f);
 }

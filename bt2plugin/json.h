@@ -10,6 +10,8 @@
 /* s as a JSON string, quotes included; bytes that are not valid UTF-8 are
  * written as \u00XX so that the document stays valid. */
 void ust_json_string(FILE *f, const char *s);
+void ust_json_u64(FILE *f, uint64_t v);
+void ust_json_i64(FILE *f, int64_t v);
 /* A time in nanoseconds as microseconds with three decimals, exactly. */
 void ust_json_us(FILE *f, int64_t ns);
 /* Any field: integers, enumerations and reals as numbers (NaN and

@@ -32,6 +32,11 @@ enum ev_kind { EV_INSTANT, EV_BEGIN, EV_END };
 struct ev_class {
 	enum ev_kind kind;
 	char *name;			/* event name; for spans without the suffix */
+	/* Written once per class, so that an event costs its numbers only:
+	 * `,"name":...,"cat":...,"pid":` as a span and as an instant. */
+	char *head_span, *head_instant;
+	uint64_t nr_members;
+	char **keys;			/* `"member":` of each payload member */
 	uint64_t nr_counters;
 	uint64_t *counters;		/* payload member indexes */
 };
@@ -62,10 +67,35 @@ struct perfetto {
 static void ev_class_free(void *p)
 {
 	struct ev_class *c = p;
+	uint64_t i;
 
+	for (i = 0; c->keys && i < c->nr_members; i++)
+		free(c->keys[i]);
+	free(c->keys);
+	free(c->head_span);
+	free(c->head_instant);
 	free(c->name);
 	free(c->counters);
 	free(c);
+}
+
+/* The JSON text of prefix, string s (escaped), suffix; NULL without memory. */
+static char *json_text(const char *prefix, const char *s, const char *suffix)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs_unlocked(prefix, f);
+	ust_json_string(f, s);
+	fputs_unlocked(suffix, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static bool has_suffix(const char *s, size_t len, const char *suffix)
@@ -101,15 +131,23 @@ static struct ev_class *ev_class_new(const bt_event_class *ec)
 			c->name[len - strlen(ends[i])] = '\0';
 		}
 	}
+	c->head_span = json_text("\",\"name\":", c->name, ",\"cat\":\"span\",\"pid\":");
+	c->head_instant = json_text("\",\"name\":", name, ",\"cat\":\"event\",\"pid\":");
 	n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
+	c->nr_members = n;
 	c->counters = calloc(n ? n : 1, sizeof(*c->counters));
-	if (!c->counters)
+	c->keys = calloc(n ? n : 1, sizeof(*c->keys));
+	if (!c->head_span || !c->head_instant || !c->counters || !c->keys)
 		goto fail;
 	for (k = 0; k < n; k++) {
 		const bt_field_class_structure_member *m =
 			bt_field_class_structure_borrow_member_by_index_const(payload, k);
 		bt_field_class_type t = bt_field_class_get_type(
 			bt_field_class_structure_member_borrow_field_class_const(m));
+
+		c->keys[k] = json_text(k ? "," : "", bt_field_class_structure_member_get_name(m), ":");
+		if (!c->keys[k])
+			goto fail;
 
 		if (strncmp(bt_field_class_structure_member_get_name(m), COUNTER_PREFIX,
 			    strlen(COUNTER_PREFIX)))
@@ -127,7 +165,7 @@ fail:
 static void element_start(struct perfetto *p)
 {
 	if (p->any)
-		fputs(",\n", p->out.f);
+		fputs_unlocked(",\n", p->out.f);
 	p->any = true;
 }
 
@@ -138,7 +176,7 @@ static void meta_name(struct perfetto *p, const char *what, int64_t pid, int64_t
 	fprintf(p->out.f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
 		",\"args\":{\"name\":", what, pid, tid);
 	ust_json_string(p->out.f, name);
-	fputs("}}", p->out.f);
+	fputs_unlocked("}}", p->out.f);
 }
 
 static int proc_named(struct perfetto *p, int64_t pid, const bt_trace *trace)
@@ -213,6 +251,22 @@ static const char *ph_of(struct track *t, const struct ev_class *c)
 	return "i";
 }
 
+/* `PID,"tid":TID,"ts":TS`: the rest of an element's head. */
+static void write_ids_ts(struct perfetto *p, int64_t pid, int64_t tid, int64_t ns)
+{
+	FILE *f = p->out.f;
+
+	ust_json_i64(f, pid);
+	fputs_unlocked(",\"tid\":", f);
+	ust_json_i64(f, tid);
+	fputs_unlocked(",\"ts\":", f);
+	if (!p->have_origin) {
+		p->origin_ns = ns;
+		p->have_origin = true;
+	}
+	ust_json_us(f, ns - p->origin_ns);
+}
+
 static void write_head(struct perfetto *p, const char *ph, const char *name, const char *cat,
 		       int64_t pid, int64_t tid, int64_t ns)
 {
@@ -221,12 +275,8 @@ static void write_head(struct perfetto *p, const char *ph, const char *name, con
 	element_start(p);
 	fprintf(f, "{\"ph\":\"%s\",\"name\":", ph);
 	ust_json_string(f, name);
-	fprintf(f, ",\"cat\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", cat, pid, tid);
-	if (!p->have_origin) {
-		p->origin_ns = ns;
-		p->have_origin = true;
-	}
-	ust_json_us(f, ns - p->origin_ns);
+	fprintf(f, ",\"cat\":\"%s\",\"pid\":", cat);
+	write_ids_ts(p, pid, tid, ns);
 }
 
 static void write_counters(struct perfetto *p, const struct ev_class *c, const bt_field *payload,
@@ -240,10 +290,10 @@ static void write_counters(struct perfetto *p, const struct ev_class *c, const b
 			bt_field_class_structure_borrow_member_by_index_const(fc, c->counters[i]));
 
 		write_head(p, "C", name + strlen(COUNTER_PREFIX), "counter", pid, 0, ns);
-		fputs(",\"args\":{\"value\":", p->out.f);
+		fputs_unlocked(",\"args\":{\"value\":", p->out.f);
 		ust_json_field(p->out.f,
 			bt_field_structure_borrow_member_field_by_index_const(payload, c->counters[i]));
-		fputs("}}", p->out.f);
+		fputs_unlocked("}}", p->out.f);
 	}
 }
 
@@ -270,6 +320,7 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	struct track *t;
 	const char *ph;
 	int64_t ns = p->last_ns;
+	uint64_t i;
 	int ret;
 
 	if (!c) {
@@ -291,20 +342,25 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	if (!t)
 		return -ENOMEM;
 	ph = ph_of(t, c);
-	write_head(p, ph, ph[0] == 'i' ? bt_event_class_get_name(ec) : c->name,
-		   ph[0] == 'i' ? "event" : "span", t->pid, t->tid, ns);
-	if (ph[0] == 'i')
-		fputs(",\"s\":\"t\"", p->out.f);
-	fputs(",\"args\":{", p->out.f);
-	ret = payload ? (int)ust_json_members(p->out.f, payload, 0) : 0;
+	element_start(p);
+	fputs_unlocked("{\"ph\":\"", p->out.f);
+	fputs_unlocked(ph, p->out.f);
+	fputs_unlocked(ph[0] == 'i' ? c->head_instant : c->head_span, p->out.f);
+	write_ids_ts(p, t->pid, t->tid, ns);
+	fputs_unlocked(ph[0] == 'i' ? ",\"s\":\"t\",\"args\":{" : ",\"args\":{", p->out.f);
+	for (i = 0; i < c->nr_members; i++) {
+		fputs_unlocked(c->keys[i], p->out.f);
+		ust_json_field(p->out.f, bt_field_structure_borrow_member_field_by_index_const(payload, i));
+	}
+	ret = c->nr_members > 0;
 	if (common || specific) {
-		fputs(ret ? ",\"ctx\":{" : "\"ctx\":{", p->out.f);
+		fputs_unlocked(ret ? ",\"ctx\":{" : "\"ctx\":{", p->out.f);
 		ret = common ? (int)ust_json_members(p->out.f, common, 0) : 0;
 		if (specific)
 			ust_json_members(p->out.f, specific, ret);
-		putc('}', p->out.f);
+		putc_unlocked('}', p->out.f);
 	}
-	fputs("}}", p->out.f);
+	fputs_unlocked("}}", p->out.f);
 	if (c->nr_counters)
 		write_counters(p, c, payload, t->pid, ns);
 	p->events++;
@@ -345,13 +401,13 @@ static int on_discarded(struct perfetto *p, const bt_message *msg, bool packets)
 		return -ENOMEM;
 	write_head(p, "X", packets ? "packets discarded" : "events discarded", "discarded",
 		   pid, DISCARDED_TRACK, begin);
-	fputs(",\"dur\":", p->out.f);
+	fputs_unlocked(",\"dur\":", p->out.f);
 	ust_json_us(p->out.f, end - begin);
-	fputs(",\"args\":{\"count\":", p->out.f);
+	fputs_unlocked(",\"args\":{\"count\":", p->out.f);
 	if (have_count)
 		fprintf(p->out.f, "%" PRIu64, count);
 	else
-		fputs("null", p->out.f);
+		fputs_unlocked("null", p->out.f);
 	fprintf(p->out.f, ",\"stream\":%" PRIu64 "}}", bt_stream_get_id(stream));
 	if (!packets)
 		p->discarded += count;
@@ -404,7 +460,7 @@ ust_perfetto_init(bt_self_component_sink *self, bt_self_component_sink_configura
 		ust_sink_error(&p->sink, "cannot create %s: %s", path, strerror(-ret));
 		goto end;
 	}
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
+	fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
 	bt_self_component_set_data(p->sink.self, p);
 	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 end:
