@@ -5,6 +5,7 @@ built with pkg-config is traced by the installed usttrace, which finds the
 installed ustd beside itself."""
 
 import os
+import re
 import subprocess
 import tempfile
 
@@ -76,7 +77,9 @@ lib = os.path.join(prefix, "lib")
 want = ["bin/ustd", "bin/usttrace", "include/ust/ust.h", "include/ust/marker.h",
         "include/ust/tracepoint.h", "include/ust/tracepoint_event.h", "include/ust/version.h",
         "lib/libust.so.1", "share/man/man3/ust.3", "share/man/man1/usttrace.1",
-        "share/man/man1/ustd.1"]
+        "share/man/man1/ustd.1", "include/ust/span.h", "bin/ust-summary",
+        "lib/babeltrace2/plugins/babeltrace-plugin-ust.so", "share/ust/xml/ust-summary.xsd",
+        "share/ust/viewer/ust-timeline.html", "share/man/man1/ust-summary.1"]
 t.eq([w for w in want if not os.path.exists(os.path.join(prefix, w))], [],
      "headers, versioned library, programs and man pages installed")
 soname = subprocess.run(["readelf", "-d", os.path.join(lib, "libust.so")],
@@ -101,7 +104,10 @@ t.eq(build.returncode, 0, "a program written from the README builds with pkg-con
 
 run_env = ws.env(LD_LIBRARY_PATH=lib)
 del run_env["UST_USTD"]
-res = subprocess.run([os.path.join(prefix, "bin", "usttrace"), "-o", ws.out, exe],
+# Installed under DESTDIR, the plugin is not where usttrace was told it
+# would be: point it there, so that the installed .so is the one loaded.
+run_env["UST_BT2_PLUGIN_PATH"] = os.path.join(lib, "babeltrace2", "plugins")
+res = subprocess.run([os.path.join(prefix, "bin", "usttrace"), "--summary", "-o", ws.out, exe],
                      env=run_env, capture_output=True, text=True, timeout=120)
 t.eq(res.returncode, 0, "the installed usttrace finds the installed ustd and traces it" + (": " + res.stderr[-300:] if res.returncode else ""))
 dirs = ws.trace_dirs()
@@ -112,4 +118,6 @@ for e in events:
 t.eq(counts, {"ust:search_event": 300, "ust:tp_probe": 300, "myprovider:request_done": 300},
      "every event of every thread recorded")
 t.eq(discarded, 0, "nothing discarded")
+t.ok(re.search(r"^ust:search_event\s+300\s", res.stderr, re.M),
+     "the installed babeltrace2 plugin works under the installed usttrace --summary", res.stderr[-500:])
 t.done()
