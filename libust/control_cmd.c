@@ -12,9 +12,12 @@
 #include <ust/version.h>
 #include "libust/control.h"
 #include "libust/registry.h"
+#include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace.h"
+#include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
+#include "libustcomm/hex.h"
 #include "libustcomm/protocol.h"
 
 struct reply {
@@ -83,32 +86,38 @@ static const char *field_type(const struct ust_field_desc *f, char *buf, size_t 
 	return buf;
 }
 
+/* "type name, ..." */
+static void add_fields(struct reply *r, const struct ust_event_state *ev)
+{
+	struct ustcomm_strbuf *sb = r->out;
+	char type[32];
+	uint32_t i;
+
+	for (i = 0; i < ev->nr_fields; i++) {
+		if (i)
+			ustcomm_strbuf_append(sb, ", ", 2);
+		field_type(&ev->fields[i], type, sizeof(type));
+		ustcomm_strbuf_append(sb, type, strlen(type));
+		ustcomm_strbuf_append(sb, " ", 1);
+		ustcomm_strbuf_append(sb, ev->fields[i].name, strlen(ev->fields[i].name));
+	}
+	ustcomm_strbuf_append(sb, "", 1);
+	r->nr++;
+}
+
 static int list_markers(struct reply *r)
 {
 	struct ustcomm_strbuf *sb = r->out;
 	struct ust_event_state *ev;
-	char type[32];
-	uint32_t i;
 
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
 		add(r, ev->full_name);
 		add(r, ev->enabled ? "enabled" : "disabled");
 		add(r, ev->format ? "format" : "fields");
-		if (ev->format) {
+		if (ev->format)
 			add(r, ev->format);
-		} else {
-			for (i = 0; i < ev->nr_fields; i++) {
-				if (i)
-					ustcomm_strbuf_append(sb, ", ", 2);
-				field_type(&ev->fields[i], type, sizeof(type));
-				ustcomm_strbuf_append(sb, type, strlen(type));
-				ustcomm_strbuf_append(sb, " ", 1);
-				ustcomm_strbuf_append(sb, ev->fields[i].name,
-						      strlen(ev->fields[i].name));
-			}
-			ustcomm_strbuf_append(sb, "", 1);
-			r->nr++;
-		}
+		else
+			add_fields(r, ev);
 		/* The ids of an unloaded library's events stay in the trace. */
 		if (ev->nr_sites)
 			ust_registry_describe_objects(ev, sb);
@@ -116,8 +125,50 @@ static int list_markers(struct reply *r)
 			ustcomm_strbuf_append(sb, "(unloaded)", strlen("(unloaded)"));
 		ustcomm_strbuf_append(sb, "", 1);
 		r->nr++;
+		add_u32(r, (uint32_t)ev->loglevel);
+		add_fields(r, ev);
 	}
 	return sb->err;
+}
+
+/* (TRACE, PATTERN, LEVEL, FILTER, BYTECODE in hex) */
+static int enable_rule(struct reply *r, const char *const *args)
+{
+	struct ust_rule_spec spec = { .pattern = args[1], .enable = 1, .filter = args[3] };
+	void *prog = NULL;
+	ssize_t len;
+	int ret;
+
+	if (ust_rules_parse_level(args[2], &spec) < 0) {
+		r->error = "invalid log level selection: give \"\", \"<=N\" or \"==N\" with N from 0 to 14";
+		return -EINVAL;
+	}
+	if (*args[3]) {
+		prog = ust_zalloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+		if (!prog) {
+			r->error = "out of memory";
+			return -ENOMEM;
+		}
+		len = ustcomm_hex_decode(args[4], prog, UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+		if (len <= 0) {
+			r->error = "the filter's bytecode is not hexadecimal or too long";
+			ret = -EINVAL;
+			goto end;
+		}
+		spec.prog = prog;
+		spec.prog_len = (size_t)len;
+	} else if (*args[4]) {
+		r->error = "bytecode without its filter expression";
+		return -EINVAL;
+	}
+	ret = ust_trace_add_rule(args[0], &spec);
+	if (ret >= 0) {
+		add_u32(r, (uint32_t)ret);
+		ret = 0;
+	}
+end:
+	ust_free(prog);
+	return ret;
 }
 
 static int set_subbuf(struct reply *r, const char *const *args, int is_num)
@@ -167,7 +218,12 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_ENABLE_MARKER:
 	case USTCOMM_CTL_DISABLE_MARKER:
 		for (i = 1; i < nr; i++) {
-			ret = ust_trace_add_rule(args[0], args[i], cmd == USTCOMM_CTL_ENABLE_MARKER);
+			struct ust_rule_spec spec = {
+				.pattern = args[i],
+				.enable = cmd == USTCOMM_CTL_ENABLE_MARKER,
+			};
+
+			ret = ust_trace_add_rule(args[0], &spec);
 			if (ret < 0)
 				break;
 			total += ret;
@@ -219,6 +275,9 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_RECONNECT:
 		ret = ust_trace_reconnect(args[0]);
+		break;
+	case USTCOMM_CTL_ENABLE_RULE:
+		ret = enable_rule(r, args);
 		break;
 	}
 	return ret;

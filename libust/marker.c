@@ -2,6 +2,7 @@
 /* trace_mark(): serialised from the field list prepared at registration. */
 #include <stdarg.h>
 
+#include "libust/filter.h"
 #include "libust/marker_format.h"
 #include "libust/registry.h"
 #include "libustcomm/common.h"
@@ -10,6 +11,7 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 {
 	size_t str_lens[UST_MARKER_MAX_FIELDS];
 	struct ust_event_state *ev;
+	const struct ust_event_filters *filters;
 	struct ust_event_ctx ctx;
 	va_list ap;
 	size_t len;
@@ -18,12 +20,22 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return;
-	/* Both passes read the arguments through their own copy of ap. */
+	/* Every pass reads the arguments through its own copy of ap. */
 	va_start(ap, desc);
+	/* Acquire: pairs with the release store in rules.c. */
+	filters = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
+	if (ust_unlikely(filters != NULL)) {
+		union ust_filter_arg args[UST_MARKER_MAX_FIELDS];
+
+		ust_filter_marker_args(&ev->marker, ap, args);
+		if (!ust_filters_pass(filters, args))
+			goto end;
+	}
 	len = ust_marker_payload_size(&ev->marker, ap, str_lens);
 	if (ust_event_reserve(&ctx, desc, len) == 0) {
 		ust_marker_payload_write(&ev->marker, ctx.payload, ap, str_lens);
 		ust_event_commit(&ctx);
 	}
+end:
 	va_end(ap);
 }

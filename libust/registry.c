@@ -21,11 +21,13 @@
 #include "libustcomm/common.h"
 #include "libustcomm/log.h"
 #include "libustcomm/metadata.h"
+#include "libustcomm/pattern.h"
 #include "libustcomm/shm_layout.h"
 
 /* One registered object, known by its section ranges. */
 struct ust_object {
 	struct ust_object *next;
+	uint32_t desc_version;		/* UST_DESC_VERSION it was built with */
 	struct ust_event_desc *const *ev_start, *const *ev_stop;
 	struct ust_tracepoint *const *tp_start, *const *tp_stop;
 	unsigned refcount;		/* one per translation unit's constructor */
@@ -83,60 +85,26 @@ struct ust_event_state *ust_registry_first(void)
 	return events;
 }
 
-/*
- * '*' matches any run of characters, '?' one character. Our own rather
- * than fnmatch(), whose locale handling is not async-signal-safe. The
- * recursion depth is bounded by the number of '*' in the pattern.
- */
-static int glob_match(const char *p, const char *s)
+/* The enabled flag of an active event's sites. */
+static int32_t site_flag(const struct ust_event_state *ev)
 {
-	for (; *p; p++, s++) {
-		if (*p == '*') {
-			while (p[1] == '*')
-				p++;
-			if (!p[1])
-				return 1;
-			for (; *s; s++) {
-				if (glob_match(p + 1, s))
-					return 1;
-			}
-			return 0;
-		}
-		if (!*s || (*p != '?' && *p != *s))
-			return 0;
-	}
-	return !*s;
-}
-
-int ust_pattern_match(const char *pattern, const char *full_name)
-{
-	char buf[256];
-	const char *slash;
-	size_t len;
-
-	/* Accept the classic "channel/name" spelling. */
-	slash = strchr(pattern, '/');
-	len = strlen(pattern);
-	if (slash && !strchr(pattern, ':') && len < sizeof(buf)) {
-		memcpy(buf, pattern, len + 1);
-		buf[slash - pattern] = ':';
-		pattern = buf;
-	}
-	return glob_match(pattern, full_name);
+	return UST_SITE_ENABLED | (ev->filters ? UST_SITE_FILTERED : 0);
 }
 
 void ust_registry_set_active(struct ust_event_state *ev, int active)
 {
+	int32_t flag;
 	uint32_t i;
 
 	ev->active = active;
+	flag = active ? site_flag(ev) : 0;
 	/*
-	 * Release: a site that sees enabled == 1 also sees desc->priv and
-	 * ev->binding, both stored before; pairs with the acquire loads in
-	 * ust_event_reserve().
+	 * Release: a site that sees its enabled flag set also sees
+	 * desc->priv, ev->binding and ev->filters, all stored before; pairs
+	 * with the acquire loads in ust_event_reserve() and ust_event_filter().
 	 */
 	for (i = 0; i < ev->nr_sites; i++)
-		__atomic_store_n(&ev->sites[i]->enabled, active, __ATOMIC_RELEASE);
+		__atomic_store_n(&ev->sites[i]->enabled, flag, __ATOMIC_RELEASE);
 }
 
 int ust_registry_describe_objects(const struct ust_event_state *ev, struct ustcomm_strbuf *sb)
@@ -222,7 +190,8 @@ static void state_free(struct ust_event_state *ev)
 }
 
 /* Builds the state a site would have, to compare with or to keep. */
-static int state_new(struct ust_event_state **out, const struct ust_event_desc *desc)
+static int state_new(struct ust_event_state **out, const struct ust_event_desc *desc,
+		     uint32_t desc_version)
 {
 	struct ust_event_state *ev;
 	const char *why = NULL;
@@ -231,6 +200,10 @@ static int state_new(struct ust_event_state **out, const struct ust_event_desc *
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
+	ev->loglevel = UST_LOGLEVEL_DEFAULT;
+	if (desc_version >= 2 && desc->loglevel >= UST_LOGLEVEL_EMERG &&
+	    desc->loglevel <= UST_LOGLEVEL_DEBUG)
+		ev->loglevel = desc->loglevel;
 	ev->channel = strdup(desc->channel);
 	if (!ev->channel || asprintf(&ev->full_name, "%s:%s", desc->channel, desc->name) < 0) {
 		ev->full_name = NULL;
@@ -283,7 +256,8 @@ static int state_same(const struct ust_event_state *a, const struct ust_event_st
 	return !a->format || !memcmp(a->marker.args, b->marker.args, a->nr_fields);
 }
 
-static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *desc)
+static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *desc,
+			  uint32_t desc_version)
 {
 	if (ev->nr_sites == ev->cap_sites) {
 		uint32_t cap = ev->cap_sites ? 2 * ev->cap_sites : 2;
@@ -295,18 +269,20 @@ static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *des
 		ev->cap_sites = cap;
 	}
 	ev->sites[ev->nr_sites++] = desc;
+	if (desc_version < 2 && !desc->format)
+		ev->nr_unfiltered_sites++;
 	/* Release: pairs with the acquire load of priv in ust_event_reserve(). */
 	__atomic_store_n(&desc->priv, ev, __ATOMIC_RELEASE);
 	if (ev->active)
-		__atomic_store_n(&desc->enabled, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&desc->enabled, site_flag(ev), __ATOMIC_RELEASE);
 	return 0;
 }
 
-static void register_site(struct ust_event_desc *desc)
+static void register_site(struct ust_event_desc *desc, uint32_t desc_version)
 {
 	struct ust_event_state *cand, *ev;
 
-	if (state_new(&cand, desc) < 0)
+	if (state_new(&cand, desc, desc_version) < 0)
 		return;
 	for (ev = events; ev; ev = ev->next) {
 		if (state_same(ev, cand))
@@ -314,10 +290,10 @@ static void register_site(struct ust_event_desc *desc)
 	}
 	if (ev) {
 		state_free(cand);
-		state_add_site(ev, desc);
+		state_add_site(ev, desc, desc_version);
 		return;
 	}
-	if (state_add_site(cand, desc) < 0) {
+	if (state_add_site(cand, desc, desc_version) < 0) {
 		state_free(cand);
 		return;
 	}
@@ -336,7 +312,7 @@ static void register_site(struct ust_event_desc *desc)
  * code runs again, which the application must not let happen once the
  * object is unmapped.
  */
-static void unregister_site(struct ust_event_desc *desc)
+static void unregister_site(struct ust_event_desc *desc, uint32_t desc_version)
 {
 	struct ust_event_state *ev = desc->priv;
 	uint32_t i;
@@ -348,6 +324,8 @@ static void unregister_site(struct ust_event_desc *desc)
 	for (i = 0; i < ev->nr_sites; i++) {
 		if (ev->sites[i] == desc) {
 			ev->sites[i] = ev->sites[--ev->nr_sites];
+			if (desc_version < 2 && !desc->format)
+				ev->nr_unfiltered_sites--;
 			break;
 		}
 	}
@@ -409,10 +387,10 @@ static struct ust_object **find_object(struct ust_event_desc *const *ev_start,
 	return p;
 }
 
-UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
-				struct ust_event_desc *const *ev_stop,
-				struct ust_tracepoint *const *tp_start,
-				struct ust_tracepoint *const *tp_stop)
+UST_API int ust_register_object2(struct ust_event_desc *const *ev_start,
+				 struct ust_event_desc *const *ev_stop,
+				 struct ust_tracepoint *const *tp_start,
+				 struct ust_tracepoint *const *tp_stop, uint32_t desc_version)
 {
 	struct ust_event_desc *const *d;
 	struct ust_object **p, *obj;
@@ -440,13 +418,14 @@ UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
 	obj->tp_start = tp_start;
 	obj->tp_stop = tp_stop;
 	obj->refcount = 1;
+	obj->desc_version = desc_version;
 	obj->path = path;
 	obj->base = base;
 	path = NULL;
 	*p = obj;
 	for (d = ev_start; d && d < ev_stop; d++) {
 		if (*d)
-			register_site(*d);
+			register_site(*d, desc_version);
 	}
 	if (tp_start)
 		ret = ust_tracepoint_register_sites(tp_start, tp_stop);
@@ -454,6 +433,15 @@ end:
 	ust_unlock();
 	free(path);
 	return ret;
+}
+
+/* Objects built before UST_DESC_VERSION 2: descriptors without loglevel. */
+UST_API int ust_register_object(struct ust_event_desc *const *ev_start,
+				struct ust_event_desc *const *ev_stop,
+				struct ust_tracepoint *const *tp_start,
+				struct ust_tracepoint *const *tp_stop)
+{
+	return ust_register_object2(ev_start, ev_stop, tp_start, tp_stop, 1);
 }
 
 UST_API void ust_unregister_object(struct ust_event_desc *const *ev_start,
@@ -475,7 +463,7 @@ UST_API void ust_unregister_object(struct ust_event_desc *const *ev_start,
 	*p = obj->next;
 	for (d = ev_start; d && d < ev_stop; d++) {
 		if (*d)
-			unregister_site(*d);
+			unregister_site(*d, obj->desc_version);
 	}
 	if (tp_start)
 		ust_tracepoint_unregister_sites(tp_start, tp_stop);

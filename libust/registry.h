@@ -13,6 +13,7 @@
 #include "libustcomm/strbuf.h"
 
 struct ust_channel;
+struct ust_event_filters;
 
 /* Where an enabled event is recorded: published once, never changed. */
 struct ust_event_binding {
@@ -35,6 +36,15 @@ struct ust_event_state {
 	 * ust_registry_set_active); loaded with acquire in the write path.
 	 */
 	struct ust_event_binding *binding;
+	/*
+	 * The filters the enable rules give the event, NULL for none: see
+	 * filter.h for how it is published and read.
+	 */
+	struct ust_event_filters *filters;
+	int32_t loglevel;		/* the first site's */
+	/* Typed sites of objects built before filters (ust_register_object):
+	 * their probes record without asking the filters. */
+	uint32_t nr_unfiltered_sites;
 	int enabled;			/* by the enable rules (trace.h) */
 	int active;			/* its sites write: enabled and the trace runs */
 	struct ust_event_desc **sites;
@@ -58,8 +68,5 @@ void ust_registry_set_active(struct ust_event_state *ev, int active);
 /* Under ust_lock: appends the files of the objects holding the event's
  * sites, ", "-separated. Async-signal-safe. */
 int ust_registry_describe_objects(const struct ust_event_state *ev, struct ustcomm_strbuf *sb);
-
-/* True when full_name matches a glob pattern; "chan/name" is "chan:name". */
-int ust_pattern_match(const char *pattern, const char *full_name);
 
 #endif

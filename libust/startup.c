@@ -6,7 +6,9 @@
  * was tracing, a trace of its own; at exit
  * the trace is flushed to ustd and the socket removed.
  *
- * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."),
+ * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."; an
+ * enable rule with a level or a filter is "+LEVEL/FILTER/BYTECODE/pattern",
+ * the filter and its bytecode in hexadecimal, as usttrace writes it),
  * UST_CHANNELS ("name:SIZE:NUM,...", an empty SIZE or NUM keeps the default), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
  * UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG,
  * UST_TRACE_PID (UST_TRACE applies only in the process of that pid: usttrace
@@ -23,11 +25,15 @@
 #include <urcu-bp.h>
 
 #include "libust/control.h"
+#include "libust/context.h"
 #include "libust/registry.h"
+#include "libust/rules.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/bufsize.h"
+#include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
+#include "libustcomm/hex.h"
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
@@ -78,11 +84,45 @@ static int env_trace(void)
 	return !pid || !*pid || atol(pid) == (long)getpid();
 }
 
+/* "+LEVEL/FILTER/BYTECODE/pattern": the last field is the pattern, which
+ * may hold '/' (the classic "channel/name" spelling). */
+static int env_rule(char *tok, struct ust_rule_spec *spec, char *text, void *prog)
+{
+	char *field[4];
+	ssize_t n;
+	int i;
+
+	field[0] = tok + 1;
+	for (i = 1; i < 4; i++) {
+		char *slash = strchr(field[i - 1], '/');
+
+		if (!slash)
+			return -EINVAL;
+		*slash = '\0';
+		field[i] = slash + 1;
+	}
+	spec->pattern = field[3];
+	if (ust_rules_parse_level(field[0], spec) < 0)
+		return -EINVAL;
+	n = ustcomm_hex_decode(field[1], text, UST_FILTER_TEXT_MAX);
+	if (n < 0)
+		return -EINVAL;
+	text[n] = '\0';
+	spec->filter = text;
+	n = ustcomm_hex_decode(field[2], prog, UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+	if (n < 0 || !n != !*text)
+		return -EINVAL;
+	spec->prog = prog;
+	spec->prog_len = (size_t)n;
+	return 0;
+}
+
 /* UST_AUTOPROBE: "1" or empty with UST_TRACE means every event. */
 static void env_rules(void)
 {
 	const char *spec = getenv("UST_AUTOPROBE");
-	char *copy, *tok, *save = NULL;
+	char *copy, *tok, *save = NULL, *text = NULL;
+	void *prog = NULL;
 
 	if (!spec || !*spec) {
 		if (!env_trace())
@@ -92,15 +132,28 @@ static void env_rules(void)
 	if (!strcmp(spec, "1"))
 		spec = "*";
 	copy = strdup(spec);
-	if (!copy)
-		return;
+	text = malloc(UST_FILTER_TEXT_MAX + 1);
+	prog = malloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+	if (!copy || !text || !prog)
+		goto end;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int enable = *tok != '-';
+		struct ust_rule_spec rule = { .pattern = tok, .enable = 1 };
 
-		if (ust_trace_add_rule(NULL, enable ? tok : tok + 1, enable) < 0)
+		if (*tok == '-') {
+			rule.pattern = tok + 1;
+			rule.enable = 0;
+		} else if (*tok == '+' && env_rule(tok, &rule, text, prog) < 0) {
+			ustcomm_err("UST_AUTOPROBE: malformed rule '%s': expected +LEVEL/FILTER/BYTECODE/PATTERN",
+				    tok);
+			continue;
+		}
+		if (ust_trace_add_rule(NULL, &rule) < 0)
 			ustcomm_err("UST_AUTOPROBE: %s", ust_trace_error());
 	}
+end:
 	free(copy);
+	free(text);
+	free(prog);
 }
 
 /* UST_CHANNELS: "name:SIZE:NUM,..." as usttrace --session writes it. */
@@ -229,6 +282,7 @@ static void atfork_child(void)
 	char prefix[32];
 
 	urcu_bp_after_fork_child();
+	ust_ctx_after_fork_child();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
 	if (ust_trace_after_fork_child() < 0)
@@ -265,6 +319,7 @@ static void __attribute__((constructor)) ust_init(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	ust_lock();
 	ust_trace_init(&cfg);
+	ust_ctx_init(cfg.procname);
 	env_channels();
 	env_rules();
 	ust_unlock();

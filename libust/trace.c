@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "libust/channel.h"
+#include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace.h"
 #include "libustcomm/clock.h"
@@ -29,16 +30,9 @@
 #include "libustcomm/shm_layout.h"
 
 #define MAX_CHANNELS		64
-#define MAX_RULES		1024
-#define PATTERN_MAX		255
 #define SEND_TIMEOUT_S		2
 /* How long destroy-trace and exit wait for ustd to write the last data. */
 #define DRAIN_WAIT_MS		5000
-
-struct rule {
-	char *pattern;
-	int enable;
-};
 
 struct chan_conf {
 	char name[UST_SHM_CHANNEL_NAME_MAX];
@@ -53,8 +47,6 @@ static struct {
 	struct ust_channel *channels[MAX_CHANNELS];
 	unsigned nr_channels;
 	struct ust_trace_config cfg;
-	struct rule *rules;
-	unsigned nr_rules;
 	struct chan_conf confs[MAX_CHANNELS];
 	unsigned nr_confs;
 	char error[256];
@@ -294,7 +286,7 @@ static int send_event(const struct ust_event_state *ev, uint32_t stream_id, uint
 	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
 	int ret;
 
-	ret = ustcomm_metadata_event(&sb, stream_id, id, ev->full_name, ev->fields,
+	ret = ustcomm_metadata_event(&sb, stream_id, id, ev->full_name, ev->loglevel, ev->fields,
 				     ev->nr_fields);
 	if (ret < 0) {
 		ustcomm_err("event %s is left out: its fields cannot be described in CTF",
@@ -365,77 +357,28 @@ static int apply_all(void)
 	return ret;
 }
 
-static int rules_enable(const struct ust_event_state *ev)
-{
-	unsigned i = t.nr_rules;
-
-	while (i--) {
-		if (ust_pattern_match(t.rules[i].pattern, ev->full_name))
-			return t.rules[i].enable;
-	}
-	return 0;
-}
-
 void ust_trace_event_added(struct ust_event_state *ev)
 {
-	ev->enabled = rules_enable(ev);
+	ust_rules_apply(ev);
 	event_apply(ev);
 }
 
-static int valid_pattern(const char *p)
-{
-	size_t len = strlen(p);
-
-	if (!len || len > PATTERN_MAX)
-		return 0;
-	for (; *p; p++) {
-		if (*p <= ' ' || *p > '~' || *p == ',')
-			return 0;
-	}
-	return 1;
-}
-
-int ust_trace_add_rule(const char *name, const char *pattern, int enable)
+int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)
 {
 	struct ust_event_state *ev;
-	unsigned i;
-	char *copy;
-	int count = 0;
+	int ret, count = 0;
 
 	if (name && *name && t.state != UST_TRACE_NONE && strcmp(name, t.name))
 		return fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
 			    t.name);
-	if (!valid_pattern(pattern))
-		return fail(-EINVAL, "invalid pattern '%s': give a name or a glob of printable characters without spaces or commas, at most %d",
-			    pattern, PATTERN_MAX);
-	if (!t.rules) {
-		t.rules = ust_zalloc(MAX_RULES * sizeof(*t.rules));
-		if (!t.rules)
-			return fail(-ENOMEM, "out of memory");
-	}
-	/* A pattern given again moves to the end: the newest rule wins. */
-	for (i = 0; i < t.nr_rules; i++) {
-		if (!strcmp(t.rules[i].pattern, pattern)) {
-			copy = t.rules[i].pattern;
-			memmove(&t.rules[i], &t.rules[i + 1], (t.nr_rules - i - 1) * sizeof(*t.rules));
-			t.nr_rules--;
-			ust_free(copy);
-			break;
-		}
-	}
-	if (t.nr_rules == MAX_RULES)
-		return fail(-ENOSPC, "too many enable and disable rules (at most %d)", MAX_RULES);
-	copy = ust_strdup(pattern);
-	if (!copy)
-		return fail(-ENOMEM, "out of memory");
-	t.rules[t.nr_rules].pattern = copy;
-	t.rules[t.nr_rules].enable = enable;
-	t.nr_rules++;
+	ret = ust_rules_add(spec, t.error, sizeof(t.error));
+	if (ret < 0)
+		return ret;
+	/* A rule can change any event: its level narrows, its filter adds up. */
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		if (!ust_pattern_match(pattern, ev->full_name))
-			continue;
-		count++;
-		ev->enabled = enable;
+		if (ust_rules_spec_matches(spec, ev))
+			count++;
+		ust_rules_apply(ev);
 		event_apply(ev);
 	}
 	return count;
@@ -983,16 +926,10 @@ int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint
 
 	if (ret < 0)
 		return ret;
-	ustcomm_format(num, sizeof(num), "%u", t.nr_rules);
-	ustcomm_strbuf_append(sb, num, strlen(num) + 1);
-	*nr = 1;
-	for (i = 0; i < t.nr_rules; i++) {
-		const char *kind = t.rules[i].enable ? "enable" : "disable";
-
-		ustcomm_strbuf_append(sb, kind, strlen(kind) + 1);
-		ustcomm_strbuf_append(sb, t.rules[i].pattern, strlen(t.rules[i].pattern) + 1);
-		*nr += 2;
-	}
+	*nr = 0;
+	ret = ust_rules_describe(sb, nr);
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < t.nr_confs; i++) {
 		channel_geometry(t.confs[i].name, &size, &count);
 		ustcomm_strbuf_append(sb, t.confs[i].name, strlen(t.confs[i].name) + 1);

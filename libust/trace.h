@@ -7,7 +7,7 @@
  * Allocation connects to ustd and creates the buffers of every enabled
  * event's channel; start makes the enabled sites write. The enable rules
  * (pattern, enable or disable; the last matching rule wins) and the
- * channel settings belong to the process and outlive traces.
+ * channel settings belong to the process and outlive traces (rules.h).
  *
  * Every function here runs under ust_lock(), from a constructor, the exit
  * path, or the control server, which may be a signal handler: they are
@@ -64,9 +64,10 @@ int ust_trace_force_switch(const char *name);
  */
 int ust_trace_snapshot(const char *name, const char *dir, char *path, size_t path_size);
 
-/* Adds a rule and applies it to every known event; returns how many
- * events the pattern matches. */
-int ust_trace_add_rule(const char *name, const char *pattern, int enable);
+struct ust_rule_spec;
+/* Adds a rule (rules.h) and applies the rules to every known event;
+ * returns how many events the rule matches. */
+int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
 
 int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value);
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value);

@@ -25,7 +25,7 @@
 #include "libustcomm/common.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		1u
+#define USTCOMM_CTL_VERSION		2u
 /* Requests are small: names, patterns, a path. */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* Replies list every event of a program. */
@@ -44,9 +44,10 @@
 enum ustcomm_ctl_cmd {
 	/* () -> (pid, procname, version, trace name or "", trace state) */
 	USTCOMM_CTL_INFO = 1,
-	/* () -> per event, 5 strings: full name, "enabled"|"disabled",
+	/* () -> per event, 7 strings: full name, "enabled"|"disabled",
 	 * "format" or "fields" kind, the format or "type name, ..." list,
-	 * the objects holding its sites, separated by ", " */
+	 * the objects holding its sites, separated by ", ", its log level
+	 * (0-14), and its fields as "type name, ..." for markers too */
 	USTCOMM_CTL_LIST_MARKERS = 2,
 	/* (TRACE, PATTERN...) -> (number of events now matched) */
 	USTCOMM_CTL_ENABLE_MARKER = 3,
@@ -69,7 +70,7 @@ enum ustcomm_ctl_cmd {
 	/* () -> (PATH) */
 	USTCOMM_CTL_GET_SOCK_PATH = 16,
 	/* (TRACE) -> rules, then channels:
-	 * (nr_rules, per rule "enable"|"disable" and PATTERN,
+	 * (nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
 	 *  per channel CHANNEL, SUBBUF_SIZE, SUBBUF_NUM) */
 	USTCOMM_CTL_GET_SESSION = 17,
 	/* (TRACE, DIR: absolute, or "" for ustd's output directory) ->
@@ -78,7 +79,11 @@ enum ustcomm_ctl_cmd {
 	/* (PATH of a ustd socket) -> (): a ustd that started there asks the
 	 * application to report its trace to it (ustd restarted) */
 	USTCOMM_CTL_RECONNECT = 19,
-	USTCOMM_CTL_CMD_MAX = 19,
+	/* (TRACE, PATTERN, LEVEL: "", "<=N" or "==N", FILTER: the expression
+	 * or "", BYTECODE: its compiled program in hexadecimal or "") ->
+	 * (number of events the rule matches now) */
+	USTCOMM_CTL_ENABLE_RULE = 20,
+	USTCOMM_CTL_CMD_MAX = 20,
 };
 
 struct ustcomm_ctl_header {

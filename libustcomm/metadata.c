@@ -237,7 +237,7 @@ int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id, const
 }
 
 int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
-			   uint32_t event_id, const char *full_name,
+			   uint32_t event_id, const char *full_name, int loglevel,
 			   const struct ust_field_desc *fields, uint32_t nr_fields)
 {
 	uint32_t i;
@@ -253,7 +253,8 @@ int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
 	ustcomm_strbuf_printf(sb,
 		"\tid = %" PRIu32 ";\n"
 		"\tstream_id = %" PRIu32 ";\n"
-		"\tfields := struct {\n", event_id, stream_id);
+		"\tloglevel = %d;\n"
+		"\tfields := struct {\n", event_id, stream_id, loglevel);
 	for (i = 0; i < nr_fields; i++)
 		put_field(sb, &fields[i]);
 	ustcomm_strbuf_append(sb, "\t};\n};\n\n", 8);

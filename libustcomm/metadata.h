@@ -29,9 +29,9 @@ USTCOMM_API int ustcomm_metadata_trace(struct ustcomm_strbuf *sb,
 /* stream { id = stream_id; ... }; for one channel. */
 USTCOMM_API int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id,
 					const char *channel);
-/* event { name = "full_name"; id; stream_id; fields := ... }; */
+/* event { name = "full_name"; id; stream_id; loglevel; fields := ... }; */
 USTCOMM_API int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
-				       uint32_t event_id, const char *full_name,
+				       uint32_t event_id, const char *full_name, int loglevel,
 				       const struct ust_field_desc *fields, uint32_t nr_fields);
 /* True when name is a valid TSDL identifier (fields must be). */
 USTCOMM_API int ustcomm_metadata_valid_identifier(const char *name);

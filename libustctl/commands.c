@@ -130,6 +130,7 @@ void ustctl_free_markers(struct ustctl_marker *markers, size_t nr)
 		free(markers[i].name);
 		free(markers[i].format);
 		free(markers[i].objects);
+		free(markers[i].fields);
 	}
 	free(markers);
 }
@@ -145,13 +146,13 @@ int ustctl_list_markers(pid_t pid, struct ustctl_marker **markers, size_t *nr)
 	ret = ustctl_call(pid, USTCOMM_CTL_LIST_MARKERS, NULL, 0, &reply);
 	if (ret)
 		goto end;
-	if (reply.msg.nr_strings % 5) {
+	if (reply.msg.nr_strings % 7) {
 		ret = -EPROTO;
-		ustctl_set_error("process %d answered list-markers with %u strings, not 5 per event",
+		ustctl_set_error("process %d answered list-markers with %u strings, not 7 per event",
 				 (int)pid, reply.msg.nr_strings);
 		goto end;
 	}
-	count = reply.msg.nr_strings / 5;
+	count = reply.msg.nr_strings / 7;
 	if (count) {
 		list = calloc(count, sizeof(*list));
 		if (!list) {
@@ -166,13 +167,21 @@ int ustctl_list_markers(pid_t pid, struct ustctl_marker **markers, size_t *nr)
 		const char *kind = ustcomm_ctl_next(&reply.msg, &pos);
 		const char *format = ustcomm_ctl_next(&reply.msg, &pos);
 		const char *objects = ustcomm_ctl_next(&reply.msg, &pos);
+		const char *level = ustcomm_ctl_next(&reply.msg, &pos);
+		const char *fields = ustcomm_ctl_next(&reply.msg, &pos);
+		uint32_t v;
 
+		ret = ustctl_parse_u32(pid, USTCOMM_CTL_LIST_MARKERS, level, 14, &v);
+		if (ret)
+			goto end;
+		list[i].loglevel = (int)v;
+		list[i].fields = strdup(fields);
 		list[i].enabled = !strcmp(state, "enabled");
 		list[i].is_format = !strcmp(kind, "format");
 		list[i].name = strdup(name);
 		list[i].format = strdup(format);
 		list[i].objects = strdup(objects);
-		if (!list[i].name || !list[i].format || !list[i].objects) {
+		if (!list[i].name || !list[i].format || !list[i].objects || !list[i].fields) {
 			ret = -ENOMEM;
 			ustctl_set_error("out of memory");
 			goto end;

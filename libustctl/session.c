@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "libustcomm/loglevel.h"
 #include "libustcomm/shm_layout.h"
 #include "libustctl/internal.h"
 
@@ -13,8 +14,10 @@ void ustctl_session_free(struct ustctl_session *session)
 
 	if (!session)
 		return;
-	for (i = 0; i < session->nr_rules; i++)
+	for (i = 0; i < session->nr_rules; i++) {
 		free(session->rules[i].pattern);
+		free(session->rules[i].filter);
+	}
 	for (i = 0; i < session->nr_channels; i++)
 		free(session->channels[i].name);
 	free(session->rules);
@@ -22,8 +25,8 @@ void ustctl_session_free(struct ustctl_session *session)
 	free(session);
 }
 
-/* Fills s from the reply: nr_rules, the rules in pairs, the channels in
- * triples. */
+/* Fills s from the reply: nr_rules, the rules in fours (kind, pattern,
+ * level, filter), the channels in triples. */
 static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
@@ -32,11 +35,11 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 	size_t i;
 	int ret;
 
-	ret = first ? ustctl_parse_u32(pid, cmd, first, (msg->nr_strings - 1) / 2, &nr_rules) :
+	ret = first ? ustctl_parse_u32(pid, cmd, first, (msg->nr_strings - 1) / 4, &nr_rules) :
 		      -EPROTO;
 	if (ret)
 		goto malformed;
-	rest = msg->nr_strings - 1 - 2 * nr_rules;
+	rest = msg->nr_strings - 1 - 4 * nr_rules;
 	if (rest % 3)
 		goto malformed;
 	if (nr_rules) {
@@ -52,13 +55,26 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 	for (i = 0; i < nr_rules; i++) {
 		const char *kind = ustcomm_ctl_next(msg, &pos);
 		const char *pattern = ustcomm_ctl_next(msg, &pos);
+		const char *level = ustcomm_ctl_next(msg, &pos);
+		const char *filter = ustcomm_ctl_next(msg, &pos);
+		struct ustctl_rule *r = &s->rules[i];
 
 		if (strcmp(kind, "enable") && strcmp(kind, "disable"))
 			goto malformed;
-		s->rules[i].enable = !strcmp(kind, "enable");
-		s->rules[i].pattern = strdup(pattern);
+		r->enable = !strcmp(kind, "enable");
+		if (*level) {
+			if (strncmp(level, "<=", 2) && strncmp(level, "==", 2))
+				goto malformed;
+			r->loglevel_match = level[0] == '<' ? USTCTL_LOGLEVEL_RANGE :
+				USTCTL_LOGLEVEL_ONLY;
+			r->loglevel = ustcomm_loglevel_parse(level + 2);
+			if (r->loglevel < 0)
+				goto malformed;
+		}
+		r->pattern = strdup(pattern);
+		r->filter = *filter ? strdup(filter) : NULL;
 		s->nr_rules++;
-		if (!s->rules[i].pattern)
+		if (!r->pattern || (*filter && !r->filter))
 			goto nomem;
 	}
 	for (i = 0; i < rest / 3; i++) {
@@ -131,12 +147,7 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 	}
 	/* One rule per request: a later rule overrides an earlier one. */
 	for (i = 0; !ret && i < session->nr_rules; i++) {
-		const char *pattern = session->rules[i].pattern;
-
-		if (session->rules[i].enable)
-			ret = ustctl_enable_marker(pid, trace, &pattern, 1);
-		else
-			ret = ustctl_disable_marker(pid, trace, &pattern, 1);
+		ret = ustctl_enable_rule(pid, trace, &session->rules[i]);
 		if (ret > 0)
 			ret = 0;
 	}

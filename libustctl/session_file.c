@@ -152,6 +152,34 @@ static int is_element(xmlNodePtr node, const char *name)
 	return node->type == XML_ELEMENT_NODE && !xmlStrcmp(node->name, BAD_CAST name);
 }
 
+/* An enable rule's level and filter, which the schema has typed. */
+static int convert_rule(const char *file, xmlNodePtr node, struct ustctl_rule *r)
+{
+	char *level = attr_dup(node, "loglevel"), *only = attr_dup(node, "loglevel-only");
+	int ret = 0;
+
+	if (level && only) {
+		file_error(file, (int)xmlGetLineNo(node),
+			   "rule %s has both loglevel and loglevel-only: give one", r->pattern);
+		ret = -EINVAL;
+		goto end;
+	}
+	if (level || only) {
+		r->loglevel_match = level ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
+		r->loglevel = ustctl_loglevel_parse(level ? level : only);
+	}
+	r->filter = attr_dup(node, "filter");
+	if (r->filter && ustctl_filter_check(r->filter)) {
+		file_error(file, (int)xmlGetLineNo(node), "rule %s: %s", r->pattern,
+			   ustctl_last_error());
+		ret = -EINVAL;
+	}
+end:
+	free(level);
+	free(only);
+	return ret;
+}
+
 /* Turns a valid document into a session. */
 static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 {
@@ -192,6 +220,11 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 			r->pattern = attr_dup(node, "pattern");
 			if (!r->pattern)
 				goto nomem;
+			if (r->enable) {
+				ret = convert_rule(file, node, r);
+				if (ret)
+					goto end;
+			}
 		}
 	}
 	goto end;
@@ -283,10 +316,18 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 			rc = xmlTextWriterEndElement(w);
 	}
 	for (i = 0; rc >= 0 && i < s->nr_rules; i++) {
-		rc = xmlTextWriterStartElement(w, BAD_CAST (s->rules[i].enable ? "enable" : "disable"));
+		const struct ustctl_rule *r = &s->rules[i];
+
+		rc = xmlTextWriterStartElement(w, BAD_CAST (r->enable ? "enable" : "disable"));
 		if (rc >= 0)
-			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "pattern",
-							 BAD_CAST s->rules[i].pattern);
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "pattern", BAD_CAST r->pattern);
+		if (rc >= 0 && r->enable && r->loglevel_match)
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST (r->loglevel_match ==
+								     USTCTL_LOGLEVEL_RANGE ?
+								     "loglevel" : "loglevel-only"),
+							 BAD_CAST ustctl_loglevel_name(r->loglevel));
+		if (rc >= 0 && r->enable && r->filter && *r->filter)
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "filter", BAD_CAST r->filter);
 		if (rc >= 0)
 			rc = xmlTextWriterEndElement(w);
 	}
@@ -307,8 +348,15 @@ static int check_session(const char *file, const struct ustctl_session *s)
 		}
 	}
 	for (i = 0; i < s->nr_rules; i++) {
-		if (!s->rules[i].pattern || !*s->rules[i].pattern) {
+		const struct ustctl_rule *r = &s->rules[i];
+
+		if (!r->pattern || !*r->pattern) {
 			ustctl_set_error("cannot write %s: rule %zu has no pattern", file, i + 1);
+			return -EINVAL;
+		}
+		if (r->loglevel_match && !ustctl_loglevel_name(r->loglevel)) {
+			ustctl_set_error("cannot write %s: rule %zu has log level %d, not 0 to 14",
+					 file, i + 1, r->loglevel);
 			return -EINVAL;
 		}
 	}

@@ -28,12 +28,17 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "enabled, its format (quoted) or its fields (in parentheses), and the\n"
 	  "objects (executable, libraries) holding its sites.\n",
 	  false, 1, 1, ustctl_cmd_list_markers },
-	{ "enable-marker", "[-t TRACE] PID PATTERN...", "enable markers and events",
+	{ "enable-marker", "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN...",
+	  "enable markers and events",
 	  "Enables the markers and events matching each PATTERN: a full name\n"
 	  "(channel:name or provider:name), the classic channel/name, or a glob\n"
 	  "such as 'ust:*' or '*'. A pattern also applies to objects the program\n"
-	  "loads later.\n",
-	  true, 2, -1, ustctl_cmd_enable_marker },
+	  "loads later. --loglevel WARNING keeps the events of that level or more\n"
+	  "severe, --loglevel-only WARNING those of exactly it. --filter EXPR\n"
+	  "records an event only when EXPR holds for its fields, as in\n"
+	  "'status >= 500 && path == \"/api*\"' or '$ctx.vtid == 1234'; it is\n"
+	  "checked against the fields of the events the pattern matches.\n",
+	  true, 2, -1, ustctl_cmd_enable_marker, .takes_rule = true },
 	{ "disable-marker", "[-t TRACE] PID PATTERN...", "disable markers and events",
 	  "Disables the markers and events matching each PATTERN (see\n"
 	  "enable-marker).\n",

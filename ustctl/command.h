@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <ust/ustctl.h>
 
 /* Exit statuses. */
 #define USTCTL_EXIT_OK		0
@@ -14,11 +15,18 @@
 
 struct ustctl_cmd;
 
+/* The option values of a command line, as popt stores them (malloc'd). */
+struct ustctl_opts {
+	char *trace, *dir, *filter, *loglevel, *loglevel_only;
+};
+
 /* A parsed command line: the trace (-t) and the positional arguments. */
 struct ustctl_args {
 	const struct ustctl_cmd *cmd;
 	const char *trace;		/* never NULL: USTCTL_DEFAULT_TRACE without -t */
 	const char *dir;		/* -o DIR, or NULL */
+	/* enable-marker: level and filter (pattern unset, enable 1) */
+	struct ustctl_rule rule;
 	const char **argv;
 	int argc;
 };
@@ -37,6 +45,7 @@ struct ustctl_cmd {
 	int (*trace_op)(pid_t pid, const char *trace);
 	const char *done;
 	bool takes_dir;			/* -o DIR */
+	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 };
 
 extern const struct ustctl_cmd ustctl_commands[];

@@ -19,8 +19,11 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 {
 	const char *const *patterns = args->argv + 1;
 	size_t nr = (size_t)args->argc - 1, i;
+	struct ustctl_rule rule = args->rule;
 	pid_t pid;
 	int matched;
+
+	rule.enable = enable;
 
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
@@ -28,8 +31,19 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 		if (!patterns[i][0])
 			return ustctl_usage_error(args->cmd,
 						  "an empty pattern matches nothing; give a name or a glob such as 'ust:*'");
-	matched = enable ? ustctl_enable_marker(pid, args->trace, patterns, nr) :
-			   ustctl_disable_marker(pid, args->trace, patterns, nr);
+	if (enable && (rule.filter || rule.loglevel_match)) {
+		/* One rule per pattern, each with the level and the filter. */
+		for (matched = 0, i = 0; i < nr && matched >= 0; i++) {
+			int n;
+
+			rule.pattern = (char *)patterns[i];
+			n = ustctl_enable_rule(pid, args->trace, &rule);
+			matched = n < 0 ? n : matched + n;
+		}
+	} else {
+		matched = enable ? ustctl_enable_marker(pid, args->trace, patterns, nr) :
+				   ustctl_disable_marker(pid, args->trace, patterns, nr);
+	}
 	ustctl_mi_open_process(pid, args->trace, matched >= 0);
 	if (matched < 0) {
 		ustctl_fail_last(pid, args->cmd->name);
@@ -37,10 +51,8 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 		return USTCTL_EXIT_FAILED;
 	}
 	for (i = 0; i < nr; i++) {
-		ustctl_mi_open("rule");
-		ustctl_mi_attr("action", "%s", enable ? "enable" : "disable");
-		ustctl_mi_text("%s", patterns[i]);
-		ustctl_mi_close();
+		rule.pattern = (char *)patterns[i];
+		ustctl_mi_rule(&rule);
 	}
 	ustctl_mi_element("matched", "%d", matched);
 	ustctl_mi_close();
@@ -48,6 +60,11 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 		printf("pid %d: %s", (int)pid, enable ? "enabled" : "disabled");
 		for (i = 0; i < nr; i++)
 			printf(" %s", patterns[i]);
+		if (rule.loglevel_match)
+			printf(" at level %s%s", ustctl_loglevel_name(rule.loglevel),
+			       rule.loglevel_match == USTCTL_LOGLEVEL_RANGE ? " or more severe" : " only");
+		if (rule.filter)
+			printf(" with filter '%s'", rule.filter);
 		printf(" (%d event%s matched)\n", matched, matched == 1 ? "" : "s");
 	}
 	return USTCTL_EXIT_OK;

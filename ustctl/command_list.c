@@ -48,12 +48,13 @@ static void list_markers_text(const struct ustctl_marker *markers, size_t nr)
 		if (n > format_w)
 			format_w = n;
 	}
-	printf("%-*s  %-8s  %-*s  %s\n", name_w, "NAME", "STATE", format_w, "FORMAT/FIELDS",
-	       "OBJECTS");
+	printf("%-*s  %-8s  %-14s  %-*s  %s\n", name_w, "NAME", "STATE", "LEVEL", format_w,
+	       "FORMAT/FIELDS", "OBJECTS");
 	for (i = 0; i < nr; i++) {
 		list_describe(&markers[i], desc, sizeof(desc));
-		printf("%-*s  %-8s  %-*s  %s\n", name_w, markers[i].name,
-		       markers[i].enabled ? "enabled" : "disabled", format_w, desc,
+		printf("%-*s  %-8s  %-14s  %-*s  %s\n", name_w, markers[i].name,
+		       markers[i].enabled ? "enabled" : "disabled",
+		       ustctl_loglevel_name(markers[i].loglevel), format_w, desc,
 		       markers[i].objects);
 	}
 }
@@ -90,6 +91,10 @@ static void list_markers_mi(const struct ustctl_marker *markers, size_t nr)
 		ustctl_mi_text("%s", markers[i].format);
 		ustctl_mi_close();
 		list_objects_mi(markers[i].objects);
+		ustctl_mi_open("loglevel");
+		ustctl_mi_attr("value", "%d", markers[i].loglevel);
+		ustctl_mi_text("%s", ustctl_loglevel_name(markers[i].loglevel));
+		ustctl_mi_close();
 		ustctl_mi_close();
 	}
 	ustctl_mi_close();

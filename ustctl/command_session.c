@@ -12,12 +12,8 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 
 	ustctl_mi_open("session");
 	ustctl_mi_attr("file", "%s", file);
-	for (i = 0; i < s->nr_rules; i++) {
-		ustctl_mi_open("rule");
-		ustctl_mi_attr("action", "%s", s->rules[i].enable ? "enable" : "disable");
-		ustctl_mi_text("%s", s->rules[i].pattern);
-		ustctl_mi_close();
-	}
+	for (i = 0; i < s->nr_rules; i++)
+		ustctl_mi_rule(&s->rules[i]);
 	for (i = 0; i < s->nr_channels; i++) {
 		ustctl_mi_open("channel");
 		ustctl_mi_attr("name", "%s", s->channels[i].name);

@@ -16,6 +16,7 @@
 #include <libxml/xmlstring.h>
 #include <libxml/xmlwriter.h>
 #include "libustcomm/log.h"
+#include <ust/ustctl.h>
 #include "ustctl/output.h"
 
 static struct {
@@ -219,6 +220,19 @@ void ustctl_mi_open_process(pid_t pid, const char *trace, bool success)
 	if (trace)
 		ustctl_mi_attr("trace", "%s", trace);
 	ustctl_mi_attr("success", "%s", success ? "true" : "false");
+}
+
+void ustctl_mi_rule(const struct ustctl_rule *r)
+{
+	ustctl_mi_open("rule");
+	ustctl_mi_attr("action", "%s", r->enable ? "enable" : "disable");
+	if (r->loglevel_match)
+		ustctl_mi_attr(r->loglevel_match == USTCTL_LOGLEVEL_RANGE ? "loglevel" :
+			       "loglevel-only", "%s", ustctl_loglevel_name(r->loglevel));
+	if (r->filter && *r->filter)
+		ustctl_mi_attr("filter", "%s", r->filter);
+	ustctl_mi_text("%s", r->pattern);
+	ustctl_mi_close();
 }
 
 void ustctl_fail(pid_t pid, const char *fmt, ...)

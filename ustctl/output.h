@@ -36,6 +36,9 @@ void ustctl_mi_element(const char *element, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* <process pid="PID" success="..." [trace="TRACE"]>: closed by ustctl_mi_close(). */
 void ustctl_mi_open_process(pid_t pid, const char *trace, bool success);
+/* <rule action=... loglevel=... filter=...>PATTERN</rule> */
+struct ustctl_rule;
+void ustctl_mi_rule(const struct ustctl_rule *rule);
 
 /* An error: on stderr as "ustctl: error: pid PID: MESSAGE" (without pid
  * when pid is 0), and as <error pid="PID"> at the current place. */

@@ -119,6 +119,31 @@ static void ustctl_print_command_help(poptContext pc, const struct ustctl_cmd *c
 	printf("\n%s", cmd->help);
 }
 
+/* --filter, --loglevel and --loglevel-only into the rule of args. */
+static int ustctl_parse_rule_options(const struct ustctl_cmd *cmd, const struct ustctl_opts *o,
+				     struct ustctl_args *args)
+{
+	const char *level = o->loglevel ? o->loglevel : o->loglevel_only;
+
+	args->rule.enable = 1;
+	if (o->loglevel && o->loglevel_only)
+		return ustctl_usage_error(cmd, "give --loglevel or --loglevel-only, not both");
+	if (level) {
+		args->rule.loglevel = ustctl_loglevel_parse(level);
+		if (args->rule.loglevel < 0)
+			return ustctl_usage_error(cmd, "unknown log level '%s': give EMERG, ALERT, CRIT, ERR, WARNING, NOTICE, INFO, DEBUG_SYSTEM, DEBUG_PROGRAM, DEBUG_PROCESS, DEBUG_MODULE, DEBUG_UNIT, DEBUG_FUNCTION, DEBUG_LINE, DEBUG or 0 to 14",
+						  level);
+		args->rule.loglevel_match = o->loglevel ? USTCTL_LOGLEVEL_RANGE :
+			USTCTL_LOGLEVEL_ONLY;
+	}
+	if (o->filter) {
+		if (ustctl_filter_check(o->filter))
+			return ustctl_usage_error(cmd, "%s", ustctl_last_error());
+		args->rule.filter = o->filter;
+	}
+	return 0;
+}
+
 /*
  * The command's options and arguments, from argv[0] (its name) on.
  * Returns 0 with args filled, USTCTL_HELP_SHOWN, or USTCTL_EXIT_USAGE.
@@ -127,9 +152,10 @@ static void ustctl_print_command_help(poptContext pc, const struct ustctl_cmd *c
  * free.
  */
 static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const char **argv,
-				struct ustctl_args *args, char **trace, char **dir,
+				struct ustctl_args *args, struct ustctl_opts *o,
 				poptContext *pcp)
 {
+	char **trace = &o->trace, **dir = &o->dir;
 	const struct poptOption trace_option = {
 		"trace", 't', POPT_ARG_STRING, trace, 0,
 		"the trace to act on (default " USTCTL_DEFAULT_TRACE ")", "TRACE"
@@ -138,11 +164,19 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		"output", 'o', POPT_ARG_STRING, dir, 0,
 		"the directory to write in (default: ustd's)", "DIR"
 	};
+	const struct poptOption rule_options[] = {
+		{ "filter", 'f', POPT_ARG_STRING, &o->filter, 0,
+		  "record only the events for which EXPR holds", "EXPR" },
+		{ "loglevel", 'l', POPT_ARG_STRING, &o->loglevel, 0,
+		  "only events of LEVEL or more severe", "LEVEL" },
+		{ "loglevel-only", 'L', POPT_ARG_STRING, &o->loglevel_only, 0,
+		  "only events of exactly LEVEL", "LEVEL" },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
 	const struct poptOption end = POPT_TABLEEND;
-	struct poptOption options[4];
+	struct poptOption options[7];
 	static char name[64];
 	poptContext pc;
 	int rc, nr = 0;
@@ -153,6 +187,11 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = dir_option;
 	if (cmd->takes_trace)
 		options[nr++] = trace_option;
+	if (cmd->takes_rule) {
+		options[nr++] = rule_options[0];
+		options[nr++] = rule_options[1];
+		options[nr++] = rule_options[2];
+	}
 	options[nr++] = help_option;
 	options[nr] = end;
 	/* popt names the program by argv[0] in its help. */
@@ -179,6 +218,9 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->cmd = cmd;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;
+	rc = ustctl_parse_rule_options(cmd, o, args);
+	if (rc)
+		return rc;
 	args->argv = poptGetArgs(pc);
 	for (nr = 0; args->argv && args->argv[nr]; nr++)
 		;
@@ -197,7 +239,7 @@ int main(int argc, const char **argv)
 	struct ustctl_args args = { 0 };
 	const struct ustctl_cmd *cmd;
 	poptContext pc = NULL;
-	char *trace = NULL, *dir = NULL;
+	struct ustctl_opts opts = { 0 };
 	int first, status;
 
 	ustcomm_log_set_prefix("ustctl");
@@ -212,16 +254,18 @@ int main(int argc, const char **argv)
 		goto end;
 	}
 	ustctl_out_command(cmd->name);
-	status = ustctl_parse_command(cmd, argc - first, argv + first, &args, &trace, &dir,
-				      &pc);
+	status = ustctl_parse_command(cmd, argc - first, argv + first, &args, &opts, &pc);
 	if (status == USTCTL_HELP_SHOWN)
 		status = USTCTL_EXIT_OK;
 	else if (status == 0)
 		status = cmd->run(&args);
 end:
 	poptFreeContext(pc);
-	free(trace);
-	free(dir);
+	free(opts.trace);
+	free(opts.dir);
+	free(opts.filter);
+	free(opts.loglevel);
+	free(opts.loglevel_only);
 	free(g.mi);
 	return ustctl_out_end(status);
 }

@@ -39,6 +39,7 @@
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
+#include "usttrace/rules.h"
 #include "usttrace/view.h"
 
 #define USTTRACE_READY_TIMEOUT_MS	10000
@@ -53,6 +54,9 @@ struct usttrace {
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
 	char *session_file;		/* --session */
+	char *filter;			/* --filter, for every -m */
+	char *loglevel;			/* --loglevel, for every -m */
+	char *loglevel_only;		/* --loglevel-only, for every -m */
 	bool verbose;
 	bool summary;			/* --summary */
 	char *perfetto;			/* --perfetto FILE */
@@ -180,6 +184,13 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "marker", 'm', POPT_ARG_STRING, NULL, 'm',
 		  "enable the markers and events matching PATTERN (repeatable; default: all)",
 		  "PATTERN" },
+		{ "filter", '\0', POPT_ARG_STRING, &ut->filter, 0,
+		  "record the events of the -m patterns (default: all) only when EXPR holds for their fields",
+		  "EXPR" },
+		{ "loglevel", '\0', POPT_ARG_STRING, &ut->loglevel, 0,
+		  "only the events of the -m patterns of LEVEL or more severe", "LEVEL" },
+		{ "loglevel-only", '\0', POPT_ARG_STRING, &ut->loglevel_only, 0,
+		  "only the events of the -m patterns of exactly LEVEL", "LEVEL" },
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
 		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
@@ -253,6 +264,23 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ret = -EINVAL;
 		goto end;
 	}
+	if (ut->loglevel && ut->loglevel_only) {
+		ustcomm_err("give --loglevel or --loglevel-only, not both");
+		ret = -EINVAL;
+		goto end;
+	}
+	if ((ut->loglevel && ustctl_loglevel_parse(ut->loglevel) < 0) ||
+	    (ut->loglevel_only && ustctl_loglevel_parse(ut->loglevel_only) < 0)) {
+		ustcomm_err("unknown log level '%s': give EMERG, ALERT, CRIT, ERR, WARNING, NOTICE, INFO, DEBUG_SYSTEM, DEBUG_PROGRAM, DEBUG_PROCESS, DEBUG_MODULE, DEBUG_UNIT, DEBUG_FUNCTION, DEBUG_LINE, DEBUG or 0 to 14",
+			    ut->loglevel ? ut->loglevel : ut->loglevel_only);
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->filter && ustctl_filter_check(ut->filter) < 0) {
+		ustcomm_err("--filter: %s", ustctl_last_error());
+		ret = -EINVAL;
+		goto end;
+	}
 	if (ut->perfetto && !*ut->perfetto) {
 		ustcomm_err("--perfetto needs the name of the JSON file to write");
 		ret = -EINVAL;
@@ -279,6 +307,33 @@ end:
 	return ret;
 }
 
+/* The -m patterns (all events without), each with the level and filter options. */
+static int usttrace_pattern_rules(struct usttrace *ut)
+{
+	const char *level = ut->loglevel ? ut->loglevel : ut->loglevel_only;
+	struct ustctl_rule rule = { .enable = 1, .filter = ut->filter };
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!ut->patterns.len && !ut->filter && !level)
+		return 0;
+	if (level) {
+		rule.loglevel = ustctl_loglevel_parse(level);
+		rule.loglevel_match = ut->loglevel ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
+	}
+	copy = strdup(ut->patterns.len ? ut->patterns.buf : "*");
+	if (!copy) {
+		ustcomm_err("out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && ret >= 0; tok = strtok_r(NULL, ",", &save)) {
+		rule.pattern = tok;
+		ret = usttrace_rule_append(&ut->autoprobe, &rule, "-m");
+	}
+	free(copy);
+	return ret;
+}
+
 /*
  * What the program's environment says about events and channels: the
  * session's rules in order, then the -m patterns, for UST_AUTOPROBE (a
@@ -290,7 +345,6 @@ static int usttrace_settings(struct usttrace *ut)
 {
 	struct ustctl_session *session = NULL;
 	const struct ustctl_channel_conf *c;
-	const char *pattern;
 	size_t i;
 	int ret = 0;
 
@@ -299,19 +353,13 @@ static int usttrace_settings(struct usttrace *ut)
 		return -EINVAL;
 	}
 	for (i = 0; session && i < session->nr_rules; i++) {
-		pattern = session->rules[i].pattern;
-		if (strchr(pattern, ',') || pattern[0] == '-') {
-			ustcomm_err("%s: the pattern '%s' cannot be given to a program at start-up (no ',' and no leading '-'); apply the file with ustctl load-session instead",
-				    ut->session_file, pattern);
-			ret = -EINVAL;
+		ret = usttrace_rule_append(&ut->autoprobe, &session->rules[i], ut->session_file);
+		if (ret < 0)
 			goto end;
-		}
-		ustcomm_strbuf_printf(&ut->autoprobe, "%s%s%s", i ? "," : "",
-				      session->rules[i].enable ? "" : "-", pattern);
 	}
-	if (ut->patterns.len)
-		ustcomm_strbuf_printf(&ut->autoprobe, "%s%s", ut->autoprobe.len ? "," : "",
-				      ut->patterns.buf);
+	ret = usttrace_pattern_rules(ut);
+	if (ret < 0)
+		goto end;
 	for (i = 0; session && i < session->nr_channels; i++) {
 		c = &session->channels[i];
 		ustcomm_strbuf_printf(&ut->channels, "%s%s:", i ? "," : "", c->name);
@@ -847,6 +895,9 @@ end:
 	ustcomm_strbuf_free(&ut.autoprobe);
 	ustcomm_strbuf_free(&ut.channels);
 	free(ut.session_file);
+	free(ut.filter);
+	free(ut.loglevel);
+	free(ut.loglevel_only);
 	free(ut.perfetto);
 	free(ut.output_arg);
 	free(ut.subbuf_size);

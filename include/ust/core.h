@@ -30,6 +30,34 @@ extern "C" {
 /* The one load of a disabled site: a plain load the compiler cannot hoist. */
 #define ust_site_enabled(flag)	__atomic_load_n(&(flag), __ATOMIC_RELAXED)
 
+/* Bits of a site's enabled flag, set by libust. */
+#define UST_SITE_ENABLED	1
+#define UST_SITE_FILTERED	2	/* a filter applies: typed probes call ust_event_filter() */
+
+/*
+ * Severity levels, LTTng's: a site declares one (trace_mark_level(),
+ * TRACE_EVENT_LEVEL()), others have UST_LOGLEVEL_DEFAULT; enable rules
+ * select "this level or more severe" (lower numbers) or one level.
+ */
+enum ust_loglevel {
+	UST_LOGLEVEL_EMERG = 0,
+	UST_LOGLEVEL_ALERT = 1,
+	UST_LOGLEVEL_CRIT = 2,
+	UST_LOGLEVEL_ERR = 3,
+	UST_LOGLEVEL_WARNING = 4,
+	UST_LOGLEVEL_NOTICE = 5,
+	UST_LOGLEVEL_INFO = 6,
+	UST_LOGLEVEL_DEBUG_SYSTEM = 7,
+	UST_LOGLEVEL_DEBUG_PROGRAM = 8,
+	UST_LOGLEVEL_DEBUG_PROCESS = 9,
+	UST_LOGLEVEL_DEBUG_MODULE = 10,
+	UST_LOGLEVEL_DEBUG_UNIT = 11,
+	UST_LOGLEVEL_DEBUG_FUNCTION = 12,
+	UST_LOGLEVEL_DEBUG_LINE = 13,
+	UST_LOGLEVEL_DEBUG = 14,
+};
+#define UST_LOGLEVEL_DEFAULT	UST_LOGLEVEL_DEBUG_LINE
+
 enum ust_field_kind {
 	UST_FIELD_INTEGER = 1,	/* size 1, 2, 4 or 8 */
 	UST_FIELD_FLOAT = 2,	/* size 4 or 8 */
@@ -63,6 +91,16 @@ struct ust_event_desc {
 	const char *format;		/* markers only */
 	const struct ust_field_desc *fields;	/* typed events only */
 	void *priv;			/* libust's, set at registration */
+	/* Descriptors of objects registered with ust_register_object2() only. */
+	int32_t loglevel;		/* enum ust_loglevel */
+	uint32_t reserved;
+};
+
+/* One argument as a filter reads it: integers widened, floats as doubles. */
+union ust_filter_arg {
+	int64_t s64;
+	double dbl;
+	const char *str;
 };
 
 /* A probe connected to a tracepoint: func has the tracepoint's prototype
@@ -89,6 +127,17 @@ struct ust_event_ctx {
 
 /* ---- libust entry points used by the macros (part of the ABI) ---- */
 
+/*
+ * The layout of struct ust_event_desc and the behaviour of the probes an
+ * object was compiled with: 2 has loglevel and filtering typed probes.
+ * Objects built before it call ust_register_object(), version 1.
+ */
+#define UST_DESC_VERSION	2
+
+int ust_register_object2(struct ust_event_desc *const *ev_start,
+			 struct ust_event_desc *const *ev_stop,
+			 struct ust_tracepoint *const *tp_start,
+			 struct ust_tracepoint *const *tp_stop, uint32_t desc_version);
 int ust_register_object(struct ust_event_desc *const *ev_start,
 			struct ust_event_desc *const *ev_stop,
 			struct ust_tracepoint *const *tp_start,
@@ -104,6 +153,15 @@ void ust_unregister_object(struct ust_event_desc *const *ev_start,
 int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
 		      size_t payload_len);
 void ust_event_commit(struct ust_event_ctx *ctx);
+
+/*
+ * Whether the event passes its filters, args holding one value per field
+ * (arrays and sequences: anything). Typed probes call it when their
+ * enabled flag has UST_SITE_FILTERED, before ust_event_reserve().
+ * Returns 1 to record, 0 to drop. Lock-free, allocates nothing,
+ * async-signal-safe.
+ */
+int ust_event_filter(const struct ust_event_desc *desc, const union ust_filter_arg *args);
 
 /* Records a marker event; the variadic arguments follow desc->format. */
 void ust_marker_emit(const struct ust_event_desc *desc, ...);
@@ -140,8 +198,9 @@ extern struct ust_tracepoint *const __stop___ust_tracepoints[]
  */
 static void __attribute__((constructor, used)) __ust_object_register(void)
 {
-	ust_register_object(__start___ust_events, __stop___ust_events,
-			    __start___ust_tracepoints, __stop___ust_tracepoints);
+	ust_register_object2(__start___ust_events, __stop___ust_events,
+			     __start___ust_tracepoints, __stop___ust_tracepoints,
+			     UST_DESC_VERSION);
 }
 
 static void __attribute__((destructor, used)) __ust_object_unregister(void)

@@ -69,11 +69,17 @@ __ust_marker_check_format(const char *format, ...)
  * does not trip -Wformat-zero-length.
  */
 #define trace_mark(chan, ev, ...) \
+	trace_mark_level(chan, ev, UST_LOGLEVEL_DEFAULT, __VA_ARGS__)
+
+/* A marker with a severity (enum ust_loglevel), for --loglevel rules:
+ *	trace_mark_level(ust, disk_full, UST_LOGLEVEL_ERR, "free %lu", n); */
+#define trace_mark_level(chan, ev, level, ...) \
 	do { \
 		static struct ust_event_desc __ust_marker_desc = { \
 			.channel = #chan, \
 			.name = #ev, \
 			.format = __UST_ARG_FIRST(__VA_ARGS__), \
+			.loglevel = (level), \
 		}; \
 		static struct ust_event_desc *const __ust_marker_ptr \
 			__attribute__((section(UST_SECTION_EVENTS), used)) = \

@@ -81,17 +81,23 @@
  * selects the empty expansion, a defined one (empty or 1) selects the
  * definitions.
  */
-#define __UST_TE_PROBES(prov, ev, pargs, fseq) \
-	__UST_TE_CAT(__UST_TE_CREATE_, UST_CREATE_PROBES)(prov, ev, pargs, fseq)
+#define __UST_TE_PROBES(prov, ev, level, pargs, fseq) \
+	__UST_TE_CAT(__UST_TE_CREATE_, UST_CREATE_PROBES)(prov, ev, level, pargs, fseq)
 #define __UST_TE_CAT(a, b)	__UST_TE_CAT_(a, b)
 #define __UST_TE_CAT_(a, b)	a##b
-#define __UST_TE_CREATE_(prov, ev, pargs, fseq)	__UST_TE_DEFINE(prov, ev, pargs, fseq)
-#define __UST_TE_CREATE_1(prov, ev, pargs, fseq)	__UST_TE_DEFINE(prov, ev, pargs, fseq)
-#define __UST_TE_CREATE_UST_CREATE_PROBES(prov, ev, pargs, fseq)
+#define __UST_TE_CREATE_(prov, ev, level, pargs, fseq) \
+	__UST_TE_DEFINE(prov, ev, level, pargs, fseq)
+#define __UST_TE_CREATE_1(prov, ev, level, pargs, fseq) \
+	__UST_TE_DEFINE(prov, ev, level, pargs, fseq)
+#define __UST_TE_CREATE_UST_CREATE_PROBES(prov, ev, level, pargs, fseq)
 
 #define TRACE_EVENT(prov, ev, args, fseq) \
+	TRACE_EVENT_LEVEL(prov, ev, UST_LOGLEVEL_DEFAULT, TP_ARGS(args), fseq)
+
+/* TRACE_EVENT with a severity (enum ust_loglevel), for --loglevel rules. */
+#define TRACE_EVENT_LEVEL(prov, ev, level, args, fseq) \
 	__UST_TE_DECLARE(prov, ev, (args)) \
-	__UST_TE_PROBES(prov, ev, (args), fseq)
+	__UST_TE_PROBES(prov, ev, level, (args), fseq)
 
 /* trace_PROVIDER_NAME(args) that evaluates its arguments only when enabled. */
 #define ust_event(prov, ...) \
@@ -117,11 +123,13 @@
 
 /*
  * The probe, in the UST_CREATE_PROBES file only: every expression is
- * evaluated once, the size summed in straight-line code, then the fields
- * are copied into the reserved payload in order. The field array ends with
- * an empty entry so that an event without fields still has one.
+ * evaluated once, the size summed in straight-line code, the filter (when
+ * libust flags one) run on the values, then the fields are copied into
+ * the reserved payload in order. The field array ends with an empty entry
+ * so that an event without fields still has one, and so does the filter's
+ * argument array.
  */
-#define __UST_TE_DEFINE(prov, ev, pargs, fseq) \
+#define __UST_TE_DEFINE(prov, ev, level, pargs, fseq) \
 	static const struct ust_field_desc __ust_fields_##prov##___##ev[] = { \
 		__UST_TE_EACH(DESC, fseq) \
 		{ .name = NULL } \
@@ -134,6 +142,7 @@
 		.name = #ev, \
 		.format = NULL, \
 		.fields = __ust_fields_##prov##___##ev, \
+		.loglevel = (level), \
 	}; \
 	static struct ust_event_desc *const __ust_event_ptr_##prov##___##ev \
 		__attribute__((section(UST_SECTION_EVENTS), used)) = \
@@ -144,6 +153,15 @@
 		size_t __ust_len = 0 __UST_TE_EACH(SIZE, fseq); \
 		struct ust_event_ctx __ust_ctx; \
 		__UST_TE_EACH(CHECK, fseq) \
+		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled) & \
+				 UST_SITE_FILTERED)) { \
+			const union ust_filter_arg __ust_fargs[] = { \
+				__UST_TE_EACH(FARG, fseq) \
+				{ .s64 = 0 } \
+			}; \
+			if (!ust_event_filter(&__ust_event_##prov##___##ev, __ust_fargs)) \
+				return; \
+		} \
 		if (ust_event_reserve(&__ust_ctx, &__ust_event_##prov##___##ev, __ust_len) < 0) \
 			return; \
 		{ \
@@ -239,6 +257,10 @@
 #define __UST_TE_WRITE_B(kind, ...)	__UST_TE_WRITE_##kind(__VA_ARGS__) __UST_TE_WRITE_A
 #define __UST_TE_WRITE_A_END
 #define __UST_TE_WRITE_B_END
+#define __UST_TE_FARG_A(kind, ...)	__UST_TE_FARG_##kind(__VA_ARGS__) __UST_TE_FARG_B
+#define __UST_TE_FARG_B(kind, ...)	__UST_TE_FARG_##kind(__VA_ARGS__) __UST_TE_FARG_A
+#define __UST_TE_FARG_A_END
+#define __UST_TE_FARG_B_END
 
 #define __UST_TE_SIGNED(type)		((type)-1 < (type)1)
 #define __UST_TE_ASSERT_INT(type, what) \
@@ -302,6 +324,16 @@
 #define __UST_TE_CHECK___ust_sequence(type, field, expr, ltype, lexpr) \
 	if (!__ust_te_sequence_fits(__ust_l_##field, sizeof(type))) \
 		return;
+
+/* The filter's view of each field (union ust_filter_arg). */
+#define __UST_TE_FARG___ust_integer(type, field, expr, radix) \
+	{ .s64 = (int64_t)__ust_f_##field },
+#define __UST_TE_FARG___ust_float(type, field, expr) \
+	{ .dbl = (double)__ust_f_##field },
+#define __UST_TE_FARG___ust_string(field, expr) \
+	{ .str = __ust_f_##field },
+#define __UST_TE_FARG___ust_array(type, field, expr, count)	{ .s64 = 0 },
+#define __UST_TE_FARG___ust_sequence(type, field, expr, ltype, lexpr)	{ .s64 = 0 },
 
 /* Copies into the payload at __ust_p. */
 #define __UST_TE_WRITE___ust_integer(type, field, expr, radix) \

@@ -50,6 +50,8 @@ struct ustctl_marker {
 	int is_format;			/* 1: a trace_mark format; 0: typed fields */
 	char *format;			/* the format, or "type name, ..." */
 	char *objects;			/* the objects holding its sites, ", "-separated */
+	int loglevel;			/* enum ust_loglevel of <ust/core.h>, 0-14 */
+	char *fields;			/* "type name, ...", markers included */
 };
 int ustctl_list_markers(pid_t pid, struct ustctl_marker **markers, size_t *nr);
 void ustctl_free_markers(struct ustctl_marker *markers, size_t nr);
@@ -95,11 +97,43 @@ int ustctl_set_sock_path(pid_t pid, const char *path);
 /* *path is malloc'd. */
 int ustctl_get_sock_path(pid_t pid, char **path);
 
+/* How a rule selects by log level (0 EMERG, most severe, to 14 DEBUG). */
+enum ustctl_loglevel_match {
+	USTCTL_LOGLEVEL_ANY = 0,
+	USTCTL_LOGLEVEL_RANGE,		/* the level or more severe (--loglevel) */
+	USTCTL_LOGLEVEL_ONLY,		/* exactly the level (--loglevel-only) */
+};
+
 /* What a session file holds: enable/disable rules in order, channel settings. */
 struct ustctl_rule {
 	int enable;
 	char *pattern;
+	int loglevel_match;		/* enum ustctl_loglevel_match */
+	int loglevel;
+	char *filter;			/* enable rules: an expression, NULL for none */
 };
+
+/*
+ * Adds one rule: with a log level, it matches the events of that level
+ * (or more severe); with a filter, an event it enables is recorded only
+ * when the filter holds for its arguments (or another enable rule lets it
+ * through). The filter is compiled here and checked against the fields of
+ * the events the pattern matches now: an unknown field, a type that does
+ * not fit or a syntax error fails with -EINVAL and the column in the
+ * last error. Returns the number of events the rule matches.
+ */
+int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *rule);
+
+/*
+ * Compiles a filter without a program to check it against: its syntax and
+ * literals. 0, or -EINVAL with the column and the reason in the last error.
+ */
+int ustctl_filter_check(const char *filter);
+
+/* Log level names ("WARNING", "TRACE_WARNING" or "4") to numbers, -EINVAL
+ * when unknown; numbers to names (NULL when out of range). */
+int ustctl_loglevel_parse(const char *name);
+const char *ustctl_loglevel_name(int level);
 struct ustctl_channel_conf {
 	char *name;
 	uint32_t subbuf_size;
@@ -115,7 +149,7 @@ void ustctl_session_free(struct ustctl_session *session);
 
 /* The running program's rules and channel settings. */
 int ustctl_get_session(pid_t pid, const char *trace, struct ustctl_session **session);
-/* Applies channel settings, then rules in order. */
+/* Applies channel settings, then rules in order (ustctl_enable_rule). */
 int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session);
 
 /* Session files (XML, validated against ust-session.xsd). A bad file fails

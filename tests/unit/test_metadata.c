@@ -241,13 +241,13 @@ static int build_metadata(struct ustcomm_strbuf *sb, const char *hostname)
 	ret |= ustcomm_metadata_trace(sb, &info);
 	ret |= ustcomm_metadata_stream(sb, 0, "chan");
 	ret |= ustcomm_metadata_stream(sb, 1, "chan2");
-	ret |= ustcomm_metadata_event(sb, 0, 1, "prov:ints", ints_fields,
+	ret |= ustcomm_metadata_event(sb, 0, 1, "prov:ints", 13, ints_fields,
 				      UST_ARRAY_SIZE(ints_fields));
-	ret |= ustcomm_metadata_event(sb, 0, 2, "prov:misc", misc_fields,
+	ret |= ustcomm_metadata_event(sb, 0, 2, "prov:misc", 13, misc_fields,
 				      UST_ARRAY_SIZE(misc_fields));
-	ret |= ustcomm_metadata_event(sb, 0, 40, "prov:big_id", one_u32, 1);
-	ret |= ustcomm_metadata_event(sb, 0, 3, "prov:empty", NULL, 0);
-	ret |= ustcomm_metadata_event(sb, 1, 0, "other:ev", one_u32, 1);
+	ret |= ustcomm_metadata_event(sb, 0, 40, "prov:big_id", 13, one_u32, 1);
+	ret |= ustcomm_metadata_event(sb, 0, 3, "prov:empty", 13, NULL, 0);
+	ret |= ustcomm_metadata_event(sb, 1, 0, "other:ev", 13, one_u32, 1);
 	return ret;
 }
 
@@ -370,7 +370,7 @@ static void test_reader(const char *tmp)
 	tap_ok(rc == 1 && strstr(errtext, "event-class-id=41"),
 	       "undeclared event id 41 is refused before the append (rc %d)", rc);
 
-	tap_ok(ustcomm_metadata_event(&late, 0, 41, "prov:late", late_fields, 1) == 0,
+	tap_ok(ustcomm_metadata_event(&late, 0, 41, "prov:late", 13, late_fields, 1) == 0,
 	       "late event block generated");
 	tap_ok(write_file(dir, "metadata", late.buf, late.len, 1) == 0,
 	       "late event block appended after the data");
@@ -438,18 +438,18 @@ static void test_rejects(void)
 
 	ustcomm_strbuf_printf(&sb, "x");
 	bad = (struct ust_field_desc)F_INT("bad name", 4, 0, 10);
-	ok = ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok = ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	bad = (struct ust_field_desc)F_INT("n", 3, 0, 10);
-	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	bad = (struct ust_field_desc)F_INT("n", 4, 0, 7);
-	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	bad = (struct ust_field_desc){ .name = "n", .kind = UST_FIELD_FLOAT, .size = 2 };
-	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	bad = (struct ust_field_desc){ .name = "n", .kind = UST_FIELD_SEQUENCE, .size = 4,
 				       .base = 10, .len_size = 3 };
-	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	bad = (struct ust_field_desc){ .name = "n", .kind = 9, .size = 4, .base = 10 };
-	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", &bad, 1) == -EINVAL;
+	ok &= ustcomm_metadata_event(&sb, 0, 5, "p:e", 13, &bad, 1) == -EINVAL;
 	tap_ok(ok, "bad fields refused with -EINVAL");
 	tap_ok(sb.len == 1 && !strcmp(sb.buf, "x"), "nothing written for a refused event");
 	ustcomm_strbuf_free(&sb);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The filters of an event: programs linked against its fields (see
+ * libustcomm/filter_bytecode.h), run on its arguments before anything is
+ * reserved. An event is recorded when any of its programs passes.
+ *
+ * A set is built under ust_lock, published into ust_event_state.filters
+ * with a release store and read by writers with an acquire load; it is
+ * immutable once published and never freed, since a preempted writer may
+ * hold it at any time (a rule change leaks the event's previous set: a
+ * few hundred bytes per event and change).
+ */
+#ifndef UST_FILTER_H
+#define UST_FILTER_H
+
+#include <stdint.h>
+#include <ust/core.h>
+#include "libust/marker_format.h"
+
+struct ust_filter_prog {
+	uint32_t rule_serial;		/* which rule's program this is */
+	uint32_t code_len;
+	const uint8_t *code;
+	const char *data;
+	/* The linked program (header, code, data) follows. */
+};
+
+struct ust_event_filters {
+	uint32_t nr;
+	const struct ust_filter_prog *progs[];
+};
+
+/* 1 when any program passes. Lock-free, async-signal-safe. */
+int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args);
+
+/*
+ * Markers: the arguments in ap as the filter sees them (args has room for
+ * UST_MARKER_MAX_FIELDS). ap is read through a copy.
+ */
+void ust_filter_marker_args(const struct ust_marker_format *f, va_list ap,
+			    union ust_filter_arg *args);
+
+#endif

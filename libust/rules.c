@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* The enable rules and the filters they give events (rules.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "libust/filter.h"
+#include "libust/rules.h"
+#include "libust/sigsafe_alloc.h"
+#include "libustcomm/filter_bytecode.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/pattern.h"
+
+#define MAX_RULES		1024
+#define PATTERN_MAX		255
+
+struct rule {
+	char *pattern;
+	int enable;
+	enum ust_level_match level_match;
+	int level;
+	char *filter;			/* NULL: none */
+	void *prog;
+	uint32_t prog_len;
+	uint32_t serial;
+};
+
+static struct rule *rules;
+static unsigned nr_rules;
+static uint32_t next_serial = 1;
+
+/* What a filter that cannot read an event runs: PUSH 0, RETURN. */
+static const uint8_t reject_code[] = { UST_FOP_PUSH_S64, 0, 0, 0, 0, 0, 0, 0, 0, UST_FOP_RETURN };
+static const struct ust_filter_prog reject_prog = {
+	.code_len = sizeof(reject_code),
+	.code = reject_code,
+	.data = "",
+};
+
+int ust_rules_parse_level(const char *s, struct ust_rule_spec *spec)
+{
+	enum ust_level_match m;
+	int v = 0;
+
+	spec->level_match = UST_LEVEL_ANY;
+	spec->level = 0;
+	if (!*s)
+		return 0;
+	if (!strncmp(s, "<=", 2))
+		m = UST_LEVEL_RANGE;
+	else if (!strncmp(s, "==", 2))
+		m = UST_LEVEL_ONLY;
+	else
+		return -EINVAL;
+	if (!s[2] || strlen(s) > 4)
+		return -EINVAL;
+	for (s += 2; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+	}
+	if (v > UST_LOGLEVEL_DEBUG)
+		return -EINVAL;
+	spec->level_match = m;
+	spec->level = v;
+	return 0;
+}
+
+static int valid_pattern(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (!len || len > PATTERN_MAX)
+		return 0;
+	for (; *p; p++) {
+		if (*p <= ' ' || *p > '~' || *p == ',')
+			return 0;
+	}
+	return 1;
+}
+
+static int level_matches(enum ust_level_match m, int level, const struct ust_event_state *ev)
+{
+	switch (m) {
+	case UST_LEVEL_RANGE:
+		return ev->loglevel <= level;
+	case UST_LEVEL_ONLY:
+		return ev->loglevel == level;
+	default:
+		return 1;
+	}
+}
+
+int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev)
+{
+	return ustcomm_pattern_match(spec->pattern, ev->full_name) &&
+	       level_matches(spec->level_match, spec->level, ev);
+}
+
+static int rule_matches(const struct rule *r, const struct ust_event_state *ev)
+{
+	return ustcomm_pattern_match(r->pattern, ev->full_name) &&
+	       level_matches(r->level_match, r->level, ev);
+}
+
+static void rule_free(struct rule *r)
+{
+	ust_free(r->pattern);
+	ust_free(r->filter);
+	ust_free(r->prog);
+}
+
+static void rule_remove(unsigned i)
+{
+	rule_free(&rules[i]);
+	memmove(&rules[i], &rules[i + 1], (nr_rules - i - 1) * sizeof(*rules));
+	nr_rules--;
+}
+
+/* Rules the new one makes pointless: the same one, or all of its pattern. */
+static void remove_superseded(const struct ust_rule_spec *spec, const char *filter)
+{
+	int plain = spec->level_match == UST_LEVEL_ANY && !filter;
+	unsigned i = 0;
+
+	while (i < nr_rules) {
+		const struct rule *r = &rules[i];
+		int same = !strcmp(r->pattern, spec->pattern) && r->level_match == spec->level_match &&
+			r->level == spec->level && !r->filter == !filter &&
+			(!filter || !strcmp(r->filter, filter));
+
+		if (same || (plain && !strcmp(r->pattern, spec->pattern)))
+			rule_remove(i);
+		else
+			i++;
+	}
+}
+
+int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
+{
+	const char *filter = spec->filter && *spec->filter ? spec->filter : NULL;
+	struct ust_filter_error ferr;
+	struct rule r = { .enable = spec->enable, .level_match = spec->level_match,
+			  .level = spec->level };
+	int ret;
+
+	if (!valid_pattern(spec->pattern)) {
+		ustcomm_format(err, err_size, "invalid pattern '%s': give a name or a glob of printable characters without spaces or commas, at most %d",
+			       spec->pattern, PATTERN_MAX);
+		return -EINVAL;
+	}
+	if (filter && !spec->enable) {
+		ustcomm_format(err, err_size, "a disable rule takes no filter");
+		return -EINVAL;
+	}
+	if (filter && strlen(filter) > UST_FILTER_TEXT_MAX) {
+		ustcomm_format(err, err_size, "the filter is longer than %u characters",
+			       UST_FILTER_TEXT_MAX);
+		return -EINVAL;
+	}
+	if (filter && ust_filter_check(spec->prog, spec->prog_len, &ferr) < 0) {
+		ustcomm_format(err, err_size, "invalid filter bytecode (offset %u): %s",
+			       ferr.offset, ferr.text);
+		return -EINVAL;
+	}
+	if (!rules) {
+		rules = ust_zalloc(MAX_RULES * sizeof(*rules));
+		if (!rules)
+			goto nomem;
+	}
+	remove_superseded(spec, filter);
+	if (nr_rules == MAX_RULES) {
+		ustcomm_format(err, err_size, "too many enable and disable rules (at most %d)",
+			       MAX_RULES);
+		return -ENOSPC;
+	}
+	r.pattern = ust_strdup(spec->pattern);
+	if (!r.pattern)
+		goto nomem;
+	if (filter) {
+		r.filter = ust_strdup(filter);
+		r.prog = ust_zalloc(spec->prog_len);
+		if (!r.filter || !r.prog)
+			goto nomem_rule;
+		memcpy(r.prog, spec->prog, spec->prog_len);
+		r.prog_len = (uint32_t)spec->prog_len;
+	}
+	r.serial = next_serial++;
+	rules[nr_rules++] = r;
+	return 0;
+nomem_rule:
+	rule_free(&r);
+nomem:
+	ret = -ENOMEM;
+	ustcomm_format(err, err_size, "out of memory");
+	return ret;
+}
+
+/* The filter's view of the event's fields: NULL when out of memory. */
+static struct ust_filter_field *filter_fields(const struct ust_event_state *ev)
+{
+	struct ust_filter_field *f = ust_zalloc((ev->nr_fields + 1) * sizeof(*f));
+	uint32_t i;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < ev->nr_fields; i++) {
+		f[i].name = ev->fields[i].name;
+		switch (ev->fields[i].kind) {
+		case UST_FIELD_INTEGER:
+			f[i].type = UST_FTYPE_S64;
+			break;
+		case UST_FIELD_FLOAT:
+			f[i].type = UST_FTYPE_DOUBLE;
+			break;
+		case UST_FIELD_STRING:
+			f[i].type = UST_FTYPE_STRING;
+			break;
+		default:
+			f[i].type = UST_FTYPE_NONE;
+			break;
+		}
+	}
+	return f;
+}
+
+static const struct ust_filter_prog *link_rule(const struct rule *r,
+					       const struct ust_event_state *ev,
+					       const struct ust_filter_field *fields)
+{
+	const struct ust_filter_header *hdr = r->prog;
+	struct ust_filter_prog *p;
+	struct ust_filter_error ferr;
+	uint8_t *bytes;
+
+	p = ust_zalloc(sizeof(*p) + r->prog_len);
+	if (!p) {
+		ustcomm_err("out of memory linking filter '%s' for event %s: the rule records nothing of it",
+			    r->filter, ev->full_name);
+		return &reject_prog;
+	}
+	bytes = (uint8_t *)(p + 1);
+	if (ust_filter_link(r->prog, r->prog_len, fields, ev->nr_fields, bytes, &ferr) < 0) {
+		ustcomm_err("filter '%s' does not apply to event %s: %s; that rule records nothing of it",
+			    r->filter, ev->full_name, ferr.text);
+		ust_free(p);
+		return &reject_prog;
+	}
+	p->rule_serial = r->serial;
+	p->code_len = hdr->code_len;
+	p->code = bytes + sizeof(*hdr);
+	p->data = (const char *)p->code + hdr->code_len;
+	return p;
+}
+
+/* Whether the published set is built from exactly these rules, in order. */
+static int same_set(const struct ust_event_filters *f, const unsigned *idx, unsigned n)
+{
+	unsigned i;
+
+	if (!f || f->nr != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (f->progs[i]->rule_serial != rules[idx[i]].serial)
+			return 0;
+	}
+	return 1;
+}
+
+static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
+{
+	struct ust_filter_field *fields;
+	struct ust_event_filters *f;
+	unsigned i;
+
+	if (same_set(ev->filters, idx, n))
+		return;
+	fields = filter_fields(ev);
+	f = ust_zalloc(sizeof(*f) + n * sizeof(f->progs[0]));
+	if (!f || !fields) {
+		ustcomm_err("out of memory setting the filters of %s: it is not recorded",
+			    ev->full_name);
+		ust_free(fields);
+		ust_free(f);
+		ev->enabled = 0;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		f->progs[i] = link_rule(&rules[idx[i]], ev, fields);
+		/* The reject program carries no serial: give the set one. */
+		if (f->progs[i] == &reject_prog) {
+			struct ust_filter_prog *copy = ust_zalloc(sizeof(*copy));
+
+			if (copy) {
+				*copy = reject_prog;
+				copy->rule_serial = rules[idx[i]].serial;
+				f->progs[i] = copy;
+			}
+		}
+	}
+	f->nr = n;
+	ust_free(fields);
+	if (ev->nr_unfiltered_sites)
+		ustcomm_err("event %s: %u of its sites were built with UST headers older than filters; they record without filtering",
+			    ev->full_name, ev->nr_unfiltered_sites);
+	/* Release: pairs with the acquire loads in ust_event_filter() and marker.c. */
+	__atomic_store_n(&ev->filters, f, __ATOMIC_RELEASE);
+}
+
+void ust_rules_apply(struct ust_event_state *ev)
+{
+	unsigned *idx = NULL, n = 0, i = nr_rules, first;
+	int unfiltered = 0;
+
+	while (i && !rule_matches(&rules[i - 1], ev))
+		i--;
+	ev->enabled = i && rules[i - 1].enable;
+	if (!ev->enabled) {
+		__atomic_store_n(&ev->filters, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	/* Back to the newest matching disable rule. */
+	while (i && (rules[i - 1].enable || !rule_matches(&rules[i - 1], ev)))
+		i--;
+	first = i;
+	for (i = first; i < nr_rules; i++) {
+		if (rule_matches(&rules[i], ev) && !rules[i].filter)
+			unfiltered = 1;
+	}
+	if (unfiltered) {
+		__atomic_store_n(&ev->filters, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	idx = ust_zalloc(nr_rules * sizeof(*idx));
+	if (!idx) {
+		ustcomm_err("out of memory setting the filters of %s: it is not recorded",
+			    ev->full_name);
+		ev->enabled = 0;
+		return;
+	}
+	for (i = first; i < nr_rules; i++) {
+		if (rule_matches(&rules[i], ev))
+			idx[n++] = i;
+	}
+	publish(ev, idx, n);
+	ust_free(idx);
+}
+
+int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
+{
+	char num[16];
+	unsigned i;
+
+	ustcomm_format(num, sizeof(num), "%u", nr_rules);
+	ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+	*nr += 1;
+	for (i = 0; i < nr_rules; i++) {
+		const struct rule *r = &rules[i];
+		const char *kind = r->enable ? "enable" : "disable";
+		const char *filter = r->filter ? r->filter : "";
+
+		ustcomm_strbuf_append(sb, kind, strlen(kind) + 1);
+		ustcomm_strbuf_append(sb, r->pattern, strlen(r->pattern) + 1);
+		if (r->level_match == UST_LEVEL_ANY)
+			num[0] = '\0';
+		else
+			ustcomm_format(num, sizeof(num), "%s%d",
+				       r->level_match == UST_LEVEL_RANGE ? "<=" : "==", r->level);
+		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+		ustcomm_strbuf_append(sb, filter, strlen(filter) + 1);
+		*nr += 4;
+	}
+	return sb->err;
+}

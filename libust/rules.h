@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The enable and disable rules of the process, which outlive traces, and
+ * what they make of each event: enabled or not, and with which filters.
+ *
+ * A rule is a pattern, optionally narrowed by a log level (the event's
+ * level is this one or more severe, or exactly this one) and, for enable
+ * rules, a filter. A rule matches an event when its pattern and its level
+ * do. The newest matching rule decides whether the event is enabled; when
+ * it is, the event is recorded if any enable rule matching it since the
+ * newest matching disable rule lets it through: one without a filter
+ * lets everything through.
+ *
+ * Under ust_lock, async-signal-safe (ust_zalloc, ustcomm_format).
+ */
+#ifndef UST_RULES_H
+#define UST_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "libust/registry.h"
+#include "libustcomm/strbuf.h"
+
+enum ust_level_match {
+	UST_LEVEL_ANY = 0,
+	UST_LEVEL_RANGE,	/* this level or more severe: event level <= level */
+	UST_LEVEL_ONLY,
+};
+
+struct ust_rule_spec {
+	const char *pattern;
+	int enable;
+	enum ust_level_match level_match;
+	int level;
+	const char *filter;		/* the expression, NULL or "" for none */
+	const void *prog;		/* its bytecode, as sent */
+	size_t prog_len;
+};
+
+/*
+ * Parses "", "<=N" or "==N" (N a level number) into spec. Returns 0 or
+ * -EINVAL.
+ */
+int ust_rules_parse_level(const char *s, struct ust_rule_spec *spec);
+
+/*
+ * Adds a rule, after checking its pattern and its bytecode; a rule with
+ * the same pattern, level and filter is moved to the end instead, and a
+ * rule without level or filter replaces every older rule of its pattern.
+ * Returns 0 or a negative errno with the reason in err.
+ */
+int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size);
+
+/* Whether a rule's pattern and level match the event. */
+int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev);
+
+/*
+ * Decides ev->enabled and builds and publishes ev->filters when the set
+ * changed. A filter that does not fit the event (a field it lacks) never
+ * lets it through, and says so on stderr once.
+ */
+void ust_rules_apply(struct ust_event_state *ev);
+
+/* Appends the rules to a GET_SESSION reply (ctl_protocol.h). */
+int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr);
+
+#endif
