@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from ustest import (Tap, Workspace, read_trace, babeltrace_check, ctl_request,
-                    ctl_call, CTL_HEADER, CTL_MAGIC)
+                    ctl_call, CTL_HEADER, CTL_MAGIC, CTL_VERSION)
 
 t = Tap()
 
@@ -145,13 +145,13 @@ path = ws.app_socket(proc.pid)
 rng = random.Random(1234)
 hostile = [
     ("random bytes", bytes(rng.getrandbits(8) for _ in range(300))),
-    ("wrong magic", CTL_HEADER.pack(0xdeadbeef, 1, 1, 0, 0, 0, 0)),
+    ("wrong magic", CTL_HEADER.pack(0xdeadbeef, CTL_VERSION, 1, 0, 0, 0, 0)),
     ("wrong version", CTL_HEADER.pack(CTL_MAGIC, 99, 1, 0, 0, 0, 0)),
-    ("huge length", CTL_HEADER.pack(CTL_MAGIC, 1, 1, 0, 1, 0xffffffff, 0)),
-    ("count beyond the payload", CTL_HEADER.pack(CTL_MAGIC, 1, 5, 0, 3, 2, 0) + b"a\0"),
-    ("unterminated string", CTL_HEADER.pack(CTL_MAGIC, 1, 5, 0, 1, 4, 0) + b"abcd"),
-    ("truncated header", CTL_HEADER.pack(CTL_MAGIC, 1, 1, 0, 0, 0, 0)[:10]),
-    ("reserved field set", CTL_HEADER.pack(CTL_MAGIC, 1, 1, 0, 0, 0, 7)),
+    ("huge length", CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, 1, 0, 1, 0xffffffff, 0)),
+    ("count beyond the payload", CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, 5, 0, 3, 2, 0) + b"a\0"),
+    ("unterminated string", CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, 5, 0, 1, 4, 0) + b"abcd"),
+    ("truncated header", CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, 1, 0, 0, 0, 0)[:10]),
+    ("reserved field set", CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, 1, 0, 0, 0, 7)),
 ]
 for desc, data in hostile:
     reply = ctl_call(path, data, timeout=5, hang_up=True)
@@ -230,7 +230,7 @@ if os.geteuid() == 0 and shutil.which("setpriv"):
     os.chmod(path, 0o777)
     script = ("import socket,struct,sys\n"
               "s=socket.socket(socket.AF_UNIX);s.settimeout(5);s.connect(sys.argv[1])\n"
-              "s.sendall(struct.pack('<IHHiIII',0x55535443,1,1,0,0,0,0))\n"
+              "s.sendall(struct.pack('<IHHiIII',0x55535443,2,1,0,0,0,0))\n"
               "d=b''\n"
               "while len(d)<24 or len(d)<24+struct.unpack('<I',d[16:20])[0]:\n"
               " c=s.recv(4096)\n if not c: break\n d+=c\n"

@@ -35,7 +35,7 @@ def hammer(ws, pid, done, seen):
             if reply and reply[0] == 0:
                 seen["lists"] += 1
                 strings = reply[1]
-                for i in range(0, len(strings) - 4, 5):
+                for i in range(0, len(strings) - 6, 7):
                     if strings[i] == "libprobe:work" and strings[i + 4].endswith("libprobe.so"):
                         seen["loaded"] += 1
             toggle = "disable-marker" if n % 2 else "enable-marker"

@@ -19,7 +19,8 @@ XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
 
 COMMANDS = {
     "list-pids": "", "list-markers": "PID",
-    "enable-marker": "[-t TRACE] PID PATTERN...", "disable-marker": "[-t TRACE] PID PATTERN...",
+    "enable-marker": "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN...",
+    "disable-marker": "[-t TRACE] PID PATTERN...",
     "create-trace": "[-t TRACE] PID...", "alloc-trace": "[-t TRACE] PID...",
     "start-trace": "[-t TRACE] PID...", "stop-trace": "[-t TRACE] PID...",
     "destroy-trace": "[-t TRACE] PID...", "force-switch": "[-t TRACE] PID...",
@@ -98,6 +99,20 @@ usage_error(["list-markers"], "missing arguments", "list-markers without PID", "
 usage_error(["enable-marker", "1"], "missing arguments", "enable-marker without a pattern",
             "enable-marker")
 usage_error(["enable-marker", "1", ""], "empty pattern", "an empty pattern", "enable-marker")
+usage_error(["enable-marker", "--filter", "value >= (3", "1", "ust:*"],
+            "filter, column 12: expected ')' to close the '(' at column 10",
+            "a filter with a syntax error (the column named)", "enable-marker")
+usage_error(["enable-marker", "--filter", "path < \"x\"", "1", "ust:*"],
+            "column 6: strings compare with == and != only",
+            "a filter comparing strings with <", "enable-marker")
+usage_error(["enable-marker", "--filter", "", "1", "ust:*"], "the filter is empty",
+            "an empty filter", "enable-marker")
+usage_error(["enable-marker", "--loglevel", "LOUD", "1", "ust:*"], "unknown log level 'LOUD'",
+            "an unknown log level", "enable-marker")
+usage_error(["enable-marker", "--loglevel", "ERR", "--loglevel-only", "4", "1", "ust:*"],
+            "not both", "--loglevel with --loglevel-only", "enable-marker")
+usage_error(["disable-marker", "--filter", "a == 1", "1", "ust:*"], "--filter",
+            "disable-marker takes no filter", "disable-marker")
 usage_error(["start-trace"], "missing arguments", "start-trace without PID", "start-trace")
 usage_error(["info", "1", "2"], "too many arguments, from '2' on", "info with two PIDs", "info")
 usage_error(["get-subbuf-size", "1"], "missing arguments", "get-subbuf-size without channel",

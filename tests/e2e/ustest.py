@@ -225,19 +225,21 @@ def read_trace(path):
 # The control protocol (libustcomm/ctl_protocol.h), spoken directly by tests
 # that must send what no well-behaved controller sends.
 CTL_MAGIC = 0x55535443
+# Version 2: list-markers gives levels and fields, get-session levels and filters, enable-rule.
+CTL_VERSION = 2
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
             "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,
             "destroy-trace": 9, "force-switch": 10, "set-subbuf-size": 11,
             "set-subbuf-num": 12, "get-subbuf-size": 13, "get-subbuf-num": 14,
             "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
-            "snapshot": 18, "reconnect": 19}
+            "snapshot": 18, "reconnect": 19, "enable-rule": 20}
 
 
 def ctl_request(cmd, *args):
     payload = b"".join(a.encode() + b"\0" for a in args)
     code = CTL_CMDS[cmd] if isinstance(cmd, str) else cmd
-    return CTL_HEADER.pack(CTL_MAGIC, 1, code, 0, len(args), len(payload), 0) + payload
+    return CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, code, 0, len(args), len(payload), 0) + payload
 
 
 def ctl_read_reply(sock):

@@ -27,7 +27,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	return ust_register_object(__start___ust_events, __stop___ust_events, NULL, NULL);
+	return ust_register_object2(__start___ust_events, __stop___ust_events, NULL, NULL,
+				    UST_DESC_VERSION);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
