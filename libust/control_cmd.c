@@ -143,6 +143,10 @@ static int enable_rule(struct reply *r, const char *const *args)
 		r->error = "invalid log level selection: give \"\", \"<=N\" or \"==N\" with N from 0 to 14";
 		return -EINVAL;
 	}
+	if (*args[3] && !*args[4]) {
+		r->error = "a filter without its bytecode";
+		return -EINVAL;
+	}
 	if (*args[3]) {
 		prog = ust_zalloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
 		if (!prog) {

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 		sigemptyset(&set);
 		sigaddset(&set, SIGUSR2);
 		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("ready %d\n", (int)getpid());
+		printf("ready\n");
 		fflush(stdout);
 		sigwait(&set, &sig);
 	}
