@@ -3,23 +3,20 @@
 #include <errno.h>
 
 #include "libust/channel.h"
+#include "libust/filter.h"
 #include "libust/getcpu.h"
 #include "libust/registry.h"
 #include "libust/ring_buffer.h"
 #include "libustcomm/common.h"
 
-UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
-			      size_t payload_len)
+static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			  size_t payload_len)
 {
-	struct ust_event_state *ev;
 	struct ust_event_binding *b;
 	struct ust_channel *chan;
 	unsigned cpu;
 
-	/* Acquire: pairs with the release stores in registry.c and trace.c. */
-	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
-	if (ust_unlikely(!ev))
-		return -ENOENT;
+	/* Acquire: pairs with the release store of the binding in trace.c. */
 	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!b))
 		return -ENOENT;
@@ -28,6 +25,36 @@ UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_
 	if (ust_unlikely(cpu >= chan->nr_cpus))
 		cpu = 0;
 	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
+}
+
+UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+			      size_t payload_len)
+{
+	const struct ust_event_state *ev;
+
+	/* Acquire: pairs with the release store of priv in registry.c. */
+	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
+	if (ust_unlikely(!ev))
+		return -ENOENT;
+	return reserve(ctx, ev, payload_len);
+}
+
+UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
+				       const struct ust_event_desc *desc, size_t payload_len,
+				       const union ust_filter_arg *args)
+{
+	const struct ust_event_state *ev;
+	const struct ust_event_filters *f;
+
+	/* Acquire: pairs with the release stores of priv (registry.c) and of
+	 * the filters (rules.c): a set seen is a set fully built. */
+	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
+	if (ust_unlikely(!ev))
+		return -ENOENT;
+	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
+	if (f && !ust_filters_pass(f, args))
+		return -ECANCELED;
+	return reserve(ctx, ev, payload_len);
 }
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)

@@ -88,125 +88,189 @@ static int compare(uint8_t op, uint8_t mode, union slot a, union slot b)
 	}
 }
 
+/*
+ * Threaded dispatch (GCC's labels as values): one indirect jump per
+ * instruction, each predicted on its own, and no bounds check, since the
+ * linker admits only the opcodes below.
+ */
+#define NEXT(len)	do { pc += (len); goto *dispatch[*pc]; } while (0)
+
 static int run(const struct ust_filter_prog *p, const union ust_filter_arg *args)
 {
+	static const void *const dispatch[256] = {
+		[UST_FOP_RETURN] = &&op_return,
+		[UST_FOP_PUSH_S64] = &&op_push_s64,
+		[UST_FOP_PUSH_DOUBLE] = &&op_push_double,
+		[UST_FOP_PUSH_STRING] = &&op_push_string,
+		[UST_FOP_PUSH_GLOB] = &&op_push_string,
+		[UST_FOP_EQ] = &&op_compare,
+		[UST_FOP_NE] = &&op_compare,
+		[UST_FOP_LT] = &&op_compare,
+		[UST_FOP_LE] = &&op_compare,
+		[UST_FOP_GT] = &&op_compare,
+		[UST_FOP_GE] = &&op_compare,
+		[UST_FOP_NOT] = &&op_not,
+		[UST_FOP_NEG] = &&op_neg,
+		[UST_FOP_TO_BOOL] = &&op_to_bool,
+		[UST_FOP_AND] = &&op_and,
+		[UST_FOP_OR] = &&op_or,
+		[UST_FOP_LOAD_S64] = &&op_load_s64,
+		[UST_FOP_LOAD_DOUBLE] = &&op_load_double,
+		[UST_FOP_LOAD_STRING] = &&op_load_string,
+		[UST_FOP_LOAD_CTX_ID] = &&op_load_ctx,
+		[UST_FOP_RETURN_DOUBLE] = &&op_return_double,
+		[UST_FOP_NOT_DOUBLE] = &&op_not_double,
+		[UST_FOP_NEG_DOUBLE] = &&op_neg_double,
+		[UST_FOP_TO_BOOL_DOUBLE] = &&op_to_bool_double,
+		[UST_FOP_AND_DOUBLE] = &&op_and_double,
+		[UST_FOP_OR_DOUBLE] = &&op_or_double,
+		[UST_FOP_EQ_S64] = &&op_eq_s64,
+		[UST_FOP_NE_S64] = &&op_ne_s64,
+		[UST_FOP_LT_S64] = &&op_lt_s64,
+		[UST_FOP_LE_S64] = &&op_le_s64,
+		[UST_FOP_GT_S64] = &&op_gt_s64,
+		[UST_FOP_GE_S64] = &&op_ge_s64,
+		[UST_FOP_FIELD_EQ_S64] = &&op_field_eq_s64,
+		[UST_FOP_FIELD_NE_S64] = &&op_field_ne_s64,
+		[UST_FOP_FIELD_LT_S64] = &&op_field_lt_s64,
+		[UST_FOP_FIELD_LE_S64] = &&op_field_le_s64,
+		[UST_FOP_FIELD_GT_S64] = &&op_field_gt_s64,
+		[UST_FOP_FIELD_GE_S64] = &&op_field_ge_s64,
+	};
 	union slot st[UST_FILTER_STACK_MAX];
 	const uint8_t *pc = p->code;
-	unsigned sp = 0;
+	union slot *top = st;		/* the next free slot */
+	int64_t imm;
 
-	for (;;) {
-		switch (*pc) {
-		case UST_FOP_LOAD_S64:
-			st[sp++].s = args[u16(pc + 1)].s64;
-			pc += 3;
-			break;
-		case UST_FOP_LOAD_DOUBLE:
-			st[sp++].d = args[u16(pc + 1)].dbl;
-			pc += 3;
-			break;
-		case UST_FOP_LOAD_STRING:
-			st[sp++].str = args[u16(pc + 1)].str;
-			pc += 3;
-			break;
-		case UST_FOP_LOAD_CTX_ID:
-			st[sp++] = ctx_value(u16(pc + 1));
-			pc += 3;
-			break;
-		case UST_FOP_PUSH_S64:
-			memcpy(&st[sp++].s, pc + 1, 8);
-			pc += 9;
-			break;
-		case UST_FOP_PUSH_DOUBLE:
-			memcpy(&st[sp++].d, pc + 1, 8);
-			pc += 9;
-			break;
-		case UST_FOP_PUSH_STRING:
-		case UST_FOP_PUSH_GLOB:
-			st[sp++].str = p->data + u16(pc + 1);
-			pc += 3;
-			break;
-		case UST_FOP_EQ:
-		case UST_FOP_NE:
-		case UST_FOP_LT:
-		case UST_FOP_LE:
-		case UST_FOP_GT:
-		case UST_FOP_GE:
-			sp--;
-			st[sp - 1].s = compare(pc[0], pc[1], st[sp - 1], st[sp]);
-			pc += 2;
-			break;
-		case UST_FOP_NOT:
-			st[sp - 1].s = !st[sp - 1].s;
-			pc++;
-			break;
-		case UST_FOP_NOT_DOUBLE:
-			st[sp - 1].s = st[sp - 1].d == 0.0;
-			pc++;
-			break;
-		case UST_FOP_TO_BOOL:
-			st[sp - 1].s = st[sp - 1].s != 0;
-			pc++;
-			break;
-		case UST_FOP_TO_BOOL_DOUBLE:
-			st[sp - 1].s = st[sp - 1].d != 0.0;
-			pc++;
-			break;
-		case UST_FOP_NEG:
-			st[sp - 1].s = (int64_t)(0 - (uint64_t)st[sp - 1].s);
-			pc++;
-			break;
-		case UST_FOP_NEG_DOUBLE:
-			st[sp - 1].d = -st[sp - 1].d;
-			pc++;
-			break;
-		case UST_FOP_AND:
-		case UST_FOP_OR:
-		case UST_FOP_AND_DOUBLE:
-		case UST_FOP_OR_DOUBLE: {
-			int is_double = *pc == UST_FOP_AND_DOUBLE || *pc == UST_FOP_OR_DOUBLE;
-			int is_or = *pc == UST_FOP_OR || *pc == UST_FOP_OR_DOUBLE;
-			int v = is_double ? st[sp - 1].d != 0.0 : st[sp - 1].s != 0;
-
-			if (v == is_or) {
-				st[sp - 1].s = v;
-				pc = p->code + u16(pc + 1);
-			} else {
-				sp--;
-				pc += 3;
-			}
-			break;
-		}
-		case UST_FOP_RETURN_DOUBLE:
-			return st[sp - 1].d != 0.0;
-		default:	/* UST_FOP_RETURN: the linker allows nothing else */
-			return st[sp - 1].s != 0;
-		}
+	goto *dispatch[*pc];
+op_load_s64:
+	(top++)->s = args[u16(pc + 1)].s64;
+	NEXT(3);
+op_load_double:
+	(top++)->d = args[u16(pc + 1)].dbl;
+	NEXT(3);
+op_load_string:
+	(top++)->str = args[u16(pc + 1)].str;
+	NEXT(3);
+op_load_ctx:
+	*top++ = ctx_value(u16(pc + 1));
+	NEXT(3);
+op_push_s64:
+	memcpy(&(top++)->s, pc + 1, 8);
+	NEXT(9);
+op_push_double:
+	memcpy(&(top++)->d, pc + 1, 8);
+	NEXT(9);
+op_push_string:
+	(top++)->str = p->data + u16(pc + 1);
+	NEXT(3);
+op_compare:
+	top--;
+	top[-1].s = compare(pc[0], pc[1], top[-1], top[0]);
+	NEXT(2);
+op_eq_s64:
+	top--;
+	top[-1].s = top[-1].s == top[0].s;
+	NEXT(2);
+op_ne_s64:
+	top--;
+	top[-1].s = top[-1].s != top[0].s;
+	NEXT(2);
+op_lt_s64:
+	top--;
+	top[-1].s = top[-1].s < top[0].s;
+	NEXT(2);
+op_le_s64:
+	top--;
+	top[-1].s = top[-1].s <= top[0].s;
+	NEXT(2);
+op_gt_s64:
+	top--;
+	top[-1].s = top[-1].s > top[0].s;
+	NEXT(2);
+op_ge_s64:
+	top--;
+	top[-1].s = top[-1].s >= top[0].s;
+	NEXT(2);
+#define FIELD_CMP(name, op) \
+	name: \
+		memcpy(&imm, pc + 4, 8); \
+		(top++)->s = args[u16(pc + 2)].s64 op imm; \
+		NEXT(14);
+	FIELD_CMP(op_field_eq_s64, ==)
+	FIELD_CMP(op_field_ne_s64, !=)
+	FIELD_CMP(op_field_lt_s64, <)
+	FIELD_CMP(op_field_le_s64, <=)
+	FIELD_CMP(op_field_gt_s64, >)
+	FIELD_CMP(op_field_ge_s64, >=)
+#undef FIELD_CMP
+op_not:
+	top[-1].s = !top[-1].s;
+	NEXT(1);
+op_not_double:
+	top[-1].s = top[-1].d == 0.0;
+	NEXT(1);
+op_to_bool:
+	top[-1].s = top[-1].s != 0;
+	NEXT(1);
+op_to_bool_double:
+	top[-1].s = top[-1].d != 0.0;
+	NEXT(1);
+op_neg:
+	top[-1].s = (int64_t)(0 - (uint64_t)top[-1].s);
+	NEXT(1);
+op_neg_double:
+	top[-1].d = -top[-1].d;
+	NEXT(1);
+op_and:
+	if (!top[-1].s) {
+		top[-1].s = 0;
+		pc = p->code + u16(pc + 1);
+		goto *dispatch[*pc];
 	}
+	top--;
+	NEXT(3);
+op_or:
+	if (top[-1].s) {
+		top[-1].s = 1;
+		pc = p->code + u16(pc + 1);
+		goto *dispatch[*pc];
+	}
+	top--;
+	NEXT(3);
+op_and_double:
+	if (top[-1].d == 0.0) {
+		top[-1].s = 0;
+		pc = p->code + u16(pc + 1);
+		goto *dispatch[*pc];
+	}
+	top--;
+	NEXT(3);
+op_or_double:
+	if (top[-1].d != 0.0) {
+		top[-1].s = 1;
+		pc = p->code + u16(pc + 1);
+		goto *dispatch[*pc];
+	}
+	top--;
+	NEXT(3);
+op_return_double:
+	return top[-1].d != 0.0;
+op_return:
+	return top[-1].s != 0;
 }
 
 int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args)
 {
 	uint32_t i;
 
+	if (ust_likely(f->nr == 1))
+		return run(f->progs[0], args);
 	for (i = 0; i < f->nr; i++) {
 		if (run(f->progs[i], args))
 			return 1;
 	}
 	return 0;
-}
-
-UST_API int ust_event_filter(const struct ust_event_desc *desc, const union ust_filter_arg *args)
-{
-	const struct ust_event_state *ev;
-	const struct ust_event_filters *f;
-
-	/* Acquire: pairs with the release stores of priv (registry.c) and of
-	 * filters (trace.c): a set seen is a set fully built. */
-	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
-	if (ust_unlikely(!ev))
-		return 0;
-	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-	return !f || ust_filters_pass(f, args);
 }
 
 void ust_filter_marker_args(const struct ust_marker_format *f, va_list ap,

@@ -101,7 +101,7 @@ void ust_registry_set_active(struct ust_event_state *ev, int active)
 	/*
 	 * Release: a site that sees its enabled flag set also sees
 	 * desc->priv, ev->binding and ev->filters, all stored before; pairs
-	 * with the acquire loads in ust_event_reserve() and ust_event_filter().
+	 * with the acquire loads in event.c.
 	 */
 	for (i = 0; i < ev->nr_sites; i++)
 		__atomic_store_n(&ev->sites[i]->enabled, flag, __ATOMIC_RELEASE);

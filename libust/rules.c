@@ -303,7 +303,7 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
 	if (ev->nr_unfiltered_sites)
 		ustcomm_err("event %s: %u of its sites were built with UST headers older than filters; they record without filtering",
 			    ev->full_name, ev->nr_unfiltered_sites);
-	/* Release: pairs with the acquire loads in ust_event_filter() and marker.c. */
+	/* Release: pairs with the acquire loads in ust_event_reserve_filtered() (event.c) and marker.c. */
 	__atomic_store_n(&ev->filters, f, __ATOMIC_RELEASE);
 }
 

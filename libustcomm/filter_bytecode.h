@@ -86,6 +86,25 @@ enum ust_filter_op {
 	UST_FOP_TO_BOOL_DOUBLE,
 	UST_FOP_AND_DOUBLE,
 	UST_FOP_OR_DOUBLE,
+	/* Comparisons of two integers: EQ..GE with an unused mode byte. */
+	UST_FOP_EQ_S64,
+	UST_FOP_NE_S64,
+	UST_FOP_LT_S64,
+	UST_FOP_LE_S64,
+	UST_FOP_GT_S64,
+	UST_FOP_GE_S64,
+	/*
+	 * LOAD_FIELD of an integer, PUSH_S64 and a comparison, fused into
+	 * one instruction of the same 14 bytes: 1 byte unused, u16 field
+	 * index, i64 constant, 2 bytes unused. One opcode per comparison, in
+	 * the order EQ..GE. Only where no jump lands inside the three.
+	 */
+	UST_FOP_FIELD_EQ_S64,
+	UST_FOP_FIELD_NE_S64,
+	UST_FOP_FIELD_LT_S64,
+	UST_FOP_FIELD_LE_S64,
+	UST_FOP_FIELD_GT_S64,
+	UST_FOP_FIELD_GE_S64,
 };
 
 /* How a linked comparison reads its two operands. */

@@ -38,7 +38,11 @@ struct walk {
 	struct stack_state st;
 	struct pending pending[UST_FILTER_PENDING_MAX];
 	uint32_t nr_pending;
+	/* Where an integer field load starts a fusable compare, or UINT32_MAX. */
+	uint32_t fuse_at;
 };
+
+#define FUSED_LEN	14	/* LOAD_FIELD 3 + PUSH_S64 9 + comparison 2 */
 
 static const char *const ctx_names[] = {
 	[UST_FCTX_VPID] = "vpid",
@@ -228,6 +232,48 @@ static int merge_pending(struct walk *w, uint32_t pc)
 	return 0;
 }
 
+/*
+ * An integer field compared with a constant, the commonest filter: fused
+ * if the next two instructions are that constant and an unlinked
+ * comparison, and no pending jump lands between. The fused form is
+ * written once the comparison is validated (fuse()); until then the three
+ * are checked one by one like any others.
+ */
+static void consider_fusion(struct walk *w, uint32_t pc)
+{
+	uint32_t i;
+
+	w->fuse_at = UINT32_MAX;
+	if (w->hdr->code_len - pc < FUSED_LEN || w->code[pc + 3] != UST_FOP_PUSH_S64 ||
+	    w->code[pc + 12] < UST_FOP_EQ || w->code[pc + 12] > UST_FOP_GE)
+		return;
+	for (i = 0; i < w->nr_pending; i++) {
+		if (w->pending[i].target > pc && w->pending[i].target < pc + FUSED_LEN)
+			return;
+	}
+	w->fuse_at = pc;
+}
+
+/* The comparison at pc was linked as integers: fuse it with its operands. */
+static void fuse(struct walk *w, uint32_t pc)
+{
+	uint32_t at = w->fuse_at;
+	uint8_t field[2], imm[8];
+
+	w->fuse_at = UINT32_MAX;
+	if (at == UINT32_MAX || at + 12 != pc || w->out[pc] < UST_FOP_EQ_S64 ||
+	    w->out[pc] > UST_FOP_GE_S64)
+		return;
+	memcpy(field, w->out + at + 1, 2);
+	memcpy(imm, w->out + at + 4, 8);
+	w->out[at] = (uint8_t)(UST_FOP_FIELD_EQ_S64 + (w->code[pc] - UST_FOP_EQ));
+	w->out[at + 1] = 0;
+	memcpy(w->out + at + 2, field, 2);
+	memcpy(w->out + at + 4, imm, 8);
+	w->out[at + 12] = 0;
+	w->out[at + 13] = 0;
+}
+
 static int link_field(struct walk *w, uint32_t pc, const uint8_t *insn)
 {
 	const char *name = data_string(w, get_u16(insn + 1));
@@ -260,6 +306,8 @@ static int link_field(struct walk *w, uint32_t pc, const uint8_t *insn)
 			    name);
 	}
 	put_u16(w->out + pc + 1, (uint16_t)i);
+	if (w->fields[i].type == UST_FTYPE_S64)
+		consider_fusion(w, pc);
 	return push(w, pc, (enum ust_filter_type)w->fields[i].type);
 }
 
@@ -309,8 +357,13 @@ static int link_compare(struct walk *w, uint32_t pc, const uint8_t *insn)
 	} else {
 		return fail(w, pc, "a string cannot be compared with a number");
 	}
-	if (w->out)
+	if (w->out) {
 		w->out[pc + 1] = (uint8_t)mode;
+		if (mode == UST_FCMP_S64) {
+			w->out[pc] = (uint8_t)(UST_FOP_EQ_S64 + (insn[0] - UST_FOP_EQ));
+			fuse(w, pc);
+		}
+	}
 	return push(w, pc, UST_FTYPE_S64);
 }
 
@@ -366,8 +419,18 @@ static int step(struct walk *w, uint32_t pc, uint32_t size)
 	case UST_FOP_GE:
 		return link_compare(w, pc, insn);
 	case UST_FOP_NOT:
+		ret = pop_number(w, pc, &t);
+		return ret < 0 ? ret : push(w, pc, UST_FTYPE_S64);
 	case UST_FOP_TO_BOOL:
 		ret = pop_number(w, pc, &t);
+		/*
+		 * Right before RETURN, which tests for 0 the same way, the
+		 * conversion is a RETURN itself: one dispatch less on the
+		 * way that falls through; jumps still land on the RETURN.
+		 */
+		if (ret >= 0 && w->out && w->code[pc + 1] == UST_FOP_RETURN &&
+		    pc + 2 == w->hdr->code_len)
+			w->out[pc] = t == UST_FTYPE_DOUBLE ? UST_FOP_RETURN_DOUBLE : UST_FOP_RETURN;
 		return ret < 0 ? ret : push(w, pc, UST_FTYPE_S64);
 	case UST_FOP_NEG:
 		ret = pop_number(w, pc, &t);
@@ -443,7 +506,8 @@ int ust_filter_check(const void *prog, size_t len, struct ust_filter_error *err)
 int ust_filter_link(const void *prog, size_t len, const struct ust_filter_field *fields,
 		    uint32_t nr_fields, void *out, struct ust_filter_error *err)
 {
-	struct walk w = { .err = err, .fields = fields, .nr_fields = nr_fields };
+	struct walk w = { .err = err, .fields = fields, .nr_fields = nr_fields,
+			  .fuse_at = UINT32_MAX };
 	int ret;
 
 	err->offset = 0;

@@ -32,7 +32,7 @@ extern "C" {
 
 /* Bits of a site's enabled flag, set by libust. */
 #define UST_SITE_ENABLED	1
-#define UST_SITE_FILTERED	2	/* a filter applies: typed probes call ust_event_filter() */
+#define UST_SITE_FILTERED	2	/* a filter applies: typed probes call ust_event_reserve_filtered() */
 
 /*
  * Severity levels, LTTng's: a site declares one (trace_mark_level(),
@@ -155,13 +155,13 @@ int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *de
 void ust_event_commit(struct ust_event_ctx *ctx);
 
 /*
- * Whether the event passes its filters, args holding one value per field
- * (arrays and sequences: anything). Typed probes call it when their
- * enabled flag has UST_SITE_FILTERED, before ust_event_reserve().
- * Returns 1 to record, 0 to drop. Lock-free, allocates nothing,
- * async-signal-safe.
+ * ust_event_reserve() for an event whose site's enabled flag has
+ * UST_SITE_FILTERED: the filters run first on args, one value per field
+ * (arrays and sequences: anything), and -ECANCELED says they dropped the
+ * event. Lock-free, allocates nothing, async-signal-safe.
  */
-int ust_event_filter(const struct ust_event_desc *desc, const union ust_filter_arg *args);
+int ust_event_reserve_filtered(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+			       size_t payload_len, const union ust_filter_arg *args);
 
 /* Records a marker event; the variadic arguments follow desc->format. */
 void ust_marker_emit(const struct ust_event_desc *desc, ...);

@@ -159,11 +159,13 @@
 				__UST_TE_EACH(FARG, fseq) \
 				{ .s64 = 0 } \
 			}; \
-			if (!ust_event_filter(&__ust_event_##prov##___##ev, __ust_fargs)) \
+			if (ust_event_reserve_filtered(&__ust_ctx, &__ust_event_##prov##___##ev, \
+						       __ust_len, __ust_fargs) < 0) \
 				return; \
-		} \
-		if (ust_event_reserve(&__ust_ctx, &__ust_event_##prov##___##ev, __ust_len) < 0) \
+		} else if (ust_event_reserve(&__ust_ctx, &__ust_event_##prov##___##ev, \
+					     __ust_len) < 0) { \
 			return; \
+		} \
 		{ \
 			char *__ust_p = __ust_ctx.payload; \
 			__UST_TE_EACH(WRITE, fseq) \

@@ -11,6 +11,7 @@ buffers, consumer CPU time per million events, start-up footprint, and the
 ratio UST/LTTng-UST for each.
 """
 import argparse
+import ctypes
 import os
 import platform
 import pwd
@@ -135,6 +136,8 @@ class Ust:
         os.mkdir(self.out)
         self.sock = os.path.join(self.run, "ustd")
         self.proc = None
+        self.autoprobe = None
+        self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
 
     def start(self):
         rfd, wfd = os.pipe()
@@ -162,13 +165,20 @@ class Ust:
             env.pop(var, None)
         if traced:
             env["UST_TRACE"] = "1"
+            if self.autoprobe:
+                env["UST_AUTOPROBE"] = self.autoprobe
         return env
 
-    def session(self, kind):
+    def session(self, kind, filt=None):
+        """A filter is given to the program at start-up as usttrace gives it:
+        compiled here, in UST_AUTOPROBE (libust's startup.c)."""
+        if filt:
+            self.autoprobe = "+/%s/%s/ustbench:ints" % (filt.encode().hex(),
+                                                         compile_filter(self.libustcomm, filt))
         return None
 
     def end_session(self, token):
-        pass
+        self.autoprobe = None
 
     def fire(self, kind, threads, count, traced=True):
         out = subprocess.run([self.worker, kind, str(threads), str(count)],
@@ -249,13 +259,17 @@ class Lttng:
     def consumer_cpu(self):
         return sum(cpu_seconds(p) for p in children_named(self.proc.pid, "lttng-consumer"))
 
-    def session(self, kind):
+    def session(self, kind, filt=None):
         self.seq += 1
         name = "bench%d" % self.seq
         self.lttng("create", name, "--output=" + os.path.join(self.out, name))
         self.lttng("enable-channel", "-u", "-s", name, "--discard", "chan")
-        self.lttng("enable-event", "-u", "-s", name, "-c", "chan",
-                   "ustbench:*,lttng_ust_tracef:*")
+        if filt:
+            self.lttng("enable-event", "-u", "-s", name, "-c", "chan", "ustbench:ints",
+                       "--filter", filt)
+        else:
+            self.lttng("enable-event", "-u", "-s", name, "-c", "chan",
+                       "ustbench:*,lttng_ust_tracef:*")
         self.lttng("start", name)
         return name
 
@@ -283,6 +297,24 @@ class Lttng:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class FilterError(ctypes.Structure):
+    _fields_ = [("offset", ctypes.c_uint32), ("text", ctypes.c_char * 160)]
+
+
+def compile_filter(libpath, expr):
+    """The bytecode of a filter, in hexadecimal, from libustcomm's compiler."""
+    lib = ctypes.CDLL(libpath)
+    prog, length, err = ctypes.c_void_p(), ctypes.c_size_t(), FilterError()
+    if lib.ust_filter_compile(expr.encode(), None, 0, ctypes.byref(prog), ctypes.byref(length),
+                              ctypes.byref(err)) != 0:
+        raise RuntimeError("filter %r: %s" % (expr, err.text.decode()))
+    return ctypes.string_at(prog, length.value).hex()
+
+
+# The filter rows: one that lets every event through, one that drops every one.
+FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
+
+
 def measure(tracer, args):
     """Everything for one tracer, as a dict of results."""
     r = {}
@@ -302,6 +334,14 @@ def measure(tracer, args):
                     r["bytes"] = total / max(events - discarded, 1)
                     r["cpu"] = cpu * 1e3 / (events / 1e6)
                 log("%s %s x%d: %s ns/event" % (tracer.name, kind, threads,
+                                                " ".join("%.1f" % ns for ns, _, _ in runs)))
+        for label, expr in FILTERS:
+            token = tracer.session("ints", expr)
+            runs = [tracer.fire("ints", 1, args.events) for _ in range(args.runs)]
+            tracer.end_session(token)
+            total, discarded = tracer.trace_stats()
+            r[("filter", label)] = [ns for ns, _, _ in runs]
+            log("%s filter %s: %s ns/event" % (tracer.name, label,
                                                 " ".join("%.1f" % ns for ns, _, _ in runs)))
         token = tracer.session("ints")
         tracer.fire("ints", 1, args.loss_events)
@@ -369,6 +409,16 @@ def table(ust, lt, start_ms, threads, args):
         rows.append(("%s, 2 threads / 1 thread, events/s" % names[kind],
                      "%.2f×" % (u1 / u2), l_sc, "–",
                      "≥ 1.8×" if kind == "ints" else ""))
+    enabled = statistics.median(ust[("ints", 1)])
+    for label, expr in FILTERS:
+        u = ust[("filter", label)]
+        l = lt[("filter", label)] if lt else None
+        target = ("≤ %.1f (enabled + 5 ns)" % (enabled + 5) if label == "pass"
+                  else "≤ 10 ns, ≤ 0.3× LTTng-UST")
+        rows.append(("typed event, filter '%s' %s, 1 thread, ns/event"
+                     % (expr, "passes" if label == "pass" else "rejects"),
+                     spread(u), spread(l) if l else "–",
+                     ratio(statistics.median(u), statistics.median(l)) if l else "–", target))
     rows.append(("disabled site, ns (minus the empty loop)", spread2(ust["disabled"]),
                  spread2(lt["disabled"]) if lt else "–",
                  ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
