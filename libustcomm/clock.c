@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include "libustcomm/clock.h"
 #include "libustcomm/format.h"
+#include "libustcomm/hex.h"
 #include "libustcomm/rundir.h"
 
 #define NSEC_PER_SEC		1000000000ull
@@ -90,17 +91,6 @@ static int64_t clock_sample_offset(void)
 	return best_offset;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Parses "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (the boot id's format). */
 static int uuid_parse(const char *s, size_t len, uint8_t uuid[16])
 {
@@ -111,7 +101,7 @@ static int uuid_parse(const char *s, size_t len, uint8_t uuid[16])
 
 		if (s[i] == '-')
 			continue;
-		v = hex_value(s[i]);
+		v = ustcomm_hex_digit(s[i]);
 		if (v < 0)
 			return -EINVAL;
 		if (n % 2 == 0)

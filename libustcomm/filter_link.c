@@ -132,8 +132,15 @@ static const char *data_string(const struct walk *w, uint16_t off)
 	return w->data + off;
 }
 
+static int is_compare(uint8_t op)
+{
+	return op >= UST_FOP_EQ && op <= UST_FOP_GE;
+}
+
 static uint32_t op_size(uint8_t op)
 {
+	if (is_compare(op))
+		return 2;
 	switch (op) {
 	case UST_FOP_PUSH_S64:
 	case UST_FOP_PUSH_DOUBLE:
@@ -145,13 +152,6 @@ static uint32_t op_size(uint8_t op)
 	case UST_FOP_AND:
 	case UST_FOP_OR:
 		return 3;
-	case UST_FOP_EQ:
-	case UST_FOP_NE:
-	case UST_FOP_LT:
-	case UST_FOP_LE:
-	case UST_FOP_GT:
-	case UST_FOP_GE:
-		return 2;
 	default:
 		return 1;
 	}
@@ -245,7 +245,7 @@ static void consider_fusion(struct walk *w, uint32_t pc)
 
 	w->fuse_at = UINT32_MAX;
 	if (w->hdr->code_len - pc < FUSED_LEN || w->code[pc + 3] != UST_FOP_PUSH_S64 ||
-	    w->code[pc + 12] < UST_FOP_EQ || w->code[pc + 12] > UST_FOP_GE)
+	    !is_compare(w->code[pc + 12]))
 		return;
 	for (i = 0; i < w->nr_pending; i++) {
 		if (w->pending[i].target > pc && w->pending[i].target < pc + FUSED_LEN)
@@ -397,6 +397,8 @@ static int step(struct walk *w, uint32_t pc, uint32_t size)
 	enum ust_filter_type t;
 	int ret;
 
+	if (is_compare(insn[0]))
+		return link_compare(w, pc, insn);
 	switch (insn[0]) {
 	case UST_FOP_LOAD_FIELD:
 		return link_field(w, pc, insn);
@@ -411,13 +413,6 @@ static int step(struct walk *w, uint32_t pc, uint32_t size)
 		if (!data_string(w, get_u16(insn + 1)))
 			return fail(w, pc, "a string literal points outside the data");
 		return push(w, pc, insn[0] == UST_FOP_PUSH_GLOB ? UST_FTYPE_GLOB : UST_FTYPE_STRING);
-	case UST_FOP_EQ:
-	case UST_FOP_NE:
-	case UST_FOP_LT:
-	case UST_FOP_LE:
-	case UST_FOP_GT:
-	case UST_FOP_GE:
-		return link_compare(w, pc, insn);
 	case UST_FOP_NOT:
 		ret = pop_number(w, pc, &t);
 		return ret < 0 ? ret : push(w, pc, UST_FTYPE_S64);

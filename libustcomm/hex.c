@@ -18,7 +18,7 @@ void ustcomm_hex_encode(const void *in, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-static int digit(char c)
+int ustcomm_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -37,7 +37,7 @@ ssize_t ustcomm_hex_decode(const char *hex, void *out, size_t out_size)
 	if (len % 2 || len / 2 > out_size)
 		return -EINVAL;
 	for (i = 0; i < len / 2; i++) {
-		int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
+		int hi = ustcomm_hex_digit(hex[2 * i]), lo = ustcomm_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include "libustcomm/common.h"
 
+/* The value of a hexadecimal digit (either case), -1 for another character. */
+int ustcomm_hex_digit(char c);
 /* Writes 2 * len lowercase digits and a NUL at out. */
 USTCOMM_API void ustcomm_hex_encode(const void *in, size_t len, char *out);
 /* Decodes the digits of hex (exactly 2 * n of them, either case) into out;
