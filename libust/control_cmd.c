@@ -18,6 +18,7 @@
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
 #include "libustcomm/hex.h"
+#include "libustcomm/loglevel.h"
 #include "libustcomm/protocol.h"
 
 struct reply {
@@ -139,7 +140,7 @@ static int enable_rule(struct reply *r, const char *const *args)
 	ssize_t len;
 	int ret;
 
-	if (ust_rules_parse_level(args[2], &spec) < 0) {
+	if (ustcomm_level_spec_parse(args[2], &spec.level_match, &spec.level) < 0) {
 		r->error = "invalid log level selection: give \"\", \"<=N\" or \"==N\" with N from 0 to 14";
 		return -EINVAL;
 	}

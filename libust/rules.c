@@ -9,6 +9,7 @@
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
 #include "libustcomm/pattern.h"
 
 #define MAX_RULES		1024
@@ -17,7 +18,7 @@
 struct rule {
 	char *pattern;
 	int enable;
-	enum ust_level_match level_match;
+	int level_match;		/* enum ustcomm_level_match */
 	int level;
 	char *filter;			/* NULL: none */
 	void *prog;
@@ -37,35 +38,6 @@ static const struct ust_filter_prog reject_prog = {
 	.data = "",
 };
 
-int ust_rules_parse_level(const char *s, struct ust_rule_spec *spec)
-{
-	enum ust_level_match m;
-	int v = 0;
-
-	spec->level_match = UST_LEVEL_ANY;
-	spec->level = 0;
-	if (!*s)
-		return 0;
-	if (!strncmp(s, "<=", 2))
-		m = UST_LEVEL_RANGE;
-	else if (!strncmp(s, "==", 2))
-		m = UST_LEVEL_ONLY;
-	else
-		return -EINVAL;
-	if (!s[2] || strlen(s) > 4)
-		return -EINVAL;
-	for (s += 2; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-	}
-	if (v > UST_LOGLEVEL_DEBUG)
-		return -EINVAL;
-	spec->level_match = m;
-	spec->level = v;
-	return 0;
-}
-
 static int valid_pattern(const char *p)
 {
 	size_t len = strlen(p);
@@ -79,28 +51,16 @@ static int valid_pattern(const char *p)
 	return 1;
 }
 
-static int level_matches(enum ust_level_match m, int level, const struct ust_event_state *ev)
-{
-	switch (m) {
-	case UST_LEVEL_RANGE:
-		return ev->loglevel <= level;
-	case UST_LEVEL_ONLY:
-		return ev->loglevel == level;
-	default:
-		return 1;
-	}
-}
-
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev)
 {
 	return ustcomm_pattern_match(spec->pattern, ev->full_name) &&
-	       level_matches(spec->level_match, spec->level, ev);
+	       ustcomm_level_matches(spec->level_match, spec->level, ev->loglevel);
 }
 
 static int rule_matches(const struct rule *r, const struct ust_event_state *ev)
 {
 	return ustcomm_pattern_match(r->pattern, ev->full_name) &&
-	       level_matches(r->level_match, r->level, ev);
+	       ustcomm_level_matches(r->level_match, r->level, ev->loglevel);
 }
 
 static void rule_free(struct rule *r)
@@ -120,7 +80,7 @@ static void rule_remove(unsigned i)
 /* Rules the new one makes pointless: the same one, or all of its pattern. */
 static void remove_superseded(const struct ust_rule_spec *spec, const char *filter)
 {
-	int plain = spec->level_match == UST_LEVEL_ANY && !filter;
+	int plain = spec->level_match == USTCOMM_LEVEL_ANY && !filter;
 	unsigned i = 0;
 
 	while (i < nr_rules) {
@@ -348,7 +308,7 @@ void ust_rules_apply(struct ust_event_state *ev)
 
 int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	char num[16];
+	char num[16], level[USTCOMM_LEVEL_SPEC_MAX];
 	unsigned i;
 
 	ustcomm_format(num, sizeof(num), "%u", nr_rules);
@@ -361,12 +321,8 @@ int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 
 		ustcomm_strbuf_append(sb, kind, strlen(kind) + 1);
 		ustcomm_strbuf_append(sb, r->pattern, strlen(r->pattern) + 1);
-		if (r->level_match == UST_LEVEL_ANY)
-			num[0] = '\0';
-		else
-			ustcomm_format(num, sizeof(num), "%s%d",
-				       r->level_match == UST_LEVEL_RANGE ? "<=" : "==", r->level);
-		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
+		ustcomm_level_spec_format(level, r->level_match, r->level);
+		ustcomm_strbuf_append(sb, level, strlen(level) + 1);
 		ustcomm_strbuf_append(sb, filter, strlen(filter) + 1);
 		*nr += 4;
 	}

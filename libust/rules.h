@@ -21,27 +21,15 @@
 #include "libust/registry.h"
 #include "libustcomm/strbuf.h"
 
-enum ust_level_match {
-	UST_LEVEL_ANY = 0,
-	UST_LEVEL_RANGE,	/* this level or more severe: event level <= level */
-	UST_LEVEL_ONLY,
-};
-
 struct ust_rule_spec {
 	const char *pattern;
 	int enable;
-	enum ust_level_match level_match;
+	int level_match;		/* enum ustcomm_level_match */
 	int level;
 	const char *filter;		/* the expression, NULL or "" for none */
 	const void *prog;		/* its bytecode, as sent */
 	size_t prog_len;
 };
-
-/*
- * Parses "", "<=N" or "==N" (N a level number) into spec. Returns 0 or
- * -EINVAL.
- */
-int ust_rules_parse_level(const char *s, struct ust_rule_spec *spec);
 
 /*
  * Adds a rule, after checking its pattern and its bytecode; a rule with

@@ -35,6 +35,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/hex.h"
 #include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 
@@ -102,7 +103,7 @@ static int env_rule(char *tok, struct ust_rule_spec *spec, char *text, void *pro
 		field[i] = slash + 1;
 	}
 	spec->pattern = field[3];
-	if (ust_rules_parse_level(field[0], spec) < 0)
+	if (ustcomm_level_spec_parse(field[0], &spec->level_match, &spec->level) < 0)
 		return -EINVAL;
 	n = ustcomm_hex_decode(field[1], text, UST_FILTER_TEXT_MAX);
 	if (n < 0)

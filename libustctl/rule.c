@@ -15,6 +15,10 @@
 #include "libustcomm/pattern.h"
 #include "libustctl/internal.h"
 
+_Static_assert((int)USTCTL_LOGLEVEL_RANGE == (int)USTCOMM_LEVEL_RANGE &&
+	       (int)USTCTL_LOGLEVEL_ONLY == (int)USTCOMM_LEVEL_ONLY,
+	       "one numbering of level selections");
+
 int ustctl_loglevel_parse(const char *name)
 {
 	return name ? ustcomm_loglevel_parse(name) : -EINVAL;
@@ -88,18 +92,6 @@ static int parse_fields(const char *list, struct ust_filter_field **out, uint32_
 	return 0;
 }
 
-static int level_matches(const struct ustctl_rule *rule, int level)
-{
-	switch (rule->loglevel_match) {
-	case USTCTL_LOGLEVEL_RANGE:
-		return level <= rule->loglevel;
-	case USTCTL_LOGLEVEL_ONLY:
-		return level == rule->loglevel;
-	default:
-		return 1;
-	}
-}
-
 /*
  * The filter against every event the rule matches now: it must fit at
  * least one of them. Events it does not fit are not recorded by the rule;
@@ -124,7 +116,8 @@ static int check_against_events(pid_t pid, const struct ustctl_rule *rule)
 		size_t len;
 
 		if (!ustcomm_pattern_match(rule->pattern, markers[i].name) ||
-		    !level_matches(rule, markers[i].loglevel))
+		    !ustcomm_level_matches(rule->loglevel_match, rule->loglevel,
+					   markers[i].loglevel))
 			continue;
 		matched++;
 		ret = parse_fields(markers[i].fields, &fields, &nr_fields, &storage);
@@ -184,7 +177,7 @@ int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *r
 	struct ust_filter_error err;
 	const char *args[5];
 	const char *filter;
-	char level[8] = "", *hex = NULL;
+	char level[USTCOMM_LEVEL_SPEC_MAX], *hex = NULL;
 	void *prog = NULL;
 	uint32_t matched;
 	size_t len = 0;
@@ -221,10 +214,7 @@ int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *r
 		goto end;
 	}
 	ustcomm_hex_encode(prog, len, hex);
-	if (rule->loglevel_match)
-		snprintf(level, sizeof(level), "%s%d",
-			 rule->loglevel_match == USTCTL_LOGLEVEL_RANGE ? "<=" : "==",
-			 rule->loglevel);
+	ustcomm_level_spec_format(level, rule->loglevel_match, rule->loglevel);
 	args[1] = rule->pattern;
 	args[2] = level;
 	args[3] = filter ? filter : "";

@@ -62,15 +62,8 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 		if (strcmp(kind, "enable") && strcmp(kind, "disable"))
 			goto malformed;
 		r->enable = !strcmp(kind, "enable");
-		if (*level) {
-			if (strncmp(level, "<=", 2) && strncmp(level, "==", 2))
-				goto malformed;
-			r->loglevel_match = level[0] == '<' ? USTCTL_LOGLEVEL_RANGE :
-				USTCTL_LOGLEVEL_ONLY;
-			r->loglevel = ustcomm_loglevel_parse(level + 2);
-			if (r->loglevel < 0)
-				goto malformed;
-		}
+		if (ustcomm_level_spec_parse(level, &r->loglevel_match, &r->loglevel) < 0)
+			goto malformed;
 		r->pattern = strdup(pattern);
 		r->filter = *filter ? strdup(filter) : NULL;
 		s->nr_rules++;

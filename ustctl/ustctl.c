@@ -12,6 +12,7 @@
 #include <ust/ustctl.h>
 #include <ust/version.h>
 #include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
@@ -131,7 +132,7 @@ static int ustctl_parse_rule_options(const struct ustctl_cmd *cmd, const struct 
 	if (level) {
 		args->rule.loglevel = ustctl_loglevel_parse(level);
 		if (args->rule.loglevel < 0)
-			return ustctl_usage_error(cmd, "unknown log level '%s': give EMERG, ALERT, CRIT, ERR, WARNING, NOTICE, INFO, DEBUG_SYSTEM, DEBUG_PROGRAM, DEBUG_PROCESS, DEBUG_MODULE, DEBUG_UNIT, DEBUG_FUNCTION, DEBUG_LINE, DEBUG or 0 to 14",
+			return ustctl_usage_error(cmd, "unknown log level '%s': give " USTCOMM_LOGLEVEL_CHOICES,
 						  level);
 		args->rule.loglevel_match = o->loglevel ? USTCTL_LOGLEVEL_RANGE :
 			USTCTL_LOGLEVEL_ONLY;

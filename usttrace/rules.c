@@ -6,6 +6,7 @@
 #include "libustcomm/filter_compile.h"
 #include "libustcomm/hex.h"
 #include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
 #include "usttrace/rules.h"
 
 static int append_hex(struct ustcomm_strbuf *sb, const void *data, size_t len)
@@ -24,6 +25,7 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 			 const char *what)
 {
 	const char *filter = r->filter && *r->filter ? r->filter : NULL;
+	char level[USTCOMM_LEVEL_SPEC_MAX];
 	struct ust_filter_error err;
 	void *prog = NULL;
 	size_t len = 0;
@@ -52,11 +54,8 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 			return ret;
 		}
 	}
-	ustcomm_strbuf_append(sb, "+", 1);
-	if (r->loglevel_match)
-		ustcomm_strbuf_printf(sb, "%s%d", r->loglevel_match == USTCTL_LOGLEVEL_RANGE ?
-				      "<=" : "==", r->loglevel);
-	ustcomm_strbuf_append(sb, "/", 1);
+	ustcomm_level_spec_format(level, r->loglevel_match, r->loglevel);
+	ustcomm_strbuf_printf(sb, "+%s/", level);
 	if (filter)
 		ret = append_hex(sb, filter, strlen(filter));
 	ustcomm_strbuf_append(sb, "/", 1);

@@ -35,6 +35,7 @@
 #include <ust/ustctl.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
@@ -271,7 +272,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	}
 	if ((ut->loglevel && ustctl_loglevel_parse(ut->loglevel) < 0) ||
 	    (ut->loglevel_only && ustctl_loglevel_parse(ut->loglevel_only) < 0)) {
-		ustcomm_err("unknown log level '%s': give EMERG, ALERT, CRIT, ERR, WARNING, NOTICE, INFO, DEBUG_SYSTEM, DEBUG_PROGRAM, DEBUG_PROCESS, DEBUG_MODULE, DEBUG_UNIT, DEBUG_FUNCTION, DEBUG_LINE, DEBUG or 0 to 14",
+		ustcomm_err("unknown log level '%s': give " USTCOMM_LOGLEVEL_CHOICES,
 			    ut->loglevel ? ut->loglevel : ut->loglevel_only);
 		ret = -EINVAL;
 		goto end;
