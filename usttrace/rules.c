@@ -46,11 +46,12 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 		ustcomm_strbuf_printf(sb, "%s", r->pattern);
 		return sb->err;
 	}
+	/* usttrace's options and session files were checked when read
+	 * (ustctl_filter_check()): what fails here is memory. */
 	if (filter) {
 		ret = ust_filter_compile(filter, NULL, 0, &prog, &len, &err);
 		if (ret < 0) {
-			ustcomm_err("%s: filter, column %u: %s\n  %s\n  %*s^", what, err.offset,
-				    err.text, filter, (int)err.offset - 1, "");
+			ustcomm_err("%s: filter '%s': %s", what, filter, err.text);
 			return ret;
 		}
 	}

@@ -151,16 +151,19 @@ ws2.ustctl(["save-session", str(proc2.pid), saved2])
 t.ok(res.returncode == 0 and open(saved2).read() == xml,
      "load-session applies them: the second program's session is the same", res.stderr)
 bad = os.path.join(ws2.root, "bad.xml")
-with open(bad, "w") as f:
-    f.write('<ust-session version="1">\n<enable pattern="a:*" filter="x &lt;&lt; 2"/>\n'
-            '</ust-session>\n')
-res = ws2.ustctl(["load-session", pid, bad])
+
+
+def load_bad_session(rule):
+    """Loads a session file whose second line is rule."""
+    with open(bad, "w") as f:
+        f.write('<ust-session version="1">\n%s\n</ust-session>\n' % rule)
+    return ws2.ustctl(["load-session", pid, bad])
+
+
+res = load_bad_session('<enable pattern="a:*" filter="x &lt;&lt; 2"/>')
 t.ok(res.returncode != 0 and "bad.xml:2:" in res.stderr and "column 4" in res.stderr,
      "a session file with a broken filter: the file's line and the column", res.stderr)
-with open(bad, "w") as f:
-    f.write('<ust-session version="1">\n<enable pattern="a:*" loglevel="ERR" '
-            'loglevel-only="ERR"/>\n</ust-session>\n')
-res = ws2.ustctl(["load-session", pid, bad])
+res = load_bad_session('<enable pattern="a:*" loglevel="ERR" loglevel-only="ERR"/>')
 t.ok(res.returncode != 0 and "bad.xml:2:" in res.stderr and "both" in res.stderr,
      "a rule with both loglevel attributes is refused", res.stderr)
 for p in (proc, proc2):
