@@ -18,7 +18,7 @@ static unsigned nr_spare_wakeups;
 
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       int overwrite, const uint8_t uuid[16])
+		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx)
 {
 	struct ust_rb_config cfg = {
 		.subbuf_size = subbuf_size,
@@ -42,6 +42,8 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
 	chan->stream_id = stream_id;
 	chan->next_event_id = UST_EVENT_ID_FIRST;
+	chan->ctx = *ctx;
+	chan->ctx_size = ustcomm_ctx_set_size(ctx);
 	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
 	for (i = 0; i < nr_cpus; i++) {
 		cfg.cpu = i;

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include "libust/ring_buffer.h"
+#include "libustcomm/event_context.h"
 
 struct ust_channel {
 	char name[UST_SHM_CHANNEL_NAME_MAX];
@@ -25,12 +26,16 @@ struct ust_channel {
 	uint32_t next_event_id;
 	uint32_t nr_cpus;
 	struct ust_rb *bufs;		/* nr_cpus of them */
+	/* Recorded between each event's header and payload; fixed for the
+	 * channel's life, as its stream's metadata declares them. */
+	uint32_t ctx_size;
+	struct ustcomm_ctx_set ctx;
 };
 
 /* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       int overwrite, const uint8_t uuid[16]);
+		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx);
 /* Unmaps and frees: only where no thread can be writing (fork child, errors). */
 void ust_channel_destroy(struct ust_channel *chan);
 /* See above; release_memory once ustd no longer reads the buffers. */

@@ -284,6 +284,9 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_ENABLE_RULE:
 		ret = enable_rule(r, args);
 		break;
+	case USTCOMM_CTL_ADD_CONTEXT:
+		ret = ust_trace_add_context(args[0], args[1], args[2]);
+		break;
 	}
 	return ret;
 }

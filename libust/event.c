@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "libust/channel.h"
+#include "libust/context.h"
 #include "libust/filter.h"
 #include "libust/getcpu.h"
 #include "libust/registry.h"
@@ -10,11 +11,12 @@
 #include "libustcomm/common.h"
 
 static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
-			  size_t payload_len)
+			  size_t payload_len, const void *ip)
 {
 	struct ust_event_binding *b;
 	struct ust_channel *chan;
 	unsigned cpu;
+	int ret;
 
 	/* Acquire: pairs with the release store of the binding in trace.c. */
 	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
@@ -24,11 +26,16 @@ static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_stat
 	cpu = (unsigned)ust_getcpu();
 	if (ust_unlikely(cpu >= chan->nr_cpus))
 		cpu = 0;
-	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
+	ret = ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len + chan->ctx_size, ctx);
+	if (ust_likely(ret == 0) && chan->ctx.nr) {
+		ust_ctx_record(&chan->ctx, ctx->payload, ip);
+		ctx->payload += chan->ctx_size;
+	}
+	return ret;
 }
 
-UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
-			      size_t payload_len)
+UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+				 size_t payload_len, const void *ip)
 {
 	const struct ust_event_state *ev;
 
@@ -36,12 +43,20 @@ UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
-	return reserve(ctx, ev, payload_len);
+	return reserve(ctx, ev, payload_len, ip);
+}
+
+/* Probes built with the version 1 headers: their ip context is the
+ * address in the probe, not the tracepoint's. */
+UST_API int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+			      size_t payload_len)
+{
+	return ust_event_reserve_ip(ctx, desc, payload_len, __builtin_return_address(0));
 }
 
 UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 				       const struct ust_event_desc *desc, size_t payload_len,
-				       const union ust_filter_arg *args)
+				       const union ust_filter_arg *args, const void *ip)
 {
 	const struct ust_event_state *ev;
 	const struct ust_event_filters *f;
@@ -54,7 +69,7 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
 	if (f && !ust_filters_pass(f, args))
 		return -ECANCELED;
-	return reserve(ctx, ev, payload_len);
+	return reserve(ctx, ev, payload_len, ip);
 }
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)

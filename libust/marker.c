@@ -32,7 +32,7 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 			goto end;
 	}
 	len = ust_marker_payload_size(&ev->marker, ap, str_lens);
-	if (ust_event_reserve(&ctx, desc, len) == 0) {
+	if (ust_event_reserve_ip(&ctx, desc, len, __builtin_return_address(0)) == 0) {
 		ust_marker_payload_write(&ev->marker, ctx.payload, ap, str_lens);
 		ust_event_commit(&ctx);
 	}

@@ -9,8 +9,9 @@
  * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."; an
  * enable rule with a level or a filter is "+LEVEL/FILTER/BYTECODE/pattern",
  * the filter and its bytecode in hexadecimal, as usttrace writes it),
- * UST_CHANNELS ("name:SIZE:NUM,...", an empty SIZE or NUM keeps the default), UST_SUBBUF_SIZE, UST_SUBBUF_NUM,
- * UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG,
+ * UST_CHANNELS ("name:SIZE:NUM[:CTX+CTX...],...": an empty SIZE or NUM
+ * keeps the default, name "*" is every channel), UST_SUBBUF_SIZE,
+ * UST_SUBBUF_NUM, UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG,
  * UST_TRACE_PID (UST_TRACE applies only in the process of that pid: usttrace
  * without -f traces the program, not what it executes).
  */
@@ -26,6 +27,7 @@
 
 #include "libust/control.h"
 #include "libust/context.h"
+#include "libust/perf_counter.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
 #include "libust/trace.h"
@@ -157,7 +159,21 @@ end:
 	free(prog);
 }
 
-/* UST_CHANNELS: "name:SIZE:NUM,..." as usttrace --session writes it. */
+/* The contexts of UST_CHANNELS' channel, "CTX+CTX...". */
+static void env_channel_contexts(const char *channel, char *list)
+{
+	char *ctx, *save = NULL;
+
+	for (ctx = strtok_r(list, "+", &save); ctx; ctx = strtok_r(NULL, "+", &save))
+		if (ust_trace_add_context(NULL, channel, ctx) < 0)
+			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
+}
+
+/*
+ * UST_CHANNELS: "NAME:SIZE:NUM[:CTX+CTX...],..." as usttrace writes it for
+ * --session and --context; NAME "*" is every channel. The contexts come
+ * last because their names hold colons (perf:thread:cycles).
+ */
 static void env_channels(void)
 {
 	const char *spec = getenv("UST_CHANNELS");
@@ -170,14 +186,17 @@ static void env_channels(void)
 		return;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *size = strchr(tok, ':'), *num = size ? strchr(size + 1, ':') : NULL;
+		char *ctx = num ? strchr(num + 1, ':') : NULL;
 		uint32_t sz, n;
 
 		if (!num) {
-			ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM", tok);
+			ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM[:CONTEXTS]", tok);
 			continue;
 		}
 		*size++ = '\0';
 		*num++ = '\0';
+		if (ctx)
+			*ctx++ = '\0';
 		/* An empty SIZE or NUM keeps the default. */
 		sz = n = 0;
 		if ((*size && ustcomm_parse_pow2(size, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX,
@@ -192,6 +211,8 @@ static void env_channels(void)
 		if ((sz && ust_trace_set_subbuf(NULL, tok, 0, sz) < 0) ||
 		    (n && ust_trace_set_subbuf(NULL, tok, 1, n) < 0))
 			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
+		if (ctx)
+			env_channel_contexts(tok, ctx);
 	}
 	free(copy);
 }
@@ -321,6 +342,7 @@ static void __attribute__((constructor)) ust_init(void)
 	ust_lock();
 	ust_trace_init(&cfg);
 	ust_ctx_init(cfg.procname);
+	ust_perf_init();
 	env_channels();
 	env_rules();
 	ust_unlock();

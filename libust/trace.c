@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "libust/channel.h"
+#include "libust/channel_conf.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace.h"
@@ -25,6 +26,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
 #include "libustcomm/metadata.h"
+#include "libustcomm/perf_event.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
@@ -34,11 +36,6 @@
 /* How long destroy-trace and exit wait for ustd to write the last data. */
 #define DRAIN_WAIT_MS		5000
 
-struct chan_conf {
-	char name[UST_SHM_CHANNEL_NAME_MAX];
-	uint32_t size, num;		/* 0: the default */
-};
-
 static struct {
 	enum ust_trace_state state;
 	char name[USTCOMM_CTL_TRACE_NAME_MAX];
@@ -47,8 +44,6 @@ static struct {
 	struct ust_channel *channels[MAX_CHANNELS];
 	unsigned nr_channels;
 	struct ust_trace_config cfg;
-	struct chan_conf confs[MAX_CHANNELS];
-	unsigned nr_confs;
 	char error[256];
 } t = { .sock = -1 };
 
@@ -166,23 +161,9 @@ static int send_metadata(struct ustcomm_strbuf *sb)
 	return send_msg(USTCOMM_MSG_METADATA, sb->buf, (uint32_t)sb->len, NULL, 0);
 }
 
-static struct chan_conf *conf_find(const char *channel)
-{
-	unsigned i;
-
-	for (i = 0; i < t.nr_confs; i++) {
-		if (!strcmp(t.confs[i].name, channel))
-			return &t.confs[i];
-	}
-	return NULL;
-}
-
 static void channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
 {
-	const struct chan_conf *c = conf_find(channel);
-
-	*size = c && c->size ? c->size : t.cfg.def_size;
-	*num = c && c->num ? c->num : t.cfg.def_num;
+	ust_chan_conf_geometry(channel, t.cfg.def_size, t.cfg.def_num, size, num);
 }
 
 /* The channel's stream block: before any event block or buffer of it. */
@@ -191,7 +172,7 @@ static int send_stream_block(const struct ust_channel *chan)
 	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
 	int ret;
 
-	ret = ustcomm_metadata_stream(&sb, chan->stream_id, chan->name);
+	ret = ustcomm_metadata_stream(&sb, chan->stream_id, chan->name, &chan->ctx);
 	if (ret >= 0)
 		ret = send_metadata(&sb);
 	ustcomm_strbuf_free(&sb);
@@ -211,6 +192,7 @@ static int send_buffers(const struct ust_channel *chan)
 			.subbuf_size = chan->bufs[i].subbuf_size,
 			.subbuf_count = chan->bufs[i].subbuf_count,
 			.flags = t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
+			.ctx_size = chan->ctx_size,
 		};
 		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
 
@@ -223,6 +205,7 @@ static int send_buffers(const struct ust_channel *chan)
 static int channel_get(struct ust_channel **out, const char *name)
 {
 	struct ust_channel *chan;
+	struct ustcomm_ctx_set ctx;
 	uint32_t size, num, i;
 	int ret;
 
@@ -236,8 +219,9 @@ static int channel_get(struct ust_channel **out, const char *name)
 		return fail(-ENOSPC, "channel %s not created: a trace has at most %d channels",
 			    name, MAX_CHANNELS);
 	channel_geometry(name, &size, &num);
+	ust_chan_conf_contexts(name, &ctx);
 	ret = ust_channel_create(&chan, name, t.nr_channels, t.cfg.nr_cpus, size, num,
-				 t.cfg.overwrite, t.uuid);
+				 t.cfg.overwrite, t.uuid, &ctx);
 	if (ret < 0)
 		return fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
@@ -856,36 +840,77 @@ static int check_settings_trace(const char *name)
 	return 0;
 }
 
+/* A channel's name, or "*" for every channel. */
+static int check_channel_name(const char *channel)
+{
+	if (!strcmp(channel, UST_CHAN_CONF_ALL))
+		return 0;
+	if (strlen(channel) >= UST_SHM_CHANNEL_NAME_MAX ||
+	    !ustcomm_metadata_valid_identifier(channel))
+		return fail(-EINVAL, "invalid channel name '%s': an identifier of at most %d characters, or * for every channel",
+			    channel, UST_SHM_CHANNEL_NAME_MAX - 1);
+	return 0;
+}
+
+/* Settings apply to buffers yet to be created. */
+static int check_not_allocated(const char *what)
+{
+	if (t.state >= UST_TRACE_ALLOCATED)
+		return fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so %s are fixed until destroy-trace",
+			    t.name, state_names[t.state], what);
+	return 0;
+}
+
 int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value)
 {
-	struct chan_conf *c;
 	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
 	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
 	int ret = check_settings_trace(name);
 
 	if (ret < 0)
 		return ret;
-	if (strlen(channel) >= UST_SHM_CHANNEL_NAME_MAX ||
-	    !ustcomm_metadata_valid_identifier(channel))
-		return fail(-EINVAL, "invalid channel name '%s': an identifier of at most %d characters",
-			    channel, UST_SHM_CHANNEL_NAME_MAX - 1);
+	ret = check_channel_name(channel);
+	if (ret < 0)
+		return ret;
 	if (value < min || value > max || (value & (value - 1)))
 		return fail(-EINVAL, "%u is not a valid sub-buffer %s: a power of two between %u and %u",
 			    value, is_num ? "count" : "size", min, max);
-	if (t.state >= UST_TRACE_ALLOCATED)
-		return fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so sub-buffer settings are fixed until destroy-trace",
-			    t.name, state_names[t.state]);
-	c = conf_find(channel);
-	if (!c) {
-		if (t.nr_confs == MAX_CHANNELS)
-			return fail(-ENOSPC, "settings for at most %d channels", MAX_CHANNELS);
-		c = &t.confs[t.nr_confs++];
-		memcpy(c->name, channel, strlen(channel) + 1);
+	ret = check_not_allocated("sub-buffer settings");
+	if (ret < 0)
+		return ret;
+	if (ust_chan_conf_set_subbuf(channel, is_num, value) < 0)
+		return fail(-ENOSPC, "settings for at most %d channels", MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_add_context(const char *name, const char *channel, const char *context)
+{
+	char why[200];
+	int id, ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ret = check_channel_name(channel);
+	if (ret < 0)
+		return ret;
+	id = ustcomm_ctx_parse(context);
+	if (id < 0)
+		return fail(-EINVAL, "unknown context '%s': expected %s", context,
+			    USTCOMM_CTX_CHOICES);
+	ret = check_not_allocated("contexts");
+	if (ret < 0)
+		return ret;
+	if (id >= USTCOMM_CTX_PERF_FIRST) {
+		ret = ustcomm_perf_check(id, why, sizeof(why));
+		if (ret < 0)
+			return fail(ret, "%s", why);
 	}
-	if (is_num)
-		c->num = value;
-	else
-		c->size = value;
+	ret = ust_chan_conf_add_context(channel, id);
+	if (ret == -EEXIST)
+		return fail(ret, "channel %s records context %s already", channel,
+			    ustcomm_ctx_name(id));
+	if (ret < 0)
+		return fail(ret, "settings for at most %d channels", MAX_CHANNELS);
 	return 0;
 }
 
@@ -919,9 +944,6 @@ const char *ust_trace_daemon_path(void)
 
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	char num[16];
-	unsigned i;
-	uint32_t size, count;
 	int ret = check_settings_trace(name);
 
 	if (ret < 0)
@@ -930,14 +952,6 @@ int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint
 	ret = ust_rules_describe(sb, nr);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < t.nr_confs; i++) {
-		channel_geometry(t.confs[i].name, &size, &count);
-		ustcomm_strbuf_append(sb, t.confs[i].name, strlen(t.confs[i].name) + 1);
-		ustcomm_format(num, sizeof(num), "%u", size);
-		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
-		ustcomm_format(num, sizeof(num), "%u", count);
-		ustcomm_strbuf_append(sb, num, strlen(num) + 1);
-		*nr += 3;
-	}
+	ust_chan_conf_describe(sb, t.cfg.def_size, t.cfg.def_num, nr);
 	return sb->err;
 }

@@ -70,6 +70,9 @@ struct ust_rule_spec;
 int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
 
 int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value);
+/* Records context (a name of event_context.h) with every event of channel
+ * ("*": of every channel); only before the buffers are allocated. */
+int ust_trace_add_context(const char *name, const char *channel, const char *context);
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value);
 int ust_trace_set_daemon_path(const char *path);
 const char *ust_trace_daemon_path(void);

@@ -31,6 +31,7 @@ static const struct {
 	[USTCOMM_CTL_SNAPSHOT] = { "snapshot", 2, 2 },
 	[USTCOMM_CTL_RECONNECT] = { "reconnect", 1, 1 },
 	[USTCOMM_CTL_ENABLE_RULE] = { "enable-rule", 5, 5 },
+	[USTCOMM_CTL_ADD_CONTEXT] = { "add-context", 3, 3 },
 };
 
 ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,

@@ -71,7 +71,9 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_GET_SOCK_PATH = 16,
 	/* (TRACE) -> rules, then channels:
 	 * (nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
-	 *  per channel CHANNEL, SUBBUF_SIZE, SUBBUF_NUM) */
+	 *  per channel CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM (0 for "*"
+	 *  without settings: the default) and its own CONTEXTS, separated
+	 *  by commas) */
 	USTCOMM_CTL_GET_SESSION = 17,
 	/* (TRACE, DIR: absolute, or "" for ustd's output directory) ->
 	 * (the snapshot's directory) */
@@ -83,7 +85,10 @@ enum ustcomm_ctl_cmd {
 	 * or "", BYTECODE: its compiled program in hexadecimal or "") ->
 	 * (number of events the rule matches now) */
 	USTCOMM_CTL_ENABLE_RULE = 20,
-	USTCOMM_CTL_CMD_MAX = 20,
+	/* (TRACE, CHANNEL or "*" for every channel, CONTEXT: a name of
+	 * event_context.h) -> (); before the trace's buffers are allocated */
+	USTCOMM_CTL_ADD_CONTEXT = 21,
+	USTCOMM_CTL_CMD_MAX = 21,
 };
 
 struct ustcomm_ctl_header {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <ust/version.h>
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/event_context.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/rundir.h"
 
@@ -222,7 +223,8 @@ static int comment_safe(const char *s)
 	return 1;
 }
 
-int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id, const char *channel)
+int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id, const char *channel,
+			    const struct ustcomm_ctx_set *ctx)
 {
 	if (channel && comment_safe(channel))
 		ustcomm_strbuf_printf(sb, "/* channel %s */\n", channel);
@@ -230,9 +232,13 @@ int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id, const
 		"stream {\n"
 		"\tid = %" PRIu32 ";\n"
 		"\tevent.header := struct event_header_compact;\n"
-		"\tpacket.context := struct packet_context;\n"
-		"};\n"
-		"\n", stream_id);
+		"\tpacket.context := struct packet_context;\n", stream_id);
+	if (ctx && ctx->nr) {
+		ustcomm_strbuf_append(sb, "\tevent.context := struct {\n", 27);
+		ustcomm_ctx_set_declare(sb, ctx);
+		ustcomm_strbuf_append(sb, "\t};\n", 4);
+	}
+	ustcomm_strbuf_append(sb, "};\n\n", 4);
 	return sb->err;
 }
 

@@ -26,9 +26,11 @@ struct ustcomm_trace_info {
 /* Signature, type aliases, trace, env, clock, packet context and event header. */
 USTCOMM_API int ustcomm_metadata_trace(struct ustcomm_strbuf *sb,
 				       const struct ustcomm_trace_info *info);
-/* stream { id = stream_id; ... }; for one channel. */
+struct ustcomm_ctx_set;
+/* stream { id = stream_id; ... }; for one channel, with the event context
+ * of its contexts (event_context.h) unless ctx is NULL or empty. */
 USTCOMM_API int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id,
-					const char *channel);
+					const char *channel, const struct ustcomm_ctx_set *ctx);
 /* event { name = "full_name"; id; stream_id; loglevel; fields := ... }; */
 USTCOMM_API int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
 				       uint32_t event_id, const char *full_name, int loglevel,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <ust/core.h>
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/event_context.h"
 #include "libustcomm/protocol.h"
 
 #define RX_CHUNK	65536u
@@ -326,7 +327,7 @@ int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_str
 	    msg->nr_fds != 2 ||
 	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
 	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count) ||
-	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->reserved)
+	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->ctx_size > USTCOMM_CTX_SIZE_MAX)
 		return -EPROTO;
 	*out = st;
 	return 0;

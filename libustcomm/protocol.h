@@ -16,7 +16,7 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		2u
+#define USTCOMM_VERSION		3u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 
@@ -63,7 +63,9 @@ struct ustcomm_stream {
 	uint32_t subbuf_count;
 	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* NUL-terminated */
 	uint32_t flags;			/* UST_SHM_FLAG_* of shm_layout.h */
-	uint32_t reserved;		/* 0 */
+	/* Bytes of event context between each event's header and its
+	 * payload (event_context.h): what a crash rescue steps over. */
+	uint32_t ctx_size;
 };
 
 /* One payload field as laid out in the buffer (the kinds of ust/core.h). */

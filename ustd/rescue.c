@@ -84,6 +84,10 @@ static int rescue_parse(const struct ustd_rescue_in *in, uint32_t o, uint32_t li
 	ev = ustd_layouts_find(in->layouts, in->stream_id, id);
 	if (!ev)
 		return -1;
+	/* The event context has the same size in every event of the stream. */
+	if (limit - o - hdr < in->ctx_size)
+		return -1;
+	hdr += in->ctx_size;
 	payload = ustd_layout_payload_size(ev, p + hdr, limit - o - hdr);
 	if (payload < 0)
 		return -1;

@@ -20,6 +20,7 @@ struct ustd_rescue_in {
 	uint64_t seq_num;		/* begin / subbuf_size */
 	uint32_t stream_id;
 	uint32_t cpu;
+	uint32_t ctx_size;		/* event context after each header */
 	const uint8_t *uuid;		/* 16 bytes */
 	/* Bytes reserved in the packet: write_offset - begin when the writers
 	 * stopped inside it, else subbuf_size (a switch or a flush closed it,

@@ -46,6 +46,7 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 	s->out.fd = -1;
 	s->stream_id = desc->stream_id;
 	s->cpu = desc->cpu;
+	s->ctx_size = desc->ctx_size;
 	s->overwrite = desc->flags & UST_SHM_FLAG_OVERWRITE;
 	s->open = true;
 	s->dir = "";
@@ -226,6 +227,7 @@ static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint6
 		.seq_num = begin / size,
 		.stream_id = s->stream_id,
 		.cpu = s->cpu,
+		.ctx_size = s->ctx_size,
 		.uuid = rescue->uuid,
 		.reserved = ws->write_offset - begin < size ?
 			(uint32_t)(ws->write_offset - begin) : size,

@@ -36,6 +36,7 @@ struct ustd_stream {
 	struct ustd_stream_out out;
 	uint32_t stream_id;
 	uint32_t cpu;
+	uint32_t ctx_size;		/* event context bytes of every event */
 	bool overwrite;			/* flight recorder: never drained */
 	bool open;
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */

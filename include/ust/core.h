@@ -154,14 +154,20 @@ int ust_event_reserve(struct ust_event_ctx *ctx, const struct ust_event_desc *de
 		      size_t payload_len);
 void ust_event_commit(struct ust_event_ctx *ctx);
 
+/* ust_event_reserve() with the instrumentation site's address, which the
+ * ip context records (the caller's return address). */
+int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
+			 size_t payload_len, const void *ip);
+
 /*
- * ust_event_reserve() for an event whose site's enabled flag has
+ * ust_event_reserve_ip() for an event whose site's enabled flag has
  * UST_SITE_FILTERED: the filters run first on args, one value per field
  * (arrays and sequences: anything), and -ECANCELED says they dropped the
  * event. Lock-free, allocates nothing, async-signal-safe.
  */
 int ust_event_reserve_filtered(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
-			       size_t payload_len, const union ust_filter_arg *args);
+			       size_t payload_len, const union ust_filter_arg *args,
+			       const void *ip);
 
 /* Records a marker event; the variadic arguments follow desc->format. */
 void ust_marker_emit(const struct ust_event_desc *desc, ...);

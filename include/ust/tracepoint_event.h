@@ -160,10 +160,11 @@
 				{ .s64 = 0 } \
 			}; \
 			if (ust_event_reserve_filtered(&__ust_ctx, &__ust_event_##prov##___##ev, \
-						       __ust_len, __ust_fargs) < 0) \
+						       __ust_len, __ust_fargs, \
+						       __builtin_return_address(0)) < 0) \
 				return; \
-		} else if (ust_event_reserve(&__ust_ctx, &__ust_event_##prov##___##ev, \
-					     __ust_len) < 0) { \
+		} else if (ust_event_reserve_ip(&__ust_ctx, &__ust_event_##prov##___##ev, \
+						__ust_len, __builtin_return_address(0)) < 0) { \
 			return; \
 		} \
 		{ \

@@ -239,8 +239,8 @@ static int build_metadata(struct ustcomm_strbuf *sb, const char *hostname)
 
 	memcpy(info.uuid, trace_uuid, 16);
 	ret |= ustcomm_metadata_trace(sb, &info);
-	ret |= ustcomm_metadata_stream(sb, 0, "chan");
-	ret |= ustcomm_metadata_stream(sb, 1, "chan2");
+	ret |= ustcomm_metadata_stream(sb, 0, "chan", NULL);
+	ret |= ustcomm_metadata_stream(sb, 1, "chan2", NULL);
 	ret |= ustcomm_metadata_event(sb, 0, 1, "prov:ints", 13, ints_fields,
 				      UST_ARRAY_SIZE(ints_fields));
 	ret |= ustcomm_metadata_event(sb, 0, 2, "prov:misc", 13, misc_fields,

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+#include <errno.h>
+#include <string.h>
+
+#include "libust/channel_conf.h"
+#include "libustcomm/format.h"
+#include "libustcomm/shm_layout.h"
+
+/* A trace has at most 64 channels (trace.c), plus "*". */
+#define CHAN_CONF_MAX		65
+
+struct chan_conf {
+	char name[UST_SHM_CHANNEL_NAME_MAX];
+	uint32_t size, num;		/* 0: the default */
+	struct ustcomm_ctx_set ctx;
+};
+
+static struct chan_conf confs[CHAN_CONF_MAX];
+static unsigned nr_confs;
+
+static struct chan_conf *conf_find(const char *channel)
+{
+	unsigned i;
+
+	for (i = 0; i < nr_confs; i++) {
+		if (!strcmp(confs[i].name, channel))
+			return &confs[i];
+	}
+	return NULL;
+}
+
+/* The caller checked that the name fits. */
+static struct chan_conf *conf_get(const char *channel)
+{
+	struct chan_conf *c = conf_find(channel);
+
+	if (c || nr_confs == CHAN_CONF_MAX)
+		return c;
+	c = &confs[nr_confs++];
+	memcpy(c->name, channel, strlen(channel) + 1);
+	return c;
+}
+
+int ust_chan_conf_set_subbuf(const char *channel, int is_num, uint32_t value)
+{
+	struct chan_conf *c = conf_get(channel);
+
+	if (!c)
+		return -ENOSPC;
+	if (is_num)
+		c->num = value;
+	else
+		c->size = value;
+	return 0;
+}
+
+void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def_num,
+			    uint32_t *size, uint32_t *num)
+{
+	const struct chan_conf *c = conf_find(channel);
+	const struct chan_conf *all = conf_find(UST_CHAN_CONF_ALL);
+
+	*size = c && c->size ? c->size : all && all->size ? all->size : def_size;
+	*num = c && c->num ? c->num : all && all->num ? all->num : def_num;
+}
+
+int ust_chan_conf_add_context(const char *channel, int id)
+{
+	struct ustcomm_ctx_set set;
+	struct chan_conf *c;
+
+	ust_chan_conf_contexts(channel, &set);
+	if (ustcomm_ctx_set_has(&set, id))
+		return -EEXIST;
+	c = conf_get(channel);
+	if (!c)
+		return -ENOSPC;
+	/* At most one of each context: the set cannot overflow. */
+	c->ctx.ids[c->ctx.nr++] = (uint8_t)id;
+	return 0;
+}
+
+void ust_chan_conf_contexts(const char *channel, struct ustcomm_ctx_set *set)
+{
+	const struct chan_conf *all = conf_find(UST_CHAN_CONF_ALL);
+	const struct chan_conf *c = strcmp(channel, UST_CHAN_CONF_ALL) ? conf_find(channel) : NULL;
+	unsigned i;
+
+	memset(set, 0, sizeof(*set));
+	if (all)
+		*set = all->ctx;
+	/* A context given to the channel before "*" got it too is recorded
+	 * once, where "*" puts it. */
+	for (i = 0; c && i < c->ctx.nr; i++)
+		if (!ustcomm_ctx_set_has(set, c->ctx.ids[i]))
+			set->ids[set->nr++] = c->ctx.ids[i];
+}
+
+static void put_string(struct ustcomm_strbuf *sb, const char *s)
+{
+	ustcomm_strbuf_append(sb, s, strlen(s) + 1);
+}
+
+void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32_t def_num,
+			    uint32_t *nr)
+{
+	char num[16];
+	uint32_t size, count;
+	unsigned i, j;
+
+	for (i = 0; i < nr_confs; i++) {
+		const struct chan_conf *c = &confs[i];
+
+		if (strcmp(c->name, UST_CHAN_CONF_ALL)) {
+			ust_chan_conf_geometry(c->name, def_size, def_num, &size, &count);
+		} else {
+			size = c->size;
+			count = c->num;
+		}
+		put_string(sb, c->name);
+		ustcomm_format(num, sizeof(num), "%u", size);
+		put_string(sb, num);
+		ustcomm_format(num, sizeof(num), "%u", count);
+		put_string(sb, num);
+		/* The channel's own contexts, separated by commas. */
+		for (j = 0; j < c->ctx.nr; j++) {
+			if (j)
+				ustcomm_strbuf_append(sb, ",", 1);
+			ustcomm_strbuf_append(sb, ustcomm_ctx_name(c->ctx.ids[j]),
+					      strlen(ustcomm_ctx_name(c->ctx.ids[j])));
+		}
+		ustcomm_strbuf_append(sb, "", 1);
+		*nr += 4;
+	}
+}

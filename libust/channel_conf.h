@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * What users set for channels by name before their buffers exist: the
+ * sub-buffer geometry and the contexts recorded with each event. The
+ * settings of the channel named "*" apply to every channel (its contexts
+ * come first, then the channel's own). Like the enable rules they belong
+ * to the process and outlive traces. Under ust_lock(); async-signal-safe
+ * (no allocation: fixed tables).
+ */
+#ifndef UST_CHANNEL_CONF_H
+#define UST_CHANNEL_CONF_H
+
+#include <stdint.h>
+#include "libustcomm/event_context.h"
+#include "libustcomm/strbuf.h"
+
+#define UST_CHAN_CONF_ALL	"*"
+
+/* 0, or -ENOSPC when settings exist for as many channels as can be. */
+int ust_chan_conf_set_subbuf(const char *channel, int is_num, uint32_t value);
+/* The geometry of channel: its settings, else the defaults given. */
+void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def_num,
+			    uint32_t *size, uint32_t *num);
+/* 0, -EEXIST when the channel records context id already (by itself or
+ * through "*"), or -ENOSPC. */
+int ust_chan_conf_add_context(const char *channel, int id);
+/* The contexts channel records, in recording order. */
+void ust_chan_conf_contexts(const char *channel, struct ustcomm_ctx_set *set);
+/* Appends the channels' part of the GET_SESSION reply (ctl_protocol.h). */
+void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32_t def_num,
+			    uint32_t *nr);
+
+#endif
