@@ -58,4 +58,9 @@ int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid);
  * one, or above max. */
 int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out);
 
+/* A session's channel: frees what it holds; appends a copy of context
+ * (0 or -ENOMEM). */
+void ustctl_channel_conf_release(struct ustctl_channel_conf *c);
+int ustctl_channel_conf_add_context(struct ustctl_channel_conf *c, const char *context);
+
 #endif

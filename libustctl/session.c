@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "libustcomm/event_context.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/shm_layout.h"
 #include "libustctl/internal.h"
@@ -19,14 +20,51 @@ void ustctl_session_free(struct ustctl_session *session)
 		free(session->rules[i].filter);
 	}
 	for (i = 0; i < session->nr_channels; i++)
-		free(session->channels[i].name);
+		ustctl_channel_conf_release(&session->channels[i]);
 	free(session->rules);
 	free(session->channels);
 	free(session);
 }
 
+void ustctl_channel_conf_release(struct ustctl_channel_conf *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_contexts; i++)
+		free(c->contexts[i]);
+	free(c->contexts);
+	free(c->name);
+}
+
+int ustctl_channel_conf_add_context(struct ustctl_channel_conf *c, const char *context)
+{
+	char **grown = realloc(c->contexts, (c->nr_contexts + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	c->contexts = grown;
+	c->contexts[c->nr_contexts] = strdup(context);
+	if (!c->contexts[c->nr_contexts])
+		return -ENOMEM;
+	c->nr_contexts++;
+	return 0;
+}
+
+/* "vtid,procname" -> the channel's contexts, each a known name. */
+static int parse_contexts(struct ustctl_channel_conf *c, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = copy ? 0 : -ENOMEM;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; !ret && tok;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = ustcomm_ctx_parse(tok) < 0 ? -EPROTO : ustctl_channel_conf_add_context(c, tok);
+	free(copy);
+	return ret;
+}
+
 /* Fills s from the reply: nr_rules, the rules in fours (kind, pattern,
- * level, filter), the channels in triples. */
+ * level, filter), the channels in fours (name, size, count, contexts). */
 static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
@@ -40,7 +78,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 	if (ret)
 		goto malformed;
 	rest = msg->nr_strings - 1 - 4 * nr_rules;
-	if (rest % 3)
+	if (rest % 4)
 		goto malformed;
 	if (nr_rules) {
 		s->rules = calloc(nr_rules, sizeof(*s->rules));
@@ -48,7 +86,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto nomem;
 	}
 	if (rest) {
-		s->channels = calloc(rest / 3, sizeof(*s->channels));
+		s->channels = calloc(rest / 4, sizeof(*s->channels));
 		if (!s->channels)
 			goto nomem;
 	}
@@ -70,7 +108,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 		if (!r->pattern || (*filter && !r->filter))
 			goto nomem;
 	}
-	for (i = 0; i < rest / 3; i++) {
+	for (i = 0; i < rest / 4; i++) {
 		struct ustctl_channel_conf *c = &s->channels[i];
 		const char *name = ustcomm_ctl_next(msg, &pos);
 
@@ -85,6 +123,11 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 					       UST_SUBBUF_NUM_MAX, &c->subbuf_num);
 		if (ret)
 			goto end;
+		ret = parse_contexts(c, ustcomm_ctl_next(msg, &pos));
+		if (ret == -EPROTO)
+			goto malformed;
+		if (ret)
+			goto nomem;
 	}
 	goto end;
 malformed:
@@ -127,7 +170,7 @@ end:
 
 int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session)
 {
-	size_t i;
+	size_t i, j;
 	int ret = 0;
 
 	for (i = 0; !ret && i < session->nr_channels; i++) {
@@ -137,6 +180,8 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 			ret = ustctl_set_subbuf_size(pid, trace, c->name, c->subbuf_size);
 		if (!ret && c->subbuf_num)
 			ret = ustctl_set_subbuf_num(pid, trace, c->name, c->subbuf_num);
+		for (j = 0; !ret && j < c->nr_contexts; j++)
+			ret = ustctl_add_context(pid, trace, c->name, c->contexts[j]);
 	}
 	/* One rule per request: a later rule overrides an earlier one. */
 	for (i = 0; !ret && i < session->nr_rules; i++) {

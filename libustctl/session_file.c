@@ -180,6 +180,23 @@ end:
 	return ret;
 }
 
+/* A channel's <context name=.../> children, which the schema has checked. */
+static int convert_contexts(xmlNodePtr channel, struct ustctl_channel_conf *c)
+{
+	xmlNodePtr node;
+	char *name;
+	int ret = 0;
+
+	for (node = channel->children; !ret && node; node = node->next) {
+		if (!is_element(node, "context"))
+			continue;
+		name = attr_dup(node, "name");
+		ret = name ? ustctl_channel_conf_add_context(c, name) : -ENOMEM;
+		free(name);
+	}
+	return ret;
+}
+
 /* Turns a valid document into a session. */
 static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 {
@@ -213,6 +230,8 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 						UST_SUBBUF_NUM_MAX, &c->subbuf_num);
 			if (ret)
 				goto end;
+			if (convert_contexts(node, c))
+				goto nomem;
 		} else if (node->type == XML_ELEMENT_NODE) {
 			struct ustctl_rule *r = &s->rules[s->nr_rules++];
 
@@ -286,7 +305,7 @@ end:
 static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 {
 	char value[16];
-	size_t i;
+	size_t i, j;
 	int rc;
 
 	rc = xmlTextWriterSetIndent(w, 1);
@@ -311,6 +330,14 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 		if (rc >= 0 && c->subbuf_num) {
 			snprintf(value, sizeof(value), "%u", (unsigned)c->subbuf_num);
 			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "subbuf-num", BAD_CAST value);
+		}
+		for (j = 0; rc >= 0 && j < c->nr_contexts; j++) {
+			rc = xmlTextWriterStartElement(w, BAD_CAST "context");
+			if (rc >= 0)
+				rc = xmlTextWriterWriteAttribute(w, BAD_CAST "name",
+								 BAD_CAST c->contexts[j]);
+			if (rc >= 0)
+				rc = xmlTextWriterEndElement(w);
 		}
 		if (rc >= 0)
 			rc = xmlTextWriterEndElement(w);
@@ -339,12 +366,21 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 /* What the schema would refuse on reading is refused on writing. */
 static int check_session(const char *file, const struct ustctl_session *s)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < s->nr_channels; i++) {
-		if (!s->channels[i].name || !*s->channels[i].name) {
+		const struct ustctl_channel_conf *c = &s->channels[i];
+
+		if (!c->name || !*c->name) {
 			ustctl_set_error("cannot write %s: channel %zu has no name", file, i + 1);
 			return -EINVAL;
+		}
+		for (j = 0; j < c->nr_contexts; j++) {
+			if (ustctl_context_check(c->contexts[j])) {
+				ustctl_set_error("cannot write %s: channel %s has an unknown context '%s'",
+						 file, c->name, c->contexts[j] ? c->contexts[j] : "");
+				return -EINVAL;
+			}
 		}
 	}
 	for (i = 0; i < s->nr_rules; i++) {

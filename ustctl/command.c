@@ -78,6 +78,20 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "UST_OVERWRITE=1 (usttrace --overwrite). Each process may take the\n"
 	  "timeout plus 10 s to answer.\n",
 	  true, 1, -1, ustctl_cmd_snapshot, .takes_dir = true },
+	{ "add-context", "[-t TRACE] PID CHANNEL CONTEXT...", "record contexts with each event",
+	  "Records each CONTEXT with every event of CHANNEL in trace TRACE, or of\n"
+	  "every channel when CHANNEL is '*': vpid, vtid, procname, pthread_id,\n"
+	  "ip (the address of the instrumentation site), and the thread's perf\n"
+	  "counters perf:thread:cycles, perf:thread:instructions,\n"
+	  "perf:thread:cache-misses and perf:thread:page-faults, counted in user\n"
+	  "space only. babeltrace2 shows them before each event's fields. Only\n"
+	  "before the trace is allocated; list-contexts says which perf counters\n"
+	  "this machine has.\n",
+	  true, 3, -1, ustctl_cmd_add_context },
+	{ "list-contexts", "", "list the contexts add-context knows",
+	  "Lists the contexts add-context accepts, their size in each event, and\n"
+	  "for perf counters this machine lacks, why.\n",
+	  false, 0, 0, ustctl_cmd_list_contexts },
 	{ "set-subbuf-size", "[-t TRACE] PID CHANNEL/BYTES", "set a channel's sub-buffer size",
 	  "Sets the sub-buffer (packet) size of CHANNEL in trace TRACE.\n" SUBBUF_SIZE_HELP,
 	  true, 2, 2, ustctl_cmd_set_subbuf },

@@ -73,6 +73,8 @@ int ustctl_cmd_list_markers(const struct ustctl_args *args);
 int ustctl_cmd_enable_marker(const struct ustctl_args *args);
 int ustctl_cmd_disable_marker(const struct ustctl_args *args);
 int ustctl_cmd_trace_op(const struct ustctl_args *args);
+int ustctl_cmd_add_context(const struct ustctl_args *args);
+int ustctl_cmd_list_contexts(const struct ustctl_args *args);
 int ustctl_cmd_set_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_get_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_set_sock_path(const struct ustctl_args *args);

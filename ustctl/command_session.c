@@ -8,7 +8,7 @@
 
 static void session_mi(const char *file, const struct ustctl_session *s)
 {
-	size_t i;
+	size_t i, j;
 
 	ustctl_mi_open("session");
 	ustctl_mi_attr("file", "%s", file);
@@ -22,6 +22,11 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 			ustctl_mi_attr("subbuf-size", "%" PRIu32, s->channels[i].subbuf_size);
 		if (s->channels[i].subbuf_num)
 			ustctl_mi_attr("subbuf-num", "%" PRIu32, s->channels[i].subbuf_num);
+		for (j = 0; j < s->channels[i].nr_contexts; j++) {
+			ustctl_mi_open("context");
+			ustctl_mi_attr("name", "%s", s->channels[i].contexts[j]);
+			ustctl_mi_close();
+		}
 		ustctl_mi_close();
 	}
 	ustctl_mi_close();

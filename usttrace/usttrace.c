@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <ust/ustctl.h>
 #include "libustcomm/bufsize.h"
+#include "libustcomm/event_context.h"
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/protocol.h"
@@ -58,6 +59,8 @@ struct usttrace {
 	char *filter;			/* --filter, for every -m */
 	char *loglevel;			/* --loglevel, for every -m */
 	char *loglevel_only;		/* --loglevel-only, for every -m */
+	struct ustcomm_strbuf contexts;	/* --context, joined by '+' */
+	unsigned contexts_seen;		/* bit 1 << enum ustcomm_ctx */
 	bool verbose;
 	bool summary;			/* --summary */
 	char *perfetto;			/* --perfetto FILE */
@@ -174,6 +177,46 @@ static int usttrace_check_pow2(const char *opt, const char *arg, uint32_t min, u
 	return 0;
 }
 
+/* A context's name, checked, and whether this machine can record it. */
+static int usttrace_check_context(const char *what, const char *ctx)
+{
+	if (ustctl_context_available(ctx) < 0) {
+		ustcomm_err("%s %s: %s", what, ctx, ustctl_last_error());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --context CTX[,CTX...]: each once. */
+static int usttrace_add_contexts(struct usttrace *ut, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned bit;
+	int ret = 0;
+
+	if (!copy || !*copy) {
+		ustcomm_err(copy ? "--context needs a context such as vtid or procname (see ustctl list-contexts)" :
+			    "out of memory");
+		free(copy);
+		return -EINVAL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		ret = usttrace_check_context("--context", tok);
+		if (ret)
+			break;
+		bit = 1u << ustcomm_ctx_parse(tok);
+		if (ut->contexts_seen & bit) {
+			ustcomm_err("--context %s: given twice", tok);
+			ret = -EINVAL;
+			break;
+		}
+		ut->contexts_seen |= bit;
+		ustcomm_strbuf_printf(&ut->contexts, "%s%s", ut->contexts.len ? "+" : "", tok);
+	}
+	free(copy);
+	return ret;
+}
+
 /* Returns 0 with the options in ut, or -EINVAL after saying what is wrong. */
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
@@ -192,6 +235,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "only the events of the -m patterns of LEVEL or more severe", "LEVEL" },
 		{ "loglevel-only", '\0', POPT_ARG_STRING, &ut->loglevel_only, 0,
 		  "only the events of the -m patterns of exactly LEVEL", "LEVEL" },
+		{ "context", 'c', POPT_ARG_STRING, NULL, 'c',
+		  "record CTX with every event: vpid, vtid, procname, pthread_id, ip, perf:thread:cycles, perf:thread:instructions, perf:thread:cache-misses, perf:thread:page-faults (repeatable; a list separated by ',' too)",
+		  "CTX" },
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
 		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
@@ -221,9 +267,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
 	*pcp = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]");
-	while ((rc = poptGetNextOpt(pc)) == 'm') {
+	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c') {
 		pattern = poptGetOptArg(pc);
-		if (!*pattern) {
+		if (rc == 'c') {
+			ret = usttrace_add_contexts(ut, pattern);
+		} else if (!*pattern) {
 			ustcomm_err("-m needs a pattern such as 'ust:*' or 'provider:event'");
 			ret = -EINVAL;
 		} else if (strchr(pattern, ',')) {
@@ -338,15 +386,16 @@ static int usttrace_pattern_rules(struct usttrace *ut)
 /*
  * What the program's environment says about events and channels: the
  * session's rules in order, then the -m patterns, for UST_AUTOPROBE (a
- * disable rule with a leading '-'); the session's channels for
- * UST_CHANNELS, as name:SIZE:NUM (an empty SIZE or NUM keeps the default).
+ * disable rule with a leading '-'); the session's channels, then the
+ * --context ones for every channel ("*"), for UST_CHANNELS, as
+ * name:SIZE:NUM[:CTX+CTX...] (an empty SIZE or NUM keeps the default).
  * Returns 0, or -EINVAL after saying what is wrong with the session file.
  */
 static int usttrace_settings(struct usttrace *ut)
 {
 	struct ustctl_session *session = NULL;
 	const struct ustctl_channel_conf *c;
-	size_t i;
+	size_t i, j;
 	int ret = 0;
 
 	if (ut->session_file && ustctl_session_read(ut->session_file, &session) < 0) {
@@ -369,7 +418,16 @@ static int usttrace_settings(struct usttrace *ut)
 		ustcomm_strbuf_printf(&ut->channels, ":");
 		if (c->subbuf_num)
 			ustcomm_strbuf_printf(&ut->channels, "%" PRIu32, c->subbuf_num);
+		for (j = 0; j < c->nr_contexts; j++) {
+			ret = usttrace_check_context(ut->session_file, c->contexts[j]);
+			if (ret < 0)
+				goto end;
+			ustcomm_strbuf_printf(&ut->channels, "%s%s", j ? "+" : ":", c->contexts[j]);
+		}
 	}
+	if (ut->contexts.len)
+		ustcomm_strbuf_printf(&ut->channels, "%s*:::%s", ut->channels.len ? "," : "",
+				      ut->contexts.buf);
 	ret = ut->autoprobe.err ? ut->autoprobe.err : ut->channels.err;
 	if (ret < 0)
 		ustcomm_err("%s", strerror(-ret));
@@ -850,7 +908,8 @@ int main(int argc, const char **argv)
 {
 	struct usttrace ut = { .patterns = USTCOMM_STRBUF_INIT,
 			       .autoprobe = USTCOMM_STRBUF_INIT,
-			       .channels = USTCOMM_STRBUF_INIT };
+			       .channels = USTCOMM_STRBUF_INIT,
+			       .contexts = USTCOMM_STRBUF_INIT };
 	poptContext pc = NULL;
 	char **dirs = NULL;
 	pid_t pid = 0;
@@ -895,6 +954,7 @@ end:
 	ustcomm_strbuf_free(&ut.patterns);
 	ustcomm_strbuf_free(&ut.autoprobe);
 	ustcomm_strbuf_free(&ut.channels);
+	ustcomm_strbuf_free(&ut.contexts);
 	free(ut.session_file);
 	free(ut.filter);
 	free(ut.loglevel);

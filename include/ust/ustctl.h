@@ -74,6 +74,21 @@ int ustctl_stop_trace(pid_t pid, const char *trace);
 int ustctl_destroy_trace(pid_t pid, const char *trace);
 int ustctl_force_switch(pid_t pid, const char *trace);
 
+/*
+ * Records context (vpid, vtid, procname, pthread_id, ip, perf:thread:cycles,
+ * perf:thread:instructions, perf:thread:cache-misses or
+ * perf:thread:page-faults) with every event of channel, "*" for every
+ * channel; only before allocation. -EEXIST when the channel records it
+ * already; a perf counter this machine lacks fails with the reason.
+ */
+int ustctl_add_context(pid_t pid, const char *trace, const char *channel, const char *context);
+/* Whether a context name is known: 0 or -EINVAL with the last error set. */
+int ustctl_context_check(const char *context);
+/* The known context names, NULL after the last; whether the perf counter
+ * of a name can be counted here (0, or -errno with the last error set). */
+const char *ustctl_context_name(size_t i);
+int ustctl_context_available(const char *context);
+
 /* Sub-buffer geometry of a channel (powers of two); only before allocation. */
 int ustctl_set_subbuf_size(pid_t pid, const char *trace, const char *channel, uint32_t size);
 int ustctl_set_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t num);
@@ -134,10 +149,13 @@ int ustctl_filter_check(const char *filter);
  * when unknown; numbers to names (NULL when out of range). */
 int ustctl_loglevel_parse(const char *name);
 const char *ustctl_loglevel_name(int level);
+/* A channel's settings; name "*" holds those of every channel. */
 struct ustctl_channel_conf {
 	char *name;
-	uint32_t subbuf_size;
+	uint32_t subbuf_size;		/* 0: the default */
 	uint32_t subbuf_num;
+	char **contexts;		/* recorded with each event, in order */
+	size_t nr_contexts;
 };
 struct ustctl_session {
 	struct ustctl_rule *rules;
