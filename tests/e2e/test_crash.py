@@ -140,6 +140,12 @@ def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
     t.diag("%s: %d events, committed %s, discarded %d, missing %d; packets rescued: %d (%d events kept, %d lost)"
            % (label, len(events_), committed, discarded, missing, len(rescued),
               sum(k for k, _ in rescued), sum(l for _, l in rescued)))
+    if "UST_CHANNELS" in env:
+        bad = [e for e in events_ if e.name == "ust:crash_event" and
+               (e.context.get("procname") != "crasher" or e.context.get("vtid", 0) in (0, proc.pid)
+                or not e.context.get("ip"))]
+        t.eq(len(bad), 0, "%s: every rescued event has its contexts (vtid of a thread, "
+             "procname, ip)" % label)
     t.eq(dups, 0, "%s: no event twice" % label)
     t.eq(extra, 0, "%s: no event but the committed ones and those in flight" % label)
     t.ok(missing == 0 or discarded > 0,
@@ -175,6 +181,15 @@ for i in range(3):
     res = run(ustd, "%d threads on %d CPUs, 4 KiB sub-buffers, %s" % (many, NCPU, how), how,
               many, events=rng.randint(200, 2000), delay=rng.uniform(0.1, 0.4), spin=300,
               UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=8)
+    total_missing += res[1] if res else 0
+
+# With contexts between each event's header and payload, which the rescue
+# walk must step over: vtid, procname and ip, 28 bytes per event.
+for i in range(3):
+    how = ("wait", "segv", "abort")[i]
+    res = run(ustd, "contexts, %d threads, 4 KiB sub-buffers, %s" % (many, how), how, many,
+              events=rng.randint(200, 2000), delay=rng.uniform(0.1, 0.4), spin=300,
+              UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=8, UST_CHANNELS="*:::vtid+procname+ip")
     total_missing += res[1] if res else 0
 
 t.ok(len(ustd.rescued) > 0, "incomplete packets were rescued (%d)" % len(ustd.rescued))

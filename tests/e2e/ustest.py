@@ -193,6 +193,9 @@ class Event:
         self.fields = _value(ev.payload_field)
         self.stream = ev.stream.name
         self.packet_context = _value(ev.packet.context_field) if ev.packet.context_field is not None else {}
+        # The stream's event context (add-context), {} when it has none.
+        self.context = (_value(ev.common_context_field)
+                        if ev.common_context_field is not None else {})
 
     def __repr__(self):
         return "%s %r" % (self.name, self.fields)
@@ -225,7 +228,8 @@ def read_trace(path):
 # The control protocol (libustcomm/ctl_protocol.h), spoken directly by tests
 # that must send what no well-behaved controller sends.
 CTL_MAGIC = 0x55535443
-# Version 2: list-markers gives levels and fields, get-session levels and filters, enable-rule.
+# Version 2: list-markers gives levels and fields, get-session levels, filters
+# and contexts, enable-rule, add-context.
 CTL_VERSION = 2
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
@@ -233,7 +237,7 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "destroy-trace": 9, "force-switch": 10, "set-subbuf-size": 11,
             "set-subbuf-num": 12, "get-subbuf-size": 13, "get-subbuf-num": 14,
             "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
-            "snapshot": 18, "reconnect": 19, "enable-rule": 20}
+            "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21}
 
 
 def ctl_request(cmd, *args):
