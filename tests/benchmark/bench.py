@@ -137,6 +137,7 @@ class Ust:
         self.sock = os.path.join(self.run, "ustd")
         self.proc = None
         self.autoprobe = None
+        self.channels = None
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
 
     def start(self):
@@ -161,24 +162,31 @@ class Ust:
 
     def env(self, traced):
         env = dict(os.environ, UST_RUNDIR=self.run, UST_DAEMON_SOCKET=self.sock)
-        for var in ("UST_TRACE", "UST_AUTOPROBE", "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM"):
+        for var in ("UST_TRACE", "UST_AUTOPROBE", "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM",
+                    "UST_CHANNELS"):
             env.pop(var, None)
         if traced:
             env["UST_TRACE"] = "1"
             if self.autoprobe:
                 env["UST_AUTOPROBE"] = self.autoprobe
+            if self.channels:
+                env["UST_CHANNELS"] = self.channels
         return env
 
-    def session(self, kind, filt=None):
-        """A filter is given to the program at start-up as usttrace gives it:
-        compiled here, in UST_AUTOPROBE (libust's startup.c)."""
+    def session(self, kind, filt=None, ctx=None):
+        """A filter and a context are given to the program at start-up as
+        usttrace gives them: the filter compiled here, in UST_AUTOPROBE, the
+        context for every channel in UST_CHANNELS (libust's startup.c)."""
         if filt:
             self.autoprobe = "+/%s/%s/ustbench:ints" % (filt.encode().hex(),
                                                          compile_filter(self.libustcomm, filt))
+        if ctx:
+            self.channels = "*:::" + ctx
         return None
 
     def end_session(self, token):
         self.autoprobe = None
+        self.channels = None
 
     def fire(self, kind, threads, count, traced=True):
         out = subprocess.run([self.worker, kind, str(threads), str(count)],
@@ -259,11 +267,14 @@ class Lttng:
     def consumer_cpu(self):
         return sum(cpu_seconds(p) for p in children_named(self.proc.pid, "lttng-consumer"))
 
-    def session(self, kind, filt=None):
+    def session(self, kind, filt=None, ctx=None):
         self.seq += 1
         name = "bench%d" % self.seq
         self.lttng("create", name, "--output=" + os.path.join(self.out, name))
         self.lttng("enable-channel", "-u", "-s", name, "--discard", "chan")
+        if ctx:
+            self.lttng("add-context", "-u", "-s", name, "-c", "chan", "-t",
+                       LTTNG_CONTEXTS.get(ctx, ctx))
         if filt:
             self.lttng("enable-event", "-u", "-s", name, "-c", "chan", "ustbench:ints",
                        "--filter", filt)
@@ -313,11 +324,25 @@ def compile_filter(libpath, expr):
 
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
+# The context rows: what one context adds to an enabled typed event. The
+# perf counters are measured where the machine has them.
+CONTEXTS = ("vtid", "vpid", "procname", "pthread_id", "ip")
+PERF_CONTEXTS = ("perf:thread:cycles", "perf:thread:instructions",
+                 "perf:thread:cache-misses", "perf:thread:page-faults")
+LTTNG_CONTEXTS = {"perf:thread:cycles": "perf:thread:cpu-cycles",
+                  "perf:thread:page-faults": "perf:thread:page-fault"}
 
 
-def measure(tracer, args):
+def perf_available(libpath, ctx):
+    """Whether this machine can count ctx (libustcomm's own check)."""
+    lib = ctypes.CDLL(libpath)
+    why = ctypes.create_string_buffer(256)
+    return lib.ustcomm_perf_check(lib.ustcomm_ctx_parse(ctx.encode()), why, 256) == 0
+
+
+def measure(tracer, args, contexts):
     """Everything for one tracer, as a dict of results."""
-    r = {}
+    r = {"contexts": contexts}
     tracer.start()
     try:
         for kind in KINDS:
@@ -343,6 +368,14 @@ def measure(tracer, args):
             r[("filter", label)] = [ns for ns, _, _ in runs]
             log("%s filter %s: %s ns/event" % (tracer.name, label,
                                                 " ".join("%.1f" % ns for ns, _, _ in runs)))
+        for ctx in r["contexts"]:
+            token = tracer.session("ints", ctx=ctx)
+            runs = [tracer.fire("ints", 1, args.events) for _ in range(args.runs)]
+            tracer.end_session(token)
+            tracer.trace_stats()
+            r[("context", ctx)] = [ns for ns, _, _ in runs]
+            log("%s context %s: %s ns/event" % (tracer.name, ctx,
+                                                 " ".join("%.1f" % ns for ns, _, _ in runs)))
         token = tracer.session("ints")
         tracer.fire("ints", 1, args.loss_events)
         tracer.end_session(token)
@@ -419,6 +452,18 @@ def table(ust, lt, start_ms, threads, args):
                      % (expr, "passes" if label == "pass" else "rejects"),
                      spread(u), spread(l) if l else "–",
                      ratio(statistics.median(u), statistics.median(l)) if l else "–", target))
+    for ctx in CONTEXTS + PERF_CONTEXTS:
+        target = "≤ 15 ns" if ctx.startswith("perf:") else "≤ 3 ns"
+        if ctx not in ust["contexts"]:
+            rows.append(("context %s, added to an enabled typed event, ns" % ctx,
+                         "not on this machine", "–", "–", target))
+            continue
+        u = statistics.median(ust[("context", ctx)]) - enabled
+        l = (statistics.median(lt[("context", ctx)]) - statistics.median(lt[("ints", 1)])
+             if lt and ("context", ctx) in lt else None)
+        rows.append(("context %s, added to an enabled typed event, ns" % ctx, "%.1f" % u,
+                     "%.1f" % l if l is not None else "–",
+                     ratio(u, l) if l and l > 0 and u > 0 else "–", target))
     rows.append(("disabled site, ns (minus the empty loop)", spread2(ust["disabled"]),
                  spread2(lt["disabled"]) if lt else "–",
                  ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
@@ -458,8 +503,10 @@ def main():
     ust = Ust(args.builddir, tmp)
     lt = Lttng(args.builddir, tmp) if have_lttng else None
     try:
-        ust_r = measure(ust, args)
-        lt_r = measure(lt, args) if lt else None
+        contexts = CONTEXTS + tuple(c for c in PERF_CONTEXTS
+                                    if perf_available(ust.libustcomm, c))
+        ust_r = measure(ust, args, contexts)
+        lt_r = measure(lt, args, contexts) if lt else None
         start_ms, threads = startup(args.builddir, 50)
     finally:
         ust.cleanup()
