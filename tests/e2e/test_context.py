@@ -6,6 +6,7 @@ checked value for value (each thread's vtid and pthread_id, the process id
 and name, the instrumentation site's address resolved with addr2line, perf
 counters that count); refusals say why, and the program keeps tracing."""
 
+import json
 import os
 import signal
 import subprocess
@@ -188,16 +189,30 @@ events = read_trace(dirs[0])[0] if dirs else []
 t.ok(res.returncode == 0 and events and
      all(list(e.context) == ["vtid", "procname", "perf_thread_page_faults"] for e in events),
      "usttrace --context: every event has the contexts in the order given", res.stderr)
+# The timeline gives each thread its own track once events carry vtid.
+timeline = os.path.join(ws3.root, "timeline.json")
+res = ws3.usttrace(["-c", "vtid", "-c", "vpid", "--perfetto", timeline, "--",
+                    FILTERED, "1", "3"])
+tids = set()
+if res.returncode == 0 and os.path.exists(timeline):
+    with open(timeline) as f:
+        doc = json.load(f)
+    tids = {e.get("tid") for e in doc.get("traceEvents", [])
+            if e.get("ph") in ("i", "B", "E", "X") and e.get("name", "").startswith("ust:thread")}
+t.ok(len(tids) == 4 and all(isinstance(x, int) and x < 2 ** 30 for x in tids),
+     "usttrace --context vtid --perfetto: one track per thread (4), not per CPU",
+     res.stderr + repr(tids))
+before = set(ws3.trace_dirs())
 res = ws3.usttrace(["--context", "vtid,nosuch", "--", FILTERED])
 t.ok(res.returncode != 0 and "--context nosuch: unknown context" in res.stderr and
-     len(ws3.trace_dirs()) == 1, "usttrace --context with an unknown name stops before "
+     set(ws3.trace_dirs()) == before, "usttrace --context with an unknown name stops before "
      "running the program", res.stderr)
 res = ws3.usttrace(["-c", "ip", "-c", "ip", "--", FILTERED])
 t.ok(res.returncode != 0 and "--context ip: given twice" in res.stderr,
      "usttrace --context given twice is refused", res.stderr)
 res = ws3.usttrace(["--session", os.path.join(ws.root, "ctx.xml"), "--", FILTERED, "1"])
-dirs = ws3.trace_dirs()
-events = read_trace(dirs[-1])[0] if len(dirs) > 1 else []
+new = sorted(set(ws3.trace_dirs()) - before)
+events = read_trace(new[0])[0] if len(new) == 1 else []
 t.ok(res.returncode == 0 and events and all(list(e.context)[:5] == expect for e in events),
      "usttrace --session starts the program with the session's contexts", res.stderr)
 if not have_pmu:
@@ -205,12 +220,13 @@ if not have_pmu:
     t.ok(res.returncode != 0 and "no hardware counter for perf:thread:instructions" in res.stderr,
          "usttrace refuses a perf counter this machine lacks, saying why", res.stderr)
 else:
+    before = set(ws3.trace_dirs())
     res = ws3.usttrace(["-c", "perf:thread:instructions", "--", FILTERED, "1"])
-    dirs = ws3.trace_dirs()
-    events = read_trace(dirs[-1])[0]
+    new = sorted(set(ws3.trace_dirs()) - before)
+    events = read_trace(new[0])[0] if len(new) == 1 else []
     counts = [e.context["perf_thread_instructions"] for e in events
               if e.name == "req:done"]
-    t.ok(counts == sorted(counts) and counts[-1] - counts[0] > 1000 * 100,
+    t.ok(counts and counts == sorted(counts) and counts[-1] - counts[0] > 1000 * 100,
          "perf:thread:instructions counts the instructions between events")
 
 t.done()
