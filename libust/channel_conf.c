@@ -124,10 +124,11 @@ void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32
 		put_string(sb, num);
 		/* The channel's own contexts, separated by commas. */
 		for (j = 0; j < c->ctx.nr; j++) {
+			const char *ctx = ustcomm_ctx_name(c->ctx.ids[j]);
+
 			if (j)
 				ustcomm_strbuf_append(sb, ",", 1);
-			ustcomm_strbuf_append(sb, ustcomm_ctx_name(c->ctx.ids[j]),
-					      strlen(ustcomm_ctx_name(c->ctx.ids[j])));
+			ustcomm_strbuf_append(sb, ctx, strlen(ctx));
 		}
 		ustcomm_strbuf_append(sb, "", 1);
 		*nr += 4;

@@ -10,6 +10,7 @@
 int ustctl_cmd_list_contexts(const struct ustctl_args *args)
 {
 	const char *name;
+	unsigned size;
 	size_t i;
 	int avail;
 
@@ -17,17 +18,16 @@ int ustctl_cmd_list_contexts(const struct ustctl_args *args)
 	ustctl_mi_open("contexts");
 	for (i = 0; (name = ustctl_context_name(i)); i++) {
 		avail = ustctl_context_available(name);
+		size = (unsigned)ustcomm_ctx_size(ustcomm_ctx_parse(name));
 		ustctl_mi_open("context");
 		ustctl_mi_attr("name", "%s", name);
-		ustctl_mi_attr("size", "%u", (unsigned)ustcomm_ctx_size(ustcomm_ctx_parse(name)));
+		ustctl_mi_attr("size", "%u", size);
 		ustctl_mi_attr("available", "%s", avail ? "false" : "true");
 		if (avail)
 			ustctl_mi_text("%s", ustctl_last_error());
 		ustctl_mi_close();
 		if (!ustctl_out_mi())
-			printf("%-26s %2u bytes%s%s\n", name,
-			       (unsigned)ustcomm_ctx_size(ustcomm_ctx_parse(name)),
-			       avail ? "  not here: " : "", avail ? ustctl_last_error() : "");
+			printf("%-26s %2u bytes%s%s\n", name, size, avail ? "  not here: " : "", avail ? ustctl_last_error() : "");
 	}
 	ustctl_mi_close();
 	return USTCTL_EXIT_OK;

@@ -190,15 +190,18 @@ static int usttrace_check_context(const char *what, const char *ctx)
 /* --context CTX[,CTX...]: each once. */
 static int usttrace_add_contexts(struct usttrace *ut, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy, *tok, *save = NULL;
 	unsigned bit;
 	int ret = 0;
 
-	if (!copy || !*copy) {
-		ustcomm_err(copy ? "--context needs a context such as vtid or procname (see ustctl list-contexts)" :
-			    "out of memory");
-		free(copy);
+	if (!list[strspn(list, ",")]) {
+		ustcomm_err("--context needs a context such as vtid or procname (see ustctl list-contexts)");
 		return -EINVAL;
+	}
+	copy = strdup(list);
+	if (!copy) {
+		ustcomm_err("out of memory");
+		return -ENOMEM;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
 		ret = usttrace_check_context("--context", tok);
