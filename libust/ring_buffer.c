@@ -40,6 +40,7 @@
 #include "libust/ring_buffer.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/shm_head.h"
 
 static uint64_t rb_subbuf_offset(const struct ust_rb *rb, uint64_t pos)
 {
@@ -116,7 +117,7 @@ static int rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
 	 * Pairs with the cmm_smp_mb() before the consumer's release store of
 	 * consumed in ustcomm_cbuf_put(): once we see the new value, the
 	 * consumer is done reading. Our first store into the sub-buffer comes
-	 * after the successful exchange of rb_head_move(), itself a full
+	 * after the successful exchange of ust_shm_head_move(), itself a full
 	 * barrier, so no store can overtake this load.
 	 */
 	cmm_smp_rmb();
@@ -134,10 +135,7 @@ static void rb_close_packet(struct ust_rb *rb, uint64_t end, uint64_t ts,
 	uint64_t begin = end - used;
 	char *pkt = rb_pos_ptr(rb, begin);
 
-	ust_put_u64(pkt + UST_PKT_TIMESTAMP_END, ts);
-	ust_put_u64(pkt + UST_PKT_CONTENT_SIZE, used * 8);
-	ust_put_u64(pkt + UST_PKT_PACKET_SIZE, used * 8);
-	ust_put_u64(pkt + UST_PKT_EVENTS_DISCARDED, discarded);
+	ust_shm_packet_close(pkt, used, ts, discarded);
 	rb_commit_bytes(rb, begin, rb->subbuf_size - used);
 }
 
@@ -156,73 +154,8 @@ static void rb_open_packet(struct ust_rb *rb, uint64_t begin, uint64_t ts)
 	rb_commit_bytes(rb, begin, UST_PKT_HEADER_SIZE);
 }
 
-/* A copy of the pair (write_offset, last_timestamp) of shm_layout.h. */
-struct rb_head {
-	uint64_t offset;
-	uint64_t ts;
-};
-
-static void rb_head_read(const struct ust_shm_ctl *ctl, struct rb_head *h)
-{
-	/*
-	 * Two loads, not one snapshot: a torn pair only makes the
-	 * compare-and-exchange in rb_head_move() fail and hand back the
-	 * current one. The rmb keeps last_timestamp from being loaded before
-	 * write_offset, which the fallback of rb_head_move() relies on; it
-	 * pairs with the full barrier of the writers' compare-and-exchange.
-	 */
-	h->offset = uatomic_read(&ctl->write_offset);
-	cmm_smp_rmb();
-	h->ts = uatomic_read(&ctl->last_timestamp);
-}
-
-/*
- * Moves the pair from *cur to (offset, ts) if it still equals *cur.
- * Returns 1 when it did; otherwise 0 with *cur updated to a fresh pair.
- * A full barrier either way.
- */
-static int rb_head_move(struct ust_shm_ctl *ctl, struct rb_head *cur, uint64_t offset,
-			uint64_t ts)
-{
-#if defined(__x86_64__)
-	int moved;
-
-	/* The pair is 16-byte aligned (shm_layout.h), as cmpxchg16b needs. */
-	__asm__ __volatile__("lock cmpxchg16b %[pair]"
-			     : "=@ccz" (moved),
-			       [pair] "+m" (*(struct rb_head *)&ctl->write_offset),
-			       "+a" (cur->offset), "+d" (cur->ts)
-			     : "b" (offset), "c" (ts)
-			     : "memory");
-	return moved;
-#else
-	/*
-	 * No 16-byte compare-and-exchange: write_offset alone, then a
-	 * relaxed store of the time that may land out of order (an older
-	 * time over a newer one). A time stored by a reservation after the
-	 * offset we loaded is ordered after that reservation's exchange, so
-	 * ours fails; when ours succeeds, the time we loaded is thus that of
-	 * some reservation at or before our position, never newer than the
-	 * true previous one. Order still holds because ust_clock_read() is
-	 * clock_gettime() here, an ordered read: a writer whose exchange
-	 * succeeds loaded write_offset after every earlier writer's
-	 * exchange (full barrier) and read the clock after that load
-	 * (rb_head_read(), or this full barrier on retry), so its clock read
-	 * follows theirs.
-	 */
-	uint64_t seen = uatomic_cmpxchg(&ctl->write_offset, cur->offset, offset);
-
-	if (seen == cur->offset) {
-		uatomic_set(&ctl->last_timestamp, ts);
-		return 1;
-	}
-	rb_head_read(ctl, cur);
-	return 0;
-#endif
-}
-
 /* The time of a reservation that follows the one recorded in cur. */
-static uint64_t rb_time_after(const struct rb_head *cur)
+static uint64_t rb_time_after(const struct ust_shm_head *cur)
 {
 	uint64_t ts = ust_clock_read();
 
@@ -233,7 +166,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		   struct ust_event_ctx *ctx)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
-	struct rb_head cur;
+	struct ust_shm_head cur;
 	uint64_t old, ev, ts, prev, size, discarded = 0;
 	unsigned int hdr;
 	uint8_t first;
@@ -243,7 +176,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
 	if (payload_len >= rb->payload_limit)
 		goto drop;
-	rb_head_read(ctl, &cur);
+	ust_shm_head_read(ctl, &cur);
 	do {
 		ts = rb_time_after(&cur);
 		old = cur.offset;
@@ -257,7 +190,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		 * exchange succeeds, cur.ts is the time of the reservation
 		 * just before ours: the previous event of the packet, or the
 		 * flush or switch that closed the previous packet when we open
-		 * one. (In the fallback of rb_head_move() it may be older,
+		 * one. (In the fallback of ust_shm_head_move() it may be older,
 		 * which only makes the gap look larger: compact is still only
 		 * chosen when it is safe.) The first event of a packet is
 		 * compared with its own time, which is timestamp_begin.
@@ -274,7 +207,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 			compact = ust_event_header_is_compact(event_id, ts, ts);
 			size = ust_event_header_size(compact) + payload_len;
 			/*
-			 * Loaded after write_offset (rmb in rb_head_read(), or
+			 * Loaded after write_offset (rmb in ust_shm_head_read(), or
 			 * the full barrier of a failed exchange) and before
 			 * our exchange (full barrier): the closer of the next
 			 * packet loads a later value, so the cumulative count
@@ -285,7 +218,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		if (opens && (UST_PKT_HEADER_SIZE + size >= rb->subbuf_size ||
 			      !rb_subbuf_free(rb, ev - UST_PKT_HEADER_SIZE)))
 			goto drop;
-	} while (!rb_head_move(ctl, &cur, ev + size, ts));
+	} while (!ust_shm_head_move(ctl, &cur, ev + size, ts));
 
 	if (closes)
 		rb_close_packet(rb, old, ts, discarded);
@@ -329,10 +262,10 @@ void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
 void ust_rb_flush(struct ust_rb *rb)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
-	struct rb_head cur;
+	struct ust_shm_head cur;
 	uint64_t old, used, ts, discarded;
 
-	rb_head_read(ctl, &cur);
+	ust_shm_head_read(ctl, &cur);
 	for (;;) {
 		old = cur.offset;
 		used = rb_subbuf_offset(rb, old);
@@ -342,7 +275,7 @@ void ust_rb_flush(struct ust_rb *rb)
 		discarded = uatomic_read(&ctl->events_discarded);
 		/* Not older than any event of the packet: timestamp_end. */
 		ts = rb_time_after(&cur);
-		if (rb_head_move(ctl, &cur, old - used + rb->subbuf_size, ts))
+		if (ust_shm_head_move(ctl, &cur, old - used + rb->subbuf_size, ts))
 			break;
 	}
 	rb_close_packet(rb, old, ts, discarded);

@@ -427,22 +427,20 @@ static int send_hello(void)
 	};
 	int ret;
 
+	ret = ustcomm_clock_describe(&clock);
+	if (ret < 0)
+		return fail(ret, "cannot describe the trace clock");
 	memcpy(hello.uuid, t.uuid, sizeof(hello.uuid));
 	memcpy(hello.procname, t.cfg.procname, strlen(t.cfg.procname));
 	memcpy(hello.trace_name, t.name, strlen(t.name));
+	hello.clock = ustcomm_clock_use_tsc ? USTCOMM_CLOCK_TSC : USTCOMM_CLOCK_MONOTONIC;
 	ret = send_msg(USTCOMM_MSG_HELLO, &hello, sizeof(hello), NULL, 0);
 	if (ret < 0)
 		return ret;
 	memcpy(info.uuid, t.uuid, sizeof(info.uuid));
-	ret = ustcomm_clock_describe(&clock);
-	if (ret < 0) {
-		ret = fail(ret, "cannot describe the trace clock");
-		goto end;
-	}
 	ret = ustcomm_metadata_trace(&sb, &info);
 	if (ret >= 0)
 		ret = send_metadata(&sb);
-end:
 	ustcomm_strbuf_free(&sb);
 	return ret;
 }

@@ -44,6 +44,22 @@ static inline uint64_t ust_clock_read(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A time of the clock another process of this boot reads: the TSC when
+ * tsc, else CLOCK_MONOTONIC (ustd, closing an application's packet). */
+static inline uint64_t ust_clock_read_kind(int tsc)
+{
+	struct timespec ts;
+
+#if defined(__x86_64__)
+	if (tsc)
+		return __builtin_ia32_rdtsc();
+#else
+	(void)tsc;
+#endif
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 struct ustcomm_clock_desc {
 	const char *name;		/* CTF clock name, an identifier */
 	const char *description;

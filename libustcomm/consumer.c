@@ -16,6 +16,7 @@
 
 #include "libustcomm/consumer.h"
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/shm_head.h"
 
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 				 uint32_t subbuf_size, uint32_t subbuf_count)
@@ -223,4 +224,77 @@ USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb)
 USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uint64_t pos)
 {
 	return cb->consumed + cb->subbuf_size <= pos;
+}
+
+/* A writer that keeps moving the pair wins: the next tick tries again. */
+#define CBUF_FLUSH_TRIES	64
+
+/*
+ * Closes the packet of [begin, begin + used) at ts: its context, then the
+ * commit of the rest of the sub-buffer (the padding, or all of an empty
+ * packet), whose add is a full barrier that publishes the context before
+ * the count (pairs with the rmb of ustcomm_cbuf_get()).
+ */
+static int cbuf_close(struct ustcomm_cbuf *cb, uint64_t begin, uint64_t used, uint64_t ts,
+		      uint64_t discarded, uint64_t commit_len)
+{
+	uint32_t i = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, begin);
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count, begin);
+
+	ust_shm_packet_close(cb->data + (size_t)i * cb->subbuf_size, used, ts, discarded);
+	return uatomic_add_return(&ust_shm_commits(cb->ctl)[i].count, commit_len) == target;
+}
+
+/* The header of an empty packet opened at begin, as a writer opening a
+ * packet writes it (ring_buffer.c). */
+static void cbuf_open_empty(struct ustcomm_cbuf *cb, uint64_t begin, uint64_t ts,
+			    const struct ustcomm_packet_id *id)
+{
+	char *pkt = cb->data + (size_t)ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count,
+							    begin) * cb->subbuf_size;
+
+	ust_put_u32(pkt + UST_PKT_MAGIC, UST_CTF_MAGIC);
+	memcpy(pkt + UST_PKT_UUID, id->uuid, 16);
+	ust_put_u32(pkt + UST_PKT_STREAM_ID, id->stream_id);
+	ust_put_u64(pkt + UST_PKT_STREAM_INSTANCE_ID, id->cpu);
+	ust_put_u64(pkt + UST_PKT_TIMESTAMP_BEGIN, ts);
+	ust_put_u64(pkt + UST_PKT_SEQ_NUM, begin / cb->subbuf_size);
+	ust_put_u32(pkt + UST_PKT_CPU_ID, id->cpu);
+}
+
+USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, uint64_t now,
+				   const struct ustcomm_packet_id *empty)
+{
+	struct ust_shm_ctl *ctl = cb->ctl;
+	uint64_t ring = (uint64_t)cb->subbuf_size * cb->subbuf_count;
+	struct ust_shm_head cur;
+	uint64_t old, used, ts, discarded;
+	unsigned tries;
+
+	ust_shm_head_read(ctl, &cur);
+	for (tries = 0; ; tries++) {
+		if (tries == CBUF_FLUSH_TRIES)
+			return 0;
+		old = cur.offset;
+		used = old & (cb->subbuf_size - 1);
+		/* At a boundary no packet is open: an empty one only when
+		 * asked, and only in a sub-buffer we released. */
+		if (!used && (!empty || old + cb->subbuf_size - cb->consumed > ring))
+			return 0;
+		/*
+		 * Between two full barriers, as the writers' switch does: the
+		 * closer of the next packet loads a later count.
+		 */
+		discarded = uatomic_read(&ctl->events_discarded);
+		/* Not older than any event of the packet. */
+		ts = now < cur.ts ? cur.ts : now;
+		if (ust_shm_head_move(ctl, &cur, old - used + cb->subbuf_size, ts))
+			break;
+	}
+	/* The packet is ours to close now, as it would be a writer's that
+	 * switched: no reservation can land in it any more. */
+	if (used)
+		return cbuf_close(cb, old - used, used, ts, discarded, cb->subbuf_size - used);
+	cbuf_open_empty(cb, old, ts, empty);
+	return cbuf_close(cb, old, UST_PKT_HEADER_SIZE, ts, discarded, cb->subbuf_size);
 }

@@ -40,6 +40,24 @@ USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, s
 USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb);
 /* True when the next packet to take ends at or before position pos. */
 USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uint64_t pos);
+/* What the header of a packet of the stream holds (ctf_layout.h). */
+struct ustcomm_packet_id {
+	const uint8_t *uuid;		/* the trace's, 16 bytes */
+	uint32_t stream_id;
+	uint32_t cpu;
+};
+
+/*
+ * Live streaming: closes the packet the writers have open, as a writer's
+ * switch would, so that what was recorded so far can be taken while the
+ * stream is idle. With empty and no packet open, makes an empty packet
+ * (header only) instead, which tells a live viewer that the stream exists
+ * and has nothing before now. now is a time of the application's trace
+ * clock. Discard mode only. Returns 1 when the packet closed is complete
+ * (no writer is still inside it), else 0.
+ */
+USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, uint64_t now,
+				   const struct ustcomm_packet_id *empty);
 /* Hands the packet returned by the last get back to the writers. */
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
 

@@ -312,6 +312,7 @@ int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hell
 	const struct ustcomm_hello *hello = (const void *)msg->payload;
 
 	if (msg->type != USTCOMM_MSG_HELLO || msg->payload_len != sizeof(*hello) ||
+	    hello->clock > USTCOMM_CLOCK_TSC ||
 	    !wire_name_ok(hello->procname, sizeof(hello->procname)) ||
 	    !wire_name_ok(hello->trace_name, sizeof(hello->trace_name)))
 		return -EPROTO;

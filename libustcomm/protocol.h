@@ -16,7 +16,7 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		3u
+#define USTCOMM_VERSION		4u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 
@@ -48,9 +48,16 @@ struct ustcomm_msg_header {
 	uint32_t nr_fds;
 };
 
+/* Which trace clock the application reads (clock.h), so that ustd can
+ * take times of the same clock when it closes a live stream's packet. */
+enum ustcomm_clock_kind {
+	USTCOMM_CLOCK_MONOTONIC = 0,
+	USTCOMM_CLOCK_TSC = 1,
+};
+
 struct ustcomm_hello {
 	uint32_t pid;
-	uint32_t reserved;
+	uint32_t clock;			/* enum ustcomm_clock_kind */
 	uint8_t uuid[16];		/* trace uuid */
 	char procname[32];		/* NUL-terminated */
 	char trace_name[64];		/* NUL-terminated */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "ustd/app.h"
 
@@ -57,17 +59,182 @@ static void app_close_trace_dir(struct ustd_app *app)
 		ustd_trace_dir_close(&app->td);
 }
 
+/* Where the trace goes, for messages. */
+static const char *app_where(const struct ustd_app *app)
+{
+	if (app->relayed)
+		return app->relay_path;
+	return app->td.path ? app->td.path : app->trace_name;
+}
+
 /* A write error ends this trace only: the application keeps running, its
  * buffers fill and discard, and ustd keeps serving the others. */
 static void app_stop_trace(struct ustd_app *app, int err)
 {
-	if (app->stopped)
-		return;
-	ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue",
-		    app->td.path, strerror(-err), app->label);
+	/* Stopped already: said so then (the relay fallback may stop a
+	 * trace while a stream of it is in use, and leave the rest to us). */
+	if (!app->stopped)
+		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue",
+			    app_where(app), strerror(-err), app->label);
+	app->stopped = true;
 	app_close_streams(app);
 	app_close_trace_dir(app);
-	app->stopped = true;
+	if (app->relayed) {
+		ustd_relay_close(&app->sink.relay);
+		app->relayed = false;
+	}
+}
+
+/* The packets relayd may lack, stream by stream, for the message. */
+static uint64_t app_unconfirmed(const struct ustd_app *app, char *buf, size_t size)
+{
+	const struct ustd_app_stream *as;
+	const struct ustd_stream_out *o;
+	uint64_t total = 0;
+	size_t used = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (as = app->streams; as; as = as->next) {
+		o = &as->stream.out;
+		if (!o->sink || o->sent == o->confirmed)
+			continue;
+		total += o->sent - o->confirmed;
+		n = snprintf(buf + used, size - used, "%s%s packets %llu-%llu", used ? ", " : "",
+			     as->stream.name, (unsigned long long)o->confirmed,
+			     (unsigned long long)(o->sent - 1));
+		if (n > 0 && (size_t)n < size - used)
+			used += (size_t)n;
+	}
+	return total;
+}
+
+/*
+ * relayd went away (sink->lost): the trace goes on in a local directory
+ * of the same name under the output directory, started with all the
+ * metadata sent so far. Streams are not closed here: a caller may be in
+ * the middle of one.
+ */
+static void app_relay_lost(struct ustd_sink *sink)
+{
+	struct ustd_app *app = (struct ustd_app *)((char *)sink - offsetof(struct ustd_app, sink));
+	struct ustd_app_stream *as;
+	char unconfirmed[512];
+	uint64_t lost;
+	int ret;
+
+	if (!app->relayed)
+		return;
+	lost = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
+	app->relayed = false;
+	ustd_relay_close(&sink->relay);
+	ret = ustd_trace_dir_create(&app->td, app->ctx->output, app->procname, app->pid,
+				    app->started);
+	if (ret == 0 && app->metadata.len)
+		ret = ustd_trace_dir_append_metadata(&app->td, app->metadata.buf,
+						     app->metadata.len);
+	for (as = app->streams; as; as = as->next) {
+		as->stream.out.sink = NULL;
+		if (ret == 0 && as->stream.open)
+			ret = ustd_stream_create_file(&as->stream, &app->td);
+	}
+	if (ret < 0) {
+		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s), and cannot keep the trace in %s either: %s; tracing of %s stopped",
+			    app->ctx->relay_text, app->label, sink->relay.err, app->ctx->output,
+			    strerror(-ret), app->label);
+		app->stopped = true;
+		return;
+	}
+	if (lost)
+		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); the rest of the trace goes to %s. relayd may lack %llu packets it never confirmed writing: %s",
+			    app->ctx->relay_text, app->label, sink->relay.err, app->td.path,
+			    (unsigned long long)lost, unconfirmed);
+	else
+		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); relayd has every packet sent before, the rest of the trace goes to %s",
+			    app->ctx->relay_text, app->label, sink->relay.err, app->td.path);
+}
+
+/* A relay call failed: the trace falls back to local files. */
+static void app_relay_check(struct ustd_app *app, int ret)
+{
+	if (ret < 0 && app->relayed)
+		app_relay_lost(&app->sink);
+}
+
+/*
+ * Opens the trace's relay session: one per process, named like the local
+ * directory would be, with its metadata stream. When relayd cannot be
+ * reached the trace is kept locally instead, and ustd says so.
+ */
+static int app_relay_open(struct ustd_app *app)
+{
+	struct ustd_relay *r = &app->sink.relay;
+	int ret;
+
+	app->sink.lost = app_relay_lost;
+	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
+		 app->trace_name);
+	ret = ustd_relay_connect(r, app->ctx->relay, app->ctx->relay_text);
+	if (ret == 0)
+		ret = ustd_relay_create_session(r, app->trace_name, app->ctx->hostname,
+						app->ctx->live_timer_us);
+	if (ret == 0)
+		ret = ustd_relay_add_stream(r, "metadata", app->relay_path, &app->meta_handle);
+	if (ret == 0)
+		ret = ustd_relay_streams_sent(r);
+	if (ret < 0) {
+		ustd_relay_close(r);
+		ustcomm_err("%s; keeping the trace of %s in %s instead", r->err, app->label,
+			    app->ctx->output);
+		return ret;
+	}
+	app->relayed = true;
+	app_note(app, "streaming %s to lttng-relayd at %s, session %s; live: net://%s:%u/host/%s/%s",
+		 app->label, app->ctx->relay_text, app->trace_name, app->ctx->relay->host,
+		 USTCOMM_RELAY_LIVE_PORT, app->ctx->hostname, app->trace_name);
+	return 0;
+}
+
+/*
+ * The end of a relayed trace: waits (a bounded while) for relayd to say
+ * it has written every packet, so that the trace is complete there when
+ * the application is told it is, then closes the session.
+ */
+static void app_relay_close(struct ustd_app *app)
+{
+	struct ustd_app_stream *as;
+	char unconfirmed[512];
+	uint64_t left;
+	int tries, ret = 0;
+
+	for (tries = 0; tries < 200 && app->relayed; tries++) {
+		for (as = app->streams; as && ret == 0; as = as->next)
+			ret = ustd_stream_confirm(&as->stream);
+		app_relay_check(app, ret);
+		if (!app->relayed || !app_unconfirmed(app, unconfirmed, sizeof(unconfirmed)))
+			break;
+		poll(NULL, 0, 10);
+	}
+	if (!app->relayed)
+		return;
+	left = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
+	if (left)
+		ustcomm_err("lttng-relayd at %s did not confirm writing %llu packets of %s within 2 s: %s",
+			    app->ctx->relay_text, (unsigned long long)left, app->label, unconfirmed);
+	for (as = app->streams; as && ret == 0; as = as->next) {
+		if (as->stream.out.sink)
+			ret = ustd_relay_close_stream(&app->sink.relay, as->stream.out.handle,
+						      as->stream.out.sent - 1);
+	}
+	if (ret == 0)
+		ret = ustd_relay_close_stream(&app->sink.relay, app->meta_handle, UINT64_MAX);
+	app_relay_check(app, ret);
+	if (!app->relayed)
+		return;
+	app_note(app, "trace of %s is complete at lttng-relayd %s, session %s", app->label,
+		 app->ctx->relay_text, app->trace_name);
+	ustd_relay_close(&app->sink.relay);
+	app->relayed = false;
 }
 
 /* How the connection ends, which says what the buffers may hold. */
@@ -90,6 +257,8 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		else if (ret > 0)
 			app_close_stream(as);
 	}
+	if (app->relayed)
+		app_relay_close(app);
 	app_close_streams(app);
 	if (app->td.path && app->td.metadata_len) {
 		if (how == APP_END_DEAD)
@@ -145,13 +314,19 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 	}
 	app->said_hello = true;
 	memcpy(app->uuid, hello->uuid, sizeof(app->uuid));
+	app->clock = hello->clock;
+	app->started = time(NULL);
 	snprintf(app->procname, sizeof(app->procname), "%s", hello->procname);
 	snprintf(app->label, sizeof(app->label), "%s[%d]", app->procname, (int)app->pid);
 	if (hello->pid != (uint32_t)app->pid)
 		ustcomm_dbg("%s calls itself pid %u (another pid namespace?)",
 			    app->label, hello->pid);
+	ret = ustd_trace_name(app->trace_name, sizeof(app->trace_name), app->procname,
+			      app->pid, app->started);
+	if (ret == 0 && app->ctx->relay && app_relay_open(app) == 0)
+		return 0;
 	ret = ustd_trace_dir_create(&app->td, app->ctx->output, app->procname, app->pid,
-				    time(NULL));
+				    app->started);
 	if (ret < 0) {
 		ustcomm_err("cannot create a trace directory in %s: %s; tracing of %s stopped, other traces continue",
 			    app->ctx->output, strerror(-ret), app->label);
@@ -160,6 +335,37 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 	}
 	app_note(app, "tracing %s into %s", app->label, app->td.path);
 	return 0;
+}
+
+static bool app_has_stream(const struct ustd_app *app, const char *name)
+{
+	const struct ustd_app_stream *as;
+
+	for (as = app->streams; as; as = as->next) {
+		if (as->stream.open && strcmp(as->stream.name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Announces a new stream to relayd and publishes it to live viewers; if
+ * relayd is gone, the trace moves to local files, this stream with it. */
+static int app_relay_stream(struct ustd_app *app, struct ustd_app_stream *as)
+{
+	int ret = ustd_stream_relay(&as->stream, &app->sink, app->relay_path);
+
+	if (ret == 0)
+		ret = ustd_relay_streams_sent(&app->sink.relay);
+	if (ret == 0)
+		return 0;
+	/* Linked for a moment, so that the fallback gives it a file too. */
+	as->next = app->streams;
+	app->streams = as;
+	app_relay_lost(&app->sink);
+	app->streams = as->next;
+	if (app->stopped)
+		return -EIO;
+	return as->stream.out.fd >= 0 ? 0 : -EIO;
 }
 
 static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)
@@ -194,7 +400,12 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 		*why = "STREAM buffer that cannot be mapped";
 		return ret;
 	}
-	ret = ustd_stream_create_file(&as->stream, &app->td);
+	if (app_has_stream(app, as->stream.name))
+		ret = -EEXIST;
+	else if (app->relayed)
+		ret = app_relay_stream(app, as);
+	else
+		ret = ustd_stream_create_file(&as->stream, &app->td);
 	if (ret == -EEXIST) {
 		ustcomm_err("%s sent stream %s twice; the second one is ignored",
 			    app->label, as->stream.name);
@@ -225,6 +436,24 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 	return 0;
 }
 
+/* A piece of metadata, to relayd (and kept, for a fallback) or to the
+ * local metadata file. */
+static int app_metadata(struct ustd_app *app, const char *text, size_t len)
+{
+	int ret;
+
+	if (app->relayed) {
+		ret = ustcomm_strbuf_append(&app->metadata, text, len);
+		if (ret < 0)
+			return ret;
+		ret = ustd_relay_send_metadata(&app->sink.relay, app->meta_handle, text, len);
+		/* The fallback writes what was kept, this piece included. */
+		app_relay_check(app, ret);
+		return app->stopped ? -EIO : 0;
+	}
+	return ustd_trace_dir_append_metadata(&app->td, text, len);
+}
+
 /* Returns 0, or a negative errno with *why set when the application broke
  * the protocol. */
 static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)
@@ -242,7 +471,7 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 	case USTCOMM_MSG_METADATA:
 		if (app->stopped || msg->payload_len == 0)
 			break;
-		ret = ustd_trace_dir_append_metadata(&app->td, msg->payload, msg->payload_len);
+		ret = app_metadata(app, msg->payload, msg->payload_len);
 		if (ret < 0)
 			app_stop_trace(app, ret);
 		ret = 0;
@@ -395,7 +624,7 @@ static void app_snapshot(struct ustd_app *app)
 	char *dir = app->snap_dir;
 	const char *parent = dir[0] ? dir : app->ctx->output;
 	unsigned n = app->snap_count + 1;
-	int fd, ret;
+	int ret;
 
 	app->snap_dir = NULL;
 	for (as = app->streams; as; as = as->next) {
@@ -411,8 +640,9 @@ static void app_snapshot(struct ustd_app *app)
 		goto end;
 	}
 	if (!app->td.path) {
-		ret = -EIO;
-		snprintf(done->text, sizeof(done->text),
+		ret = app->relayed ? -EOPNOTSUPP : -EIO;
+		snprintf(done->text, sizeof(done->text), "%s", app->relayed ?
+			 "this trace is streamed to lttng-relayd: snapshots are taken of local traces only" :
 			 "tracing of this process by ustd stopped after an error (see ustd's messages)");
 		goto reply;
 	}
@@ -426,14 +656,13 @@ static void app_snapshot(struct ustd_app *app)
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (!as->stream.open || !as->stream.overwrite)
 			continue;
-		fd = ustd_trace_dir_create_file(&snap, as->stream.name);
-		if (fd < 0) {
-			ret = fd;
+		out = (struct ustd_stream_out) { .fd = -1, .idx_fd = -1 };
+		ret = ustd_trace_dir_create_stream(&snap, as->stream.name, &out.fd, &out.idx_fd);
+		if (ret < 0)
 			break;
-		}
-		out = (struct ustd_stream_out) { .fd = fd };
 		ret = ustd_stream_write_ring(&as->stream, &out, as->snap_limit, NULL);
-		close(fd);
+		close(out.fd);
+		close(out.idx_fd);
 		if (ret > 0)
 			ret = -EPROTO;
 	}
@@ -538,6 +767,33 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 		app_stop_trace(app, ret);
 	else if (ret > 0)
 		app_close_stream(as);
+	else if (app->relayed)
+		app_relay_check(app, ustd_stream_confirm(&as->stream));
+}
+
+void ustd_app_on_live_tick(struct ustd_app *app)
+{
+	struct ustd_app_stream *as;
+	uint64_t now;
+	int ret = 0;
+
+	/* A dead application's packets are the rescue's, not ours to close. */
+	if (app->closed || !app->relayed || app->hung_up || app_process_dead(app))
+		return;
+	now = ust_clock_read_kind(app->clock == USTCOMM_CLOCK_TSC);
+	for (as = app->streams; as; as = as->next)
+		as->idle = ustd_stream_live_flush(&as->stream, now, app->uuid);
+	for (as = app->streams; as && !app->closed && app->relayed; as = as->next) {
+		if (!as->idle && as->stream.open && !as->stream.overwrite)
+			ustd_app_on_stream(as);
+	}
+	for (as = app->streams; as && ret == 0 && !app->closed && app->relayed; as = as->next) {
+		if (as->idle && as->stream.open && as->stream.out.sink)
+			ret = ustd_relay_send_beacon(&app->sink.relay, as->stream.out.handle,
+						     as->stream.stream_id, now);
+	}
+	if (!app->closed)
+		app_relay_check(app, ret);
 }
 
 void ustd_app_finish(struct ustd_app *app)
@@ -559,6 +815,9 @@ void ustd_app_free(struct ustd_app *app)
 		free(as);
 	}
 	ustd_layouts_free(&app->layouts);
+	ustcomm_strbuf_free(&app->metadata);
+	if (app->relayed)
+		ustd_relay_close(&app->sink.relay);
 	free(app->snap_dir);
 	ustcomm_receiver_fini(&app->rx);
 	free(app);

@@ -10,7 +10,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "libustcomm/protocol.h"
+#include "libustcomm/relay_url.h"
+#include "libustcomm/strbuf.h"
 #include "ustd/layouts.h"
+#include "ustd/relay.h"
 #include "ustd/stream.h"
 #include "ustd/trace_dir.h"
 
@@ -23,6 +26,7 @@ enum ustd_watch_kind {
 	USTD_WATCH_STREAM,
 	USTD_WATCH_ADOPT,		/* ustd/adopt.h */
 	USTD_WATCH_ADOPT_TIMER,
+	USTD_WATCH_LIVE_TIMER,		/* relayed traces' live timer */
 };
 
 struct ustd_watch {
@@ -32,7 +36,13 @@ struct ustd_watch {
 /* What every application shares, set up by main(). */
 struct ustd_ctx {
 	int epfd;
-	const char *output;
+	const char *output;		/* traces, or the fallback when relayed */
+	/* Stream every trace to this lttng-relayd (text: as the user wrote
+	 * it), or NULL for local files. */
+	const struct ustcomm_relay_url *relay;
+	const char *relay_text;
+	uint32_t live_timer_us;		/* 0: relay sessions are not live */
+	char hostname[USTD_RELAY_HOSTNAME_MAX];	/* as relay sessions name it */
 	bool verbose;
 };
 
@@ -43,6 +53,7 @@ struct ustd_app_stream {
 	struct ustd_app *app;
 	struct ustd_stream stream;
 	uint64_t snap_limit;		/* write position taken for a snapshot */
+	bool idle;			/* nothing to send at the last live tick */
 	struct ustd_app_stream *next;
 };
 
@@ -59,7 +70,17 @@ struct ustd_app {
 	char procname[32];
 	char label[48];			/* "procname[pid]", or "pid N" before HELLO */
 	struct ustcomm_receiver rx;
-	struct ustd_trace_dir td;
+	uint32_t clock;			/* enum ustcomm_clock_kind, from HELLO */
+	time_t started;			/* HELLO: names the trace */
+	struct ustd_trace_dir td;	/* local trace, or relayd's fallback */
+	/* Streaming to relayd: the session, and every piece of metadata sent,
+	 * kept to start the local fallback with if relayd goes away. */
+	bool relayed;
+	struct ustd_sink sink;
+	uint64_t meta_handle;
+	struct ustcomm_strbuf metadata;
+	char trace_name[USTD_TRACE_NAME_MAX];
+	char relay_path[USTD_RELAY_HOSTNAME_MAX + USTD_TRACE_NAME_MAX + 1];
 	struct ustd_app_stream *streams;
 	struct ustd_layouts layouts;	/* from EVENT_LAYOUT, for crash rescue */
 	char *snap_dir;			/* SNAPSHOT received, not answered yet */
@@ -87,6 +108,10 @@ void ustd_app_on_socket(struct ustd_app *app);
  * messages first, so that metadata precedes the events using it on disk,
  * then drains the stream. */
 void ustd_app_on_stream(struct ustd_app_stream *as);
+
+/* The live timer ticked: closes the open packets of a relayed trace's
+ * streams and sends them, and tells relayd which streams are idle. */
+void ustd_app_on_live_tick(struct ustd_app *app);
 
 /* ustd is exiting: takes everything the application sent and every
  * complete packet, then closes. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
+#include "ustd/packet_index.h"
 #include "ustd/rescue.h"
 #include "ustd/stream.h"
 
@@ -44,6 +45,7 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 	s->shm_fd = shm_fd;
 	s->wakeup_fd = wakeup_fd;
 	s->out.fd = -1;
+	s->out.idx_fd = -1;
 	s->stream_id = desc->stream_id;
 	s->cpu = desc->cpu;
 	s->ctx_size = desc->ctx_size;
@@ -74,13 +76,49 @@ end:
 
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td)
 {
-	int fd = ustd_trace_dir_create_file(td, s->name);
+	int ret = ustd_trace_dir_create_stream(td, s->name, &s->out.fd, &s->out.idx_fd);
 
-	if (fd < 0)
-		return fd;
-	s->out.fd = fd;
-	s->dir = td->path;
-	return 0;
+	if (ret == 0)
+		s->dir = td->path;
+	return ret;
+}
+
+int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char *path)
+{
+	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, &s->out.handle);
+
+	if (ret == 0) {
+		s->out.sink = sink;
+		s->dir = path;
+	}
+	return ret;
+}
+
+bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *uuid)
+{
+	const struct ustcomm_packet_id id = { uuid, s->stream_id, s->cpu };
+
+	if (!s->open || s->overwrite || !s->out.sink)
+		return false;
+	/*
+	 * relayd takes beacons only from streams that sent a packet: one
+	 * that never did gets an empty packet, once, so that live viewers
+	 * need not wait for it.
+	 */
+	ustcomm_cbuf_flush(&s->cb, now, s->out.sent ? NULL : &id);
+	return ustcomm_cbuf_write_position(&s->cb) == s->cb.consumed;
+}
+
+int ustd_stream_confirm(struct ustd_stream *s)
+{
+	int ret;
+
+	if (!s->out.sink || s->out.confirmed == s->out.sent)
+		return 0;
+	ret = ustd_relay_data_pending(&s->out.sink->relay, s->out.handle, s->out.sent - 1);
+	if (ret == 0)
+		s->out.confirmed = s->out.sent;
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -96,21 +134,60 @@ static int stream_check_file(int fd)
 	return st.st_nlink == 0 ? -ENOENT : 0;
 }
 
-/* Appends one whole packet, or nothing: a packet running past the end of
- * its file makes the whole trace unreadable. */
+/* Appends one whole packet and its index entry, or nothing: a packet
+ * running past the end of its file makes the whole trace unreadable. */
+static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_out *out,
+			      const char *packet, size_t len)
+{
+	struct ustd_index_entry e;
+	off_t idx_len = 0;
+	int ret;
+
+	if (out->idx_fd >= 0) {
+		idx_len = lseek(out->idx_fd, 0, SEEK_END);
+		if (idx_len < 0)
+			return -errno;
+	}
+	ret = ustd_write_all(out->fd, packet, len);
+	if (ret == 0)
+		ret = stream_check_file(out->fd);
+	if (ret == 0 && out->idx_fd >= 0) {
+		ustd_index_entry(&e, packet, out->len);
+		ret = ustd_write_all(out->idx_fd, &e, sizeof(e));
+		if (ret < 0 && ftruncate(out->idx_fd, idx_len) < 0)
+			ustcomm_dbg("stream %s: cutting off a partial index entry: %s",
+				    s->name, strerror(errno));
+	}
+	if (ret < 0 && ftruncate(out->fd, (off_t)out->len) < 0)
+		ustcomm_dbg("stream %s: cutting off a partial packet: %s",
+			    s->name, strerror(errno));
+	return ret;
+}
+
+/*
+ * To relayd when the trace is relayed; when that fails, the trace moves
+ * to local files (sink->lost) and the packet goes there.
+ */
 static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_out *out,
 			       const char *packet, size_t len)
 {
-	int ret = ustd_write_all(out->fd, packet, len);
+	int ret;
 
-	if (ret == 0)
-		ret = stream_check_file(out->fd);
-	if (ret < 0) {
-		if (ftruncate(out->fd, (off_t)out->len) < 0)
-			ustcomm_dbg("stream %s: cutting off a partial packet: %s",
-				    s->name, strerror(errno));
-		return ret;
+	if (out->sink) {
+		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
+					     packet, len);
+		if (ret == 0) {
+			out->sent++;
+			goto done;
+		}
+		out->sink->lost(out->sink);
+		if (out->sink || out->fd < 0)
+			return ret;
 	}
+	ret = stream_write_local(s, out, packet, len);
+	if (ret < 0)
+		return ret;
+done:
 	out->len += len;
 	out->discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
 	out->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
@@ -151,9 +228,9 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 			goto end;
 		}
 		ret = stream_write_packet(s, &s->out, packet, len);
-		ustcomm_cbuf_put(&s->cb);
 		if (ret < 0)
 			goto end;
+		ustcomm_cbuf_put(&s->cb);
 	}
 	*more = true;
 end:
@@ -312,6 +389,7 @@ void ustd_stream_close(struct ustd_stream *s)
 		return;
 	ustcomm_cbuf_unmap(&s->cb);
 	stream_close_fd(&s->out.fd);
+	stream_close_fd(&s->out.idx_fd);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);
 	s->open = false;

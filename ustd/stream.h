@@ -13,11 +13,30 @@
 #include "libustcomm/consumer.h"
 #include "libustcomm/protocol.h"
 #include "ustd/layouts.h"
+#include "ustd/relay.h"
 #include "ustd/trace_dir.h"
 
-/* Where packets go: the stream's trace file or a snapshot's. */
+/*
+ * A trace streamed to lttng-relayd: the connection its streams send on,
+ * and the way back to local files when relayd is lost.
+ */
+struct ustd_sink {
+	struct ustd_relay relay;
+	/* Called once, when sending failed: moves every stream of the trace
+	 * to local files (their out.sink becomes NULL, and their fd and
+	 * idx_fd the new files unless those could not be made). */
+	void (*lost)(struct ustd_sink *sink);
+};
+
+/* Where packets go: the stream's trace file or a snapshot's, with its
+ * packet index, or relayd. */
 struct ustd_stream_out {
-	int fd;
+	int fd;				/* -1 when relayed */
+	int idx_fd;			/* index/<stream>.idx, -1 when relayed */
+	struct ustd_sink *sink;		/* relayed: where, else NULL */
+	uint64_t handle;		/* the stream's, at relayd */
+	uint64_t sent;			/* packets sent to relayd */
+	uint64_t confirmed;		/* of those, known written by relayd */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
@@ -49,9 +68,25 @@ struct ustd_stream {
 int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		    int shm_fd, int wakeup_fd);
 
-/* Creates the stream's file in td; -EEXIST for a stream sent twice. On
- * failure the stream stays mapped: close it. */
+/* Creates the stream's file and packet index in td; -EEXIST for a stream
+ * sent twice. On failure the stream stays mapped: close it. */
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td);
+
+/* Announces the stream to relayd instead: its packets go there. */
+int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char *path);
+
+/*
+ * Live streaming, on the live timer: closes the packet the writers have
+ * open (ustcomm_cbuf_flush(), now in the application's clock) so that the
+ * next drain sends it; a stream that never sent a packet gets an empty
+ * one (uuid: the trace's). Returns true when the stream holds nothing at
+ * all to send: then relayd may be told that it is idle up to now.
+ */
+bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *uuid);
+
+/* Asks relayd whether it has written every packet sent so far, and
+ * remembers the answer (out.confirmed). */
+int ustd_stream_confirm(struct ustd_stream *s);
 
 /*
  * Called when the wakeup eventfd is readable: copies the complete packets

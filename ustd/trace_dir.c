@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ustd/packet_index.h"
 #include "ustd/trace_dir.h"
 
 /* Bounds the -1, -2... suffixes tried when one process starts several
@@ -114,11 +115,23 @@ static int trace_dir_open(struct ustd_trace_dir *td, const char *path)
 	return ret;
 }
 
+int ustd_trace_name(char *out, size_t size, const char *procname, pid_t pid, time_t when)
+{
+	char name[64], stamp[32];
+	struct tm tm;
+	int n;
+
+	trace_dir_clean_name(name, sizeof(name), procname);
+	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		return -EINVAL;
+	n = snprintf(out, size, "%s-%d-%s", name, (int)pid, stamp);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			  const char *procname, pid_t pid, time_t when)
 {
-	char name[64], stamp[32], path[TRACE_DIR_PATH_MAX];
-	struct tm tm;
+	char name[USTD_TRACE_NAME_MAX], path[TRACE_DIR_PATH_MAX];
 	int i, n, ret;
 
 	td->path = NULL;
@@ -127,17 +140,14 @@ int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 	ret = ustd_mkdir_p(output);
 	if (ret < 0)
 		goto end;
-	trace_dir_clean_name(name, sizeof(name), procname);
-	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm)) {
-		ret = -EINVAL;
+	ret = ustd_trace_name(name, sizeof(name), procname, pid, when);
+	if (ret < 0)
 		goto end;
-	}
 	for (i = 0; ; i++) {
 		if (i == 0)
-			n = snprintf(path, sizeof(path), "%s/%s-%d-%s", output, name, (int)pid, stamp);
+			n = snprintf(path, sizeof(path), "%s/%s", output, name);
 		else
-			n = snprintf(path, sizeof(path), "%s/%s-%d-%s-%d", output, name, (int)pid,
-				     stamp, i);
+			n = snprintf(path, sizeof(path), "%s/%s-%d", output, name, i);
 		if (n < 0 || (size_t)n >= sizeof(path)) {
 			ret = -ENAMETOOLONG;
 			goto end;
@@ -176,6 +186,45 @@ int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name
 		return -ENAMETOOLONG;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	return fd < 0 ? -errno : fd;
+}
+
+int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *name,
+				 int *fd, int *idx_fd)
+{
+	struct ustd_index_file_header h;
+	char path[PATH_MAX];
+	int n, ret;
+
+	*fd = *idx_fd = -1;
+	n = snprintf(path, sizeof(path), "%s/index", td->path);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	ret = ustd_trace_dir_create_file(td, name);
+	if (ret < 0)
+		return ret;
+	*fd = ret;
+	n = snprintf(path, sizeof(path), "index/%s.idx", name);
+	ret = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG :
+		ustd_trace_dir_create_file(td, path);
+	if (ret >= 0) {
+		*idx_fd = ret;
+		ustd_index_file_header(&h);
+		ret = ustd_write_all(*idx_fd, &h, sizeof(h));
+	}
+	if (ret < 0) {
+		close(*fd);
+		if (*idx_fd >= 0)
+			close(*idx_fd);
+		*fd = *idx_fd = -1;
+		/* Nothing half-made stays behind to be read as a stream. */
+		snprintf(path, sizeof(path), "%s/%s", td->path, name);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/index/%s.idx", td->path, name);
+		unlink(path);
+	}
+	return ret < 0 ? ret : 0;
 }
 
 static int trace_dir_copy_metadata(const struct ustd_trace_dir *td,

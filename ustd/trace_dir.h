@@ -25,6 +25,11 @@ int ustd_mkdir_p(const char *path);
  * negative errno. */
 int ustd_write_all(int fd, const void *buf, size_t len);
 
+/* <procname>-<pid>-<YYYYMMDD-HHMMSS>, the local time `when`: the name of a
+ * process's trace directory, and of its relay session. */
+#define USTD_TRACE_NAME_MAX	96
+int ustd_trace_name(char *out, size_t size, const char *procname, pid_t pid, time_t when);
+
 /* Creates a fresh directory for one traced process under output (created
  * as needed), named after the local time `when`, with -1, -2... appended
  * when that name is taken, and its empty metadata file. Returns 0 or a
@@ -40,6 +45,12 @@ int ustd_trace_dir_append_metadata(struct ustd_trace_dir *td, const char *text, 
 /* Creates the file `name` in the directory, refusing one that exists
  * (-EEXIST). Returns the descriptor or a negative errno. */
 int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name);
+
+/* Creates a stream's file `name` and its packet index index/<name>.idx
+ * (packet_index.h), holding the index's header. Returns 0 with both
+ * descriptors, or a negative errno (-EEXIST for a name taken). */
+int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *name,
+				 int *fd, int *idx_fd);
 
 /*
  * Creates <parent>/<name of td>-snapshot-<*n> (parent created as needed;

@@ -15,17 +15,21 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
 #include "ustd/adopt.h"
 #include "ustd/app.h"
+#include "ustd/relay.h"
 #include "ustd/trace_dir.h"
 
 #define USTD_MAX_EVENTS	64
+#define USTD_LIVE_TIMER_DEFAULT_US	1000000ul
 
 struct ustd {
 	struct ustd_ctx ctx;
@@ -37,6 +41,8 @@ struct ustd {
 	int spare_fd;
 	struct ustd_watch listen_watch;
 	struct ustd_watch signal_watch;
+	int live_fd;			/* timerfd of the live timer, or -1 */
+	struct ustd_watch live_watch;
 	struct ustd_app *apps;
 	bool quit;
 	struct ustd_adopt adopt;
@@ -215,6 +221,61 @@ static void ustd_on_signal(struct ustd *d)
 	}
 }
 
+static void ustd_on_live_timer(struct ustd *d)
+{
+	struct ustd_app *app;
+	uint64_t ticks;
+
+	if (read(d->live_fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	for (app = d->apps; app; app = app->next)
+		ustd_app_on_live_tick(app);
+}
+
+/*
+ * --relay: checks that relayd answers before any application is accepted,
+ * so that a wrong URL is an error at start, not a trace sent nowhere.
+ */
+static int ustd_relay_setup(struct ustd *d, const char *text, struct ustcomm_relay_url *url,
+			    unsigned long live_timer_us)
+{
+	struct itimerspec its = { 0 };
+	struct ustd_relay probe;
+	const char *why;
+	int ret;
+
+	ret = ustcomm_relay_url_parse(text, url, &why);
+	if (ret < 0) {
+		ustcomm_err("--relay %s: %s (expected net://HOST[:CONTROL_PORT[:DATA_PORT]])",
+			    text, why);
+		return ret;
+	}
+	if (gethostname(d->ctx.hostname, sizeof(d->ctx.hostname)) < 0 || !d->ctx.hostname[0])
+		snprintf(d->ctx.hostname, sizeof(d->ctx.hostname), "localhost");
+	d->ctx.hostname[sizeof(d->ctx.hostname) - 1] = '\0';
+	ret = ustd_relay_connect(&probe, url, text);
+	if (ret < 0) {
+		ustcomm_err("%s", probe.err);
+		return ret;
+	}
+	ustd_relay_close(&probe);
+	d->ctx.relay = url;
+	d->ctx.relay_text = text;
+	d->ctx.live_timer_us = (uint32_t)live_timer_us;
+	if (!live_timer_us)
+		return 0;
+	d->live_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	its.it_interval.tv_sec = (time_t)(live_timer_us / 1000000);
+	its.it_interval.tv_nsec = (long)(live_timer_us % 1000000) * 1000;
+	its.it_value = its.it_interval;
+	if (d->live_fd < 0 || timerfd_settime(d->live_fd, 0, &its, NULL) < 0) {
+		ret = -errno;
+		ustcomm_err("cannot set up the live timer: %s", strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
 /* Frees the applications that ended during the last epoll batch. */
 static void ustd_reap(struct ustd *d)
 {
@@ -264,6 +325,9 @@ static int ustd_loop(struct ustd *d)
 				break;
 			case USTD_WATCH_ADOPT_TIMER:
 				ustd_adopt_on_timer(&d->adopt);
+				break;
+			case USTD_WATCH_LIVE_TIMER:
+				ustd_on_live_timer(d);
 				break;
 			}
 		}
@@ -316,19 +380,30 @@ static int ustd_absolute_path(const char *path, char *out, size_t size)
 
 int main(int argc, const char **argv)
 {
-	char *output_arg = NULL, *sock_arg = NULL;
+	char *output_arg = NULL, *sock_arg = NULL, *relay_arg = NULL, *live_arg = NULL;
+	struct ustcomm_relay_url relay_url;
+	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
+	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
 	int ready_fd = -1, verbose = 0, rc, ret;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1, .spare_fd = -1,
 		.listen_watch.kind = USTD_WATCH_LISTEN,
 		.signal_watch.kind = USTD_WATCH_SIGNAL,
+		.live_fd = -1,
+		.live_watch.kind = USTD_WATCH_LIVE_TIMER,
 	};
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &output_arg, 0,
 		  "write traces under DIR (default: $HOME/ust-traces)", "DIR" },
 		{ "socket", 's', POPT_ARG_STRING, &sock_arg, 0,
 		  "listen on PATH (default: $UST_DAEMON_SOCKET, else <run dir>/ustd)", "PATH" },
+		{ "relay", 'r', POPT_ARG_STRING, &relay_arg, 0,
+		  "stream every trace to the lttng-relayd at URL, net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342 and 5343 by default); the output directory is then the fallback for when relayd goes away",
+		  "URL" },
+		{ "live-timer", '\0', POPT_ARG_STRING, &live_arg, 0,
+		  "with --relay: every USEC microseconds, send what was recorded so far and tell live viewers which streams are idle (default 1000000; 0: no live viewing)",
+		  "USEC" },
 		{ "ready-fd", '\0', POPT_ARG_INT, &ready_fd, 0,
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
@@ -358,6 +433,17 @@ int main(int argc, const char **argv)
 		goto end;
 	}
 	d.ctx.verbose = verbose;
+	if (live_arg) {
+		errno = 0;
+		live_timer_us = strtoul(live_arg, &end, 10);
+		if (!relay_arg || errno || *end || !live_arg[0] || live_arg[0] == '-' ||
+		    live_timer_us > UINT32_MAX || (live_timer_us && live_timer_us < 1000)) {
+			ustcomm_err(relay_arg ? "--live-timer %s: expected 0 or microseconds from 1000 to 4294967295" :
+				    "--live-timer %s: only with --relay", live_arg);
+			ret = -EINVAL;
+			goto end;
+		}
+	}
 
 	if (output_arg) {
 		snprintf(output, sizeof(output), "%s", output_arg);
@@ -408,17 +494,27 @@ int main(int argc, const char **argv)
 		goto end;
 	}
 	d.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (relay_arg) {
+		ret = ustd_relay_setup(&d, relay_arg, &relay_url, live_timer_us);
+		if (ret < 0)
+			goto end;
+	}
 	ret = ustd_listen(&d);
 	if (ret < 0)
 		goto end;
 	ret = ustd_watch_fd(&d, d.listen_fd, &d.listen_watch);
 	if (ret == 0)
 		ret = ustd_watch_fd(&d, d.signal_fd, &d.signal_watch);
+	if (ret == 0 && d.live_fd >= 0)
+		ret = ustd_watch_fd(&d, d.live_fd, &d.live_watch);
 	if (ret < 0) {
 		ustcomm_err("epoll_ctl: %s", strerror(-ret));
 		goto unlink;
 	}
-	if (verbose)
+	if (verbose && relay_arg)
+		fprintf(stderr, "ustd: listening on %s, streaming traces to lttng-relayd at %s (fallback: %s)\n",
+			sock_path, relay_arg, resolved);
+	else if (verbose)
 		fprintf(stderr, "ustd: listening on %s, writing traces under %s\n", sock_path, resolved);
 	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
 	if (ready_fd >= 0) {
@@ -438,10 +534,14 @@ end:
 		close(d.signal_fd);
 	if (d.spare_fd >= 0)
 		close(d.spare_fd);
+	if (d.live_fd >= 0)
+		close(d.live_fd);
 	if (d.ctx.epfd >= 0)
 		close(d.ctx.epfd);
 	poptFreeContext(pc);
 	free(output_arg);
 	free(sock_arg);
+	free(relay_arg);
+	free(live_arg);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include "ustd/packet_index.h"
+#include "ustd/relay.h"
+
+/* The commands of the relayd protocol this client sends. */
+enum relay_cmd {
+	RELAY_CMD_ADD_STREAM = 1,
+	RELAY_CMD_CREATE_SESSION = 2,
+	RELAY_CMD_VERSION = 5,
+	RELAY_CMD_SEND_METADATA = 6,
+	RELAY_CMD_CLOSE_STREAM = 7,
+	RELAY_CMD_DATA_PENDING = 8,
+	RELAY_CMD_SEND_INDEX = 13,
+	RELAY_CMD_STREAMS_SENT = 16,
+};
+
+#define RELAY_MAJOR		2u
+/* 2.10: the last version before trace chunks (2.11), with which relayd
+ * gives each session a directory of its own and writes index 1.1. */
+#define RELAY_MINOR		10u
+/* The oldest with live sessions and packet indexes. */
+#define RELAY_MINOR_MIN		4u
+/* Index entries carry the stream instance and packet sequence number. */
+#define RELAY_MINOR_INDEX_1_1	8u
+/* relayd's status codes (LTTng's error codes). */
+#define RELAY_OK		10u
+
+struct relay_hdr {
+	uint64_t circuit_id;
+	uint64_t data_size;
+	uint32_t cmd;
+	uint32_t cmd_version;
+} __attribute__((packed));
+
+struct relay_data_hdr {
+	uint64_t circuit_id;
+	uint64_t stream_id;
+	uint64_t net_seq_num;
+	uint32_t data_size;
+	uint32_t padding_size;
+} __attribute__((packed));
+
+struct relay_version {
+	uint32_t major;
+	uint32_t minor;
+} __attribute__((packed));
+
+struct relay_create_session {
+	char session_name[USTD_RELAY_SESSION_NAME_MAX];
+	char hostname[USTD_RELAY_HOSTNAME_MAX];
+	uint32_t live_timer;
+	uint32_t snapshot;
+} __attribute__((packed));
+
+struct relay_status_session {
+	uint64_t session_id;
+	uint32_t ret_code;
+} __attribute__((packed));
+
+struct relay_add_stream {
+	char channel_name[264];
+	char pathname[4096];
+	uint64_t tracefile_size;
+	uint64_t tracefile_count;
+} __attribute__((packed));
+
+struct relay_status_stream {
+	uint64_t handle;
+	uint32_t ret_code;
+} __attribute__((packed));
+
+struct relay_metadata {
+	uint64_t stream_id;
+	uint32_t padding_size;
+} __attribute__((packed));
+
+struct relay_stream_seq {
+	uint64_t stream_id;
+	uint64_t last_net_seq_num;
+} __attribute__((packed));
+
+struct relay_index {
+	uint64_t relay_stream_id;
+	uint64_t net_seq_num;
+	/* The packet's entry without its offset, which relayd knows. */
+	uint64_t packet_size;
+	uint64_t content_size;
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t events_discarded;
+	uint64_t stream_id;
+	uint64_t stream_instance_id;	/* 2.8 on */
+	uint64_t packet_seq_num;	/* 2.8 on */
+} __attribute__((packed));
+
+static __attribute__((format(printf, 3, 4)))
+int relay_fail(struct ustd_relay *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->broken) {
+		va_start(ap, fmt);
+		vsnprintf(r->err, sizeof(r->err), fmt, ap);
+		va_end(ap);
+		r->broken = true;
+	}
+	return err;
+}
+
+/* Sends every byte of iov, or breaks the connection. */
+static int relay_sendv(struct ustd_relay *r, int fd, struct iovec *iov, int iovcnt)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
+	ssize_t n;
+
+	while (mh.msg_iovlen) {
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return relay_fail(r, -errno, "sending to lttng-relayd failed: %s",
+					  errno == EAGAIN ? "no progress for 5 s" : strerror(errno));
+		while (mh.msg_iovlen && (size_t)n >= mh.msg_iov->iov_len) {
+			n -= (ssize_t)mh.msg_iov->iov_len;
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (mh.msg_iovlen) {
+			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + n;
+			mh.msg_iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int relay_recv(struct ustd_relay *r, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = recv(r->ctrl_fd, p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return relay_fail(r, -ECONNRESET, "lttng-relayd closed the connection");
+		if (n < 0)
+			return relay_fail(r, -errno, "no answer from lttng-relayd: %s",
+					  errno == EAGAIN ? "none within 5 s" : strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One command on the control connection, with an optional extra piece
+ * sent after the payload (metadata text). */
+static int relay_command(struct ustd_relay *r, enum relay_cmd cmd, const void *payload,
+			 size_t len, const void *extra, size_t extra_len)
+{
+	struct relay_hdr hdr = {
+		.data_size = htobe64(len + extra_len),
+		.cmd = htobe32(cmd),
+	};
+	struct iovec iov[3] = {
+		{ &hdr, sizeof(hdr) },
+		{ (void *)payload, len },
+		{ (void *)extra, extra_len },
+	};
+
+	if (r->broken)
+		return -ENOTCONN;
+	return relay_sendv(r, r->ctrl_fd, iov, 3);
+}
+
+/* Commands answered by a bare status code. */
+static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code)
+{
+	uint32_t status;
+	int ret = relay_recv(r, &status, sizeof(status));
+
+	if (ret < 0)
+		return ret;
+	*code = be32toh(status);
+	if (!what || *code == RELAY_OK)
+		return 0;
+	return relay_fail(r, -EPROTO, "lttng-relayd refused %s (status %u; its own log says why)",
+			  what, *code);
+}
+
+static int relay_wait_connect(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = 0, n;
+
+	do {
+		n = poll(&pfd, 1, USTD_RELAY_TIMEOUT_MS);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ETIMEDOUT;
+	if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return -errno;
+	return -err;
+}
+
+static int relay_connect_one(const struct addrinfo *ai)
+{
+	struct timeval tv = { .tv_sec = USTD_RELAY_TIMEOUT_MS / 1000 };
+	int fd, flags, one = 1, ret;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	ret = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
+	if (ret == -EINPROGRESS)
+		ret = relay_wait_connect(fd);
+	flags = fcntl(fd, F_GETFL);
+	if (ret == 0 && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+			 setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+			 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+			 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0))
+		ret = -errno;
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* The first address of host that accepts a connection on port. */
+static int relay_connect_port(struct ustd_relay *r, const char *host, uint16_t port,
+			      const char *text, const char *which)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
+	struct addrinfo *res, *ai;
+	char serv[8];
+	int fd = -ENOENT, gai;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	gai = getaddrinfo(host, serv, &hints, &res);
+	if (gai)
+		return relay_fail(r, -EHOSTUNREACH, "cannot reach lttng-relayd at %s: host %s: %s",
+				  text, host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = relay_connect_one(ai);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return relay_fail(r, fd, "cannot reach lttng-relayd at %s: %s port %u: %s (is lttng-relayd running there, listening on these ports?)",
+				  text, which, port, strerror(-fd));
+	return fd;
+}
+
+int ustd_relay_connect(struct ustd_relay *r, const struct ustcomm_relay_url *url,
+		       const char *text)
+{
+	struct relay_version v = { htobe32(RELAY_MAJOR), htobe32(RELAY_MINOR) };
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->ctrl_fd = r->data_fd = -1;
+	ret = relay_connect_port(r, url->host, url->ctrl_port, text, "control");
+	if (ret < 0)
+		goto end;
+	r->ctrl_fd = ret;
+	ret = relay_connect_port(r, url->host, url->data_port, text, "data");
+	if (ret < 0)
+		goto end;
+	r->data_fd = ret;
+	ret = relay_command(r, RELAY_CMD_VERSION, &v, sizeof(v), NULL, 0);
+	if (ret == 0)
+		ret = relay_recv(r, &v, sizeof(v));
+	if (ret < 0) {
+		r->broken = false;
+		ret = relay_fail(r, ret, "cannot reach lttng-relayd at %s: the version handshake failed (is it an lttng-relayd?)",
+				 text);
+		goto end;
+	}
+	r->minor = be32toh(v.minor) < RELAY_MINOR ? be32toh(v.minor) : RELAY_MINOR;
+	if (be32toh(v.major) != RELAY_MAJOR || r->minor < RELAY_MINOR_MIN)
+		ret = relay_fail(r, -EPROTONOSUPPORT,
+				 "lttng-relayd at %s speaks protocol %u.%u; ustd needs 2.%u or later",
+				 text, be32toh(v.major), be32toh(v.minor), RELAY_MINOR_MIN);
+end:
+	if (ret < 0)
+		ustd_relay_close(r);
+	return ret;
+}
+
+int ustd_relay_create_session(struct ustd_relay *r, const char *name, const char *hostname,
+			      uint32_t live_timer_us)
+{
+	struct relay_create_session msg = { .live_timer = htobe32(live_timer_us) };
+	struct relay_status_session reply;
+	int ret;
+
+	if (strlen(name) >= sizeof(msg.session_name) || strlen(hostname) >= sizeof(msg.hostname))
+		return relay_fail(r, -ENAMETOOLONG, "the session name %s or host name %s is too long for lttng-relayd",
+				  name, hostname);
+	memcpy(msg.session_name, name, strlen(name));
+	memcpy(msg.hostname, hostname, strlen(hostname));
+	ret = relay_command(r, RELAY_CMD_CREATE_SESSION, &msg, sizeof(msg), NULL, 0);
+	if (ret == 0)
+		ret = relay_recv(r, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != RELAY_OK)
+		return relay_fail(r, -EPROTO, "lttng-relayd refused to create session %s (status %u; its own log says why)",
+				  name, be32toh(reply.ret_code));
+	r->session_id = be64toh(reply.session_id);
+	return 0;
+}
+
+int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *path,
+			  uint64_t *handle)
+{
+	struct relay_add_stream msg = { 0 };
+	struct relay_status_stream reply;
+	int ret;
+
+	if (strlen(name) >= sizeof(msg.channel_name) || strlen(path) >= USTD_RELAY_SESSION_NAME_MAX)
+		return relay_fail(r, -ENAMETOOLONG, "stream %s/%s has too long a name for lttng-relayd",
+				  path, name);
+	memcpy(msg.channel_name, name, strlen(name));
+	memcpy(msg.pathname, path, strlen(path));
+	ret = relay_command(r, RELAY_CMD_ADD_STREAM, &msg, sizeof(msg), NULL, 0);
+	if (ret == 0)
+		ret = relay_recv(r, &reply, sizeof(reply));
+	if (ret < 0)
+		return ret;
+	if (be32toh(reply.ret_code) != RELAY_OK)
+		return relay_fail(r, -EPROTO, "lttng-relayd refused stream %s/%s (status %u; its own log says why)",
+				  path, name, be32toh(reply.ret_code));
+	*handle = be64toh(reply.handle);
+	return 0;
+}
+
+int ustd_relay_streams_sent(struct ustd_relay *r)
+{
+	uint32_t code;
+	int ret = relay_command(r, RELAY_CMD_STREAMS_SENT, NULL, 0, NULL, 0);
+
+	return ret < 0 ? ret : relay_status(r, "the new streams", &code);
+}
+
+int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *text,
+			     size_t len)
+{
+	struct relay_metadata msg = { .stream_id = htobe64(handle) };
+
+	/* Not answered: the metadata stream's file grows, or the connection
+	 * breaks. */
+	return relay_command(r, RELAY_CMD_SEND_METADATA, &msg, sizeof(msg), text, len);
+}
+
+int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
+			   const char *pkt, size_t len)
+{
+	struct relay_data_hdr hdr = {
+		.stream_id = htobe64(handle),
+		.net_seq_num = htobe64(seq),
+		.data_size = htobe32((uint32_t)len),
+	};
+	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)pkt, len } };
+	struct ustd_index_entry e;
+	struct relay_index idx;
+	uint32_t code;
+	size_t idx_len;
+	int ret;
+
+	if (r->broken)
+		return -ENOTCONN;
+	ret = relay_sendv(r, r->data_fd, iov, 2);
+	if (ret < 0)
+		return ret;
+	ustd_index_entry(&e, pkt, 0);
+	idx = (struct relay_index) {
+		.relay_stream_id = htobe64(handle),
+		.net_seq_num = htobe64(seq),
+		.packet_size = e.packet_size,
+		.content_size = e.content_size,
+		.timestamp_begin = e.timestamp_begin,
+		.timestamp_end = e.timestamp_end,
+		.events_discarded = e.events_discarded,
+		.stream_id = e.stream_id,
+		.stream_instance_id = e.stream_instance_id,
+		.packet_seq_num = e.packet_seq_num,
+	};
+	idx_len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(idx) :
+		offsetof(struct relay_index, stream_instance_id);
+	ret = relay_command(r, RELAY_CMD_SEND_INDEX, &idx, idx_len, NULL, 0);
+	return ret < 0 ? ret : relay_status(r, "a packet index", &code);
+}
+
+int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
+			   uint64_t ts)
+{
+	/* packet_size 0 is what makes an index a beacon. */
+	struct relay_index idx = {
+		.relay_stream_id = htobe64(handle),
+		.net_seq_num = htobe64(UINT64_MAX),
+		.timestamp_end = htobe64(ts),
+		.stream_id = htobe64(stream_id),
+	};
+	size_t idx_len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(idx) :
+		offsetof(struct relay_index, stream_instance_id);
+	uint32_t code;
+	int ret = relay_command(r, RELAY_CMD_SEND_INDEX, &idx, idx_len, NULL, 0);
+
+	return ret < 0 ? ret : relay_status(r, "a live beacon", &code);
+}
+
+int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
+{
+	struct relay_stream_seq msg = { htobe64(handle), htobe64(seq) };
+	uint32_t code = 0;
+	int ret = relay_command(r, RELAY_CMD_DATA_PENDING, &msg, sizeof(msg), NULL, 0);
+
+	if (ret == 0)
+		ret = relay_status(r, NULL, &code);
+	if (ret < 0)
+		return ret;
+	/* 0 or 1; anything else is relayd not knowing the stream. */
+	if (code > 1)
+		return relay_fail(r, -EPROTO, "lttng-relayd no longer knows stream %llu",
+				  (unsigned long long)handle);
+	return (int)code;
+}
+
+int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq)
+{
+	struct relay_stream_seq msg = { htobe64(handle), htobe64(last_seq) };
+	uint32_t code;
+	int ret = relay_command(r, RELAY_CMD_CLOSE_STREAM, &msg, sizeof(msg), NULL, 0);
+
+	return ret < 0 ? ret : relay_status(r, "to close a stream", &code);
+}
+
+void ustd_relay_close(struct ustd_relay *r)
+{
+	if (r->ctrl_fd >= 0)
+		close(r->ctrl_fd);
+	if (r->data_fd >= 0)
+		close(r->data_fd);
+	r->ctrl_fd = r->data_fd = -1;
+	r->broken = true;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ustd as a client of an unmodified lttng-relayd: the subset of the relayd
+ * protocol that lttng-consumerd speaks, at protocol version 2.10 (session
+ * and stream announcement of 2.4 and 2.2, packet index 1.1 with sequence
+ * numbers). One relay session per traced process, on its own control and
+ * data TCP connections. Every integer on the wire is big-endian.
+ *
+ * Calls block, bounded by the sockets' timeouts: a relayd that stops
+ * answering breaks the connection after USTD_RELAY_TIMEOUT_MS instead of
+ * stopping ustd. Once a call failed the connection is broken for good;
+ * every later call returns -ENOTCONN at once, and err says what happened.
+ */
+#ifndef USTD_RELAY_H
+#define USTD_RELAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "libustcomm/relay_url.h"
+
+#define USTD_RELAY_TIMEOUT_MS	5000
+/* relayd's limits for the 2.4 session announcement. */
+#define USTD_RELAY_SESSION_NAME_MAX	255
+#define USTD_RELAY_HOSTNAME_MAX		64
+
+struct ustd_relay {
+	int ctrl_fd;
+	int data_fd;
+	uint32_t minor;			/* protocol 2.minor agreed with relayd */
+	uint64_t session_id;
+	bool broken;
+	char err[256];			/* why it broke */
+};
+
+/*
+ * Connects the control and data connections to url (text: how the user
+ * wrote it, for messages) and agrees on the protocol version. Returns 0,
+ * or a negative errno with r->err set ("cannot reach lttng-relayd at ...").
+ */
+int ustd_relay_connect(struct ustd_relay *r, const struct ustcomm_relay_url *url,
+		       const char *text);
+
+/* Creates the relay session: name and hostname are what a live viewer's
+ * URL names (net://HOST:5344/host/HOSTNAME/NAME). live_timer_us 0 makes a
+ * session that cannot be viewed live. */
+int ustd_relay_create_session(struct ustd_relay *r, const char *name, const char *hostname,
+			      uint32_t live_timer_us);
+
+/* Announces one stream, written by relayd as <its output>/path/name;
+ * "metadata" is the metadata stream. *handle names it from then on. */
+int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *path,
+			  uint64_t *handle);
+
+/* Makes the streams announced so far visible to live viewers. */
+int ustd_relay_streams_sent(struct ustd_relay *r);
+
+/* Appends TSDL text to the metadata stream. */
+int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *text,
+			     size_t len);
+
+/* Sends packet number seq (0, 1, ... per stream) of a stream: its len
+ * bytes on the data connection, then its index entry on the control one. */
+int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
+			   const char *pkt, size_t len);
+
+/* Tells live viewers that the stream has nothing before ts (an idle
+ * stream), so that they may show other streams' events up to ts. */
+int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
+			   uint64_t ts);
+
+/* Returns 0 when relayd has written every packet up to seq of the stream
+ * (data and index), 1 when some are still on their way, or an error. */
+int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq);
+
+/* Ends a stream after packet last_seq (UINT64_MAX: it sent none). */
+int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq);
+
+/* Closes both connections; relayd then closes the session. */
+void ustd_relay_close(struct ustd_relay *r);
+
+#endif
