@@ -791,6 +791,9 @@ void ustd_app_on_live_tick(struct ustd_app *app)
 		if (as->idle && as->stream.open && as->stream.out.sink)
 			ret = ustd_relay_send_beacon(&app->sink.relay, as->stream.out.handle,
 						     as->stream.stream_id, now);
+		/* Idle streams too: what relayd has may be confirmed since. */
+		if (ret == 0 && as->stream.open)
+			ret = ustd_stream_confirm(&as->stream);
 	}
 	if (!app->closed)
 		app_relay_check(app, ret);

@@ -78,8 +78,11 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 {
 	int ret = ustd_trace_dir_create_stream(td, s->name, &s->out.fd, &s->out.idx_fd);
 
-	if (ret == 0)
+	if (ret == 0) {
 		s->dir = td->path;
+		/* A relayed stream falling back starts a new file. */
+		s->out.len = 0;
+	}
 	return ret;
 }
 
@@ -111,13 +114,23 @@ bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *
 
 int ustd_stream_confirm(struct ustd_stream *s)
 {
+	struct ustd_stream_out *o = &s->out;
 	int ret;
 
-	if (!s->out.sink || s->out.confirmed == s->out.sent)
+	if (!o->sink || o->confirmed == o->sent)
 		return 0;
-	ret = ustd_relay_data_pending(&s->out.sink->relay, s->out.handle, s->out.sent - 1);
-	if (ret == 0)
-		s->out.confirmed = s->out.sent;
+	/*
+	 * Asking about the newest packet each time would never hear "written"
+	 * while packets keep coming: the packets asked about last time are
+	 * asked about again until relayd has them, then the newest.
+	 */
+	if (o->asked <= o->confirmed)
+		o->asked = o->sent;
+	ret = ustd_relay_data_pending(&o->sink->relay, o->handle, o->asked - 1);
+	if (ret == 0) {
+		o->confirmed = o->asked;
+		o->asked = 0;
+	}
 	return ret < 0 ? ret : 0;
 }
 

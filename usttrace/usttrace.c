@@ -38,6 +38,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/protocol.h"
+#include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
@@ -64,6 +65,8 @@ struct usttrace {
 	bool verbose;
 	bool summary;			/* --summary */
 	char *perfetto;			/* --perfetto FILE */
+	char *relay;			/* --relay URL */
+	char *live_timer;		/* --live-timer USEC */
 	char **argv;			/* PROGRAM ARGS... */
 
 	char output[PATH_MAX];
@@ -241,6 +244,12 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "context", 'c', POPT_ARG_STRING, NULL, 'c',
 		  "record CTX with every event: vpid, vtid, procname, pthread_id, ip, perf:thread:cycles, perf:thread:instructions, perf:thread:cache-misses, perf:thread:page-faults (repeatable; a list separated by ',' too)",
 		  "CTX" },
+		{ "relay", 'r', POPT_ARG_STRING, &ut->relay, 0,
+		  "stream the trace to the lttng-relayd at URL, net://HOST[:CONTROL_PORT[:DATA_PORT]], instead of writing it under DIR (DIR keeps what relayd could not take if it goes away)",
+		  "URL" },
+		{ "live-timer", '\0', POPT_ARG_STRING, &ut->live_timer, 0,
+		  "with --relay: send what was recorded every USEC microseconds, for live viewers (default 1000000; 0: not live)",
+		  "USEC" },
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
 		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
@@ -308,6 +317,31 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	}
 	if (shared && ut->output_arg) {
 		ustcomm_err("-o cannot be used with -s: the running ustd decides where traces go (its own -o)");
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->relay) {
+		struct ustcomm_relay_url url;
+		const char *why;
+
+		if (shared || summary || ut->perfetto) {
+			ustcomm_err("--relay cannot be used with %s: %s", shared ? "-s" : summary ? "--summary" : "--perfetto",
+				    shared ? "the running ustd decides where traces go (its own --relay)" :
+				    "the trace is read where it was written, and relayd writes it on its own machine");
+			ret = -EINVAL;
+			goto end;
+		}
+		if (ustcomm_relay_url_parse(ut->relay, &url, &why) < 0) {
+			ustcomm_err("--relay %s: %s (expected net://HOST[:CONTROL_PORT[:DATA_PORT]])",
+				    ut->relay, why);
+			ret = -EINVAL;
+			goto end;
+		}
+	}
+	if (ut->live_timer && (!ut->relay || !ut->live_timer[0] ||
+			       strspn(ut->live_timer, "0123456789") != strlen(ut->live_timer))) {
+		ustcomm_err(ut->relay ? "--live-timer %s: expected microseconds (0: not live)" :
+			    "--live-timer %s: only with --relay", ut->live_timer);
 		ret = -EINVAL;
 		goto end;
 	}
@@ -505,8 +539,20 @@ static void usttrace_exec_ustd(struct usttrace *ut, const char *ustd, int ready_
 			       pid_t parent)
 {
 	char fd_arg[16];
-	const char *argv[] = { ustd, "-o", ut->output, "-s", ut->sock_path,
-			       "--ready-fd", fd_arg, ut->verbose ? "-v" : NULL, NULL };
+	const char *argv[12] = { ustd, "-o", ut->output, "-s", ut->sock_path,
+				 "--ready-fd", fd_arg };
+	int argc = 7;
+
+	if (ut->relay) {
+		argv[argc++] = "--relay";
+		argv[argc++] = ut->relay;
+	}
+	if (ut->live_timer) {
+		argv[argc++] = "--live-timer";
+		argv[argc++] = ut->live_timer;
+	}
+	if (ut->verbose)
+		argv[argc++] = "-v";
 
 	/* ustd must finish when usttrace says so, not when the terminal's ^C
 	 * reaches the foreground group, and must not outlive usttrace. */
@@ -799,15 +845,21 @@ static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs
 			ut->follow ? " (its descendants: named after their pids)" : "");
 		return 0;
 	}
+	if (ut->relay)
+		fprintf(stderr, "usttrace: traced pid %d: the trace was streamed to lttng-relayd at %s, session *-%d-*%s\n",
+			(int)pid, ut->relay, (int)pid,
+			ut->follow ? " (its descendants: named after their pids)" : "");
 	dir = opendir(ut->output);
 	if (!dir) {
-		ustcomm_err("cannot read %s: %s", ut->output, strerror(errno));
+		if (!ut->relay || errno != ENOENT)
+			ustcomm_err("cannot read %s: %s", ut->output, strerror(errno));
 		return 0;
 	}
 	while ((de = readdir(dir))) {
 		if (!usttrace_is_trace_of(de->d_name, ut->follow ? 0 : pid, ut->start_stamp))
 			continue;
-		fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
+		fprintf(stderr, ut->relay ? "usttrace: part of the trace that relayd could not take is in %s/%s\n" :
+			"usttrace: trace written to %s/%s\n", ut->output, de->d_name);
 		grown = realloc(*dirs, (found + 2) * sizeof(**dirs));
 		if (!grown || asprintf(&grown[found], "%s/%s", ut->output, de->d_name) < 0) {
 			ustcomm_err("%s", strerror(ENOMEM));
@@ -818,7 +870,7 @@ static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs
 		grown[++found] = NULL;
 	}
 	closedir(dir);
-	if (!found)
+	if (!found && !ut->relay)
 		fprintf(stderr, "usttrace: no trace was written for pid %d in %s (is the program linked with libust?)\n",
 			(int)pid, ut->output);
 	return found;
@@ -963,6 +1015,8 @@ end:
 	free(ut.loglevel);
 	free(ut.loglevel_only);
 	free(ut.perfetto);
+	free(ut.relay);
+	free(ut.live_timer);
 	free(ut.output_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);

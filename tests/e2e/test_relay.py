@@ -1,0 +1,415 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Traces that leave the machine: ustd streams to a real, unmodified
+lttng-relayd (private ports on 127.0.0.1, private output directory), and
+babeltrace2 reads what relayd wrote, and reads it live while the program
+runs. Crash rescue reaches relayd; a relayd killed mid-trace leaves the
+program unharmed and the rest of the trace in ustd's fallback directory.
+Local traces carry LTTng's packet index (index/*.idx)."""
+
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+from ustest import (BABELTRACE2, USTD, Tap, Workspace, app, babeltrace_check,
+                    read_trace, wait_for)
+
+t = Tap()
+ws = Workspace()
+HOST = socket.gethostname()
+RELAYD = shutil.which("lttng-relayd")
+
+
+def free_ports(n):
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+class Relayd:
+    """A real lttng-relayd with its own ports and output directory."""
+
+    def __init__(self, name):
+        self.ctrl, self.data, self.live = free_ports(3)
+        self.out = os.path.join(ws.root, name)
+        home = os.path.join(ws.root, name + "-home")
+        os.makedirs(home)
+        self.proc = subprocess.Popen(
+            [RELAYD, "-C", "tcp://127.0.0.1:%d" % self.ctrl,
+             "-D", "tcp://127.0.0.1:%d" % self.data,
+             "-L", "tcp://127.0.0.1:%d" % self.live, "-o", self.out],
+            env=dict(os.environ, LTTNG_HOME=home), stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        ws.daemons.append(self.proc)
+        self.url = "net://127.0.0.1:%d:%d" % (self.ctrl, self.data)
+        wait_for(self._listening, 10)
+
+    def _listening(self):
+        try:
+            socket.create_connection(("127.0.0.1", self.live), timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+    def traces(self, prefix):
+        base = os.path.join(self.out, HOST)
+        if not os.path.isdir(base):
+            return []
+        return sorted(os.path.join(base, d) for d in os.listdir(base) if d.startswith(prefix))
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+
+class Ustd:
+    """ustd --relay, its messages collected as they come."""
+
+    def __init__(self, relay_url, *extra):
+        r, w = os.pipe()
+        self.out = os.path.join(ws.root, "fallback-%d" % len(ws.daemons))
+        self.proc = subprocess.Popen([USTD, "-v", "-o", self.out, "--relay", relay_url,
+                                      "--ready-fd", str(w)] + list(extra),
+                                     env=ws.env(), pass_fds=(w,), stderr=subprocess.PIPE,
+                                     text=True)
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
+        ws.daemons.append(self.proc)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def wait_line(self, pattern, timeout=15):
+        """The first match of pattern in the messages, or None."""
+        rx = re.compile(pattern)
+        for line in self.seen:
+            m = rx.search(line)
+            if m:
+                return m
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.time()))
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            m = rx.search(line)
+            if m:
+                return m
+        return None
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+
+
+def packets(path):
+    """(offset, size in bytes, context) of every packet of a stream file,
+    walked by the packet sizes the file itself gives."""
+    data = open(path, "rb").read()
+    found, off = [], 0
+    while off + 84 <= len(data):
+        magic, = struct.unpack_from("<I", data, off)
+        if magic != 0xC1FC1FC1:
+            break
+        tb, te, content, size, seq, disc = struct.unpack_from("<6Q", data, off + 32)
+        stream_id, = struct.unpack_from("<I", data, off + 20)
+        inst, = struct.unpack_from("<Q", data, off + 24)
+        found.append((off, size // 8, (size, content, tb, te, disc, stream_id, inst, seq)))
+        off += size // 8
+    return found, len(data)
+
+
+def index_entries(path):
+    data = open(path, "rb").read()
+    magic, major, minor, entry_len = struct.unpack_from(">4I", data, 0)
+    entries = [struct.unpack_from(">9Q", data, off) for off in range(16, len(data), entry_len)]
+    return (magic, major, minor, entry_len), entries
+
+
+def check_index(label, trace):
+    """Every stream file of trace has an index whose entries are exactly its
+    packets: offsets, sizes, times, discarded counts, ids, sequence numbers."""
+    streams = [f for f in os.listdir(trace)
+               if os.path.isfile(os.path.join(trace, f)) and f != "metadata"
+               and os.path.getsize(os.path.join(trace, f)) > 0]
+    bad = []
+    for f in streams:
+        idx = os.path.join(trace, "index", f + ".idx")
+        if not os.path.exists(idx):
+            bad.append("%s: no index" % f)
+            continue
+        header, entries = index_entries(idx)
+        if header != (0xC1F1DCC1, 1, 1, 72):
+            bad.append("%s: header %r" % (f, header))
+        pkts, size = packets(os.path.join(trace, f))
+        want = [(off,) + ctx for off, _, ctx in pkts]
+        if [tuple(e) for e in entries] != want:
+            bad.append("%s: index %r, packets %r" % (f, entries[:3], want[:3]))
+        if sum(p[1] for p in pkts) != size:
+            bad.append("%s: packets cover %d of %d bytes" % (f, sum(p[1] for p in pkts), size))
+    t.ok(streams and not bad, "%s: every stream (%d) has an index/*.idx in LTTng's format "
+         "whose entries are exactly its packets" % (label, len(streams)), "\n".join(bad))
+
+
+def hello_events(path):
+    events, _ = read_trace(path)
+    return [(e.name, sorted(e.fields.items())) for e in events]
+
+
+if not RELAYD:
+    t.ok(False, "lttng-relayd is installed (the README's test command installs lttng-tools)")
+    t.done()
+
+relayd = Relayd("relay")
+
+# 1. usttrace --relay: the trace is in relayd's output, every event exact,
+#    the same events as a local trace of the same program.
+res = ws.usttrace(["--relay", relayd.url, app("hello"), "40"])
+t.eq(res.returncode, 0, "usttrace --relay: the program ran and exited 0")
+t.ok("streamed to lttng-relayd at %s" % relayd.url in res.stderr,
+     "usttrace says where the trace went", res.stderr)
+remote = relayd.traces("hello-")
+t.eq(len(remote), 1, "relayd holds one trace, <host>/hello-<pid>-<date>")
+ok, err = babeltrace_check(remote[0]) if remote else (False, "none")
+t.ok(ok, "babeltrace2 reads relayd's copy without error", err)
+local_res = ws.usttrace([app("hello"), "40"])
+local = [d for d in ws.trace_dirs() if os.path.basename(d).startswith("hello-")]
+got = hello_events(remote[0]) if remote else []
+want = hello_events(local[0]) if local else None
+t.ok(len(got) == 40 * 3 + 4 and got == want,
+     "relayd's copy holds exactly the events of the local trace of the same run (%d)" % len(got),
+     "relay %d events, local %d" % (len(got), len(want or [])))
+seqs = [dict(f)["count"] for n, f in got if n == "ust:search_event"]
+t.eq(seqs, list(range(40)), "ust:search_event counts 0..39 in order at relayd")
+if remote:
+    check_index("relayd's copy", remote[0])
+if local:
+    check_index("local trace", local[0])
+
+# 2. Many packets, small sub-buffers: indexes locally and at relayd.
+res = ws.usttrace(["--relay", relayd.url, "--subbuf-size", "4k", "--subbuf-num", "8",
+                   app("burst"), "3000"])
+burst = relayd.traces("burst-")
+t.ok(res.returncode == 0 and burst, "usttrace --relay: burst of 3000 events, 4 KiB packets",
+     res.stderr)
+if burst:
+    events, discarded = read_trace(burst[0])
+    n = sum(1 for e in events if e.name == "ust:burst")
+    t.eq(n + discarded, 3000, "every burst event is at relayd or counted as discarded")
+    check_index("relayd's copy, many packets", burst[0])
+res = ws.usttrace(["--subbuf-size", "4k", "--subbuf-num", "8", app("burst"), "3000"])
+local = [d for d in ws.trace_dirs() if os.path.basename(d).startswith("burst-")]
+if t.ok(local, "local burst trace written", res.stderr):
+    check_index("local trace, many packets", local[0])
+    ok, err = babeltrace_check(local[0])
+    t.ok(ok, "babeltrace2 reads a local trace with its index directory", err)
+
+# 3. Live: babeltrace2 --input-format=lttng-live reads the events of a
+#    program that is still running. Some of its streams never get an event.
+ustd = Ustd(relayd.url, "--live-timer", "200000")
+ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "20000"],
+                          env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
+                                     UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ws.daemons.append(ticker)
+m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);" % ticker.pid)
+t.ok(m, "ustd names the relay session of the running program", "".join(ustd.seen))
+if m:
+    session = m.group(1)
+    t.ok(re.fullmatch(r"ticker-%d-\d{8}-\d{6}" % ticker.pid, session),
+         "the session is named <procname>-<pid>-<YYYYMMDD-HHMMSS>: %s" % session)
+    live_url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, session)
+    viewer = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live",
+                               live_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=dict(os.environ, TZ="UTC"))
+    ws.daemons.append(viewer)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(l) for l in viewer.stdout],
+                     daemon=True).start()
+    ticks = []
+    end = time.time() + 20
+    while time.time() < end and len(ticks) < 30:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        mt = re.search(r"ust:tick: .*thread = (\d+), seq = (\d+)", line)
+        if mt:
+            ticks.append((int(mt.group(1)), int(mt.group(2))))
+    running = ticker.poll() is None
+    viewer.send_signal(signal.SIGKILL)
+    viewer.wait()
+    t.ok(len(ticks) >= 30 and running,
+         "the live viewer shows events of the program while it runs (%d ticks)" % len(ticks),
+         "ticks %r, running %r" % (ticks[:5], running))
+    ordered = all(b[1] > a[1] for th in (0, 1)
+                  for a, b in zip([x for x in ticks if x[0] == th],
+                                  [x for x in ticks if x[0] == th][1:]))
+    t.ok(ticks and ordered, "each thread's ticks arrive live in order")
+ticker.send_signal(signal.SIGTERM)
+out, _ = ticker.communicate(timeout=30)
+t.eq(ticker.returncode, 0, "the program exits normally after being watched live")
+emitted = {int(a): int(b) for a, b in re.findall(r"emitted (\d+) (\d+)", out)}
+if m:
+    t.ok(ustd.wait_line(r"trace of ticker\[%d\] is complete at lttng-relayd" % ticker.pid),
+         "ustd says the trace is complete at relayd")
+    tr = relayd.traces(session)
+    events, discarded = read_trace(tr[0]) if tr else ([], 0)
+    got = {}
+    for e in events:
+        if e.name == "ust:tick":
+            got.setdefault(e.fields["thread"], []).append(e.fields["seq"])
+    t.ok(emitted and discarded == 0 and
+         all(got.get(th) == list(range(n)) for th, n in emitted.items()),
+         "relayd's copy of the live session holds every tick of every thread (%r)" % emitted,
+         "got %r" % {k: (len(v), v[:3], v[-3:]) for k, v in got.items()})
+ustd.stop()
+
+# 4. Crash: the program is killed mid-trace; the rescued events reach relayd.
+ustd = Ustd(relayd.url)
+state = os.path.join(ws.root, "state")
+crasher = subprocess.Popen([app("crasher"), "2", state, "wait", "0", "50"],
+                           env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
+                                      UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ws.daemons.append(crasher)
+t.eq(crasher.stdout.readline().strip(), "ready", "crasher runs, tracing to relayd")
+time.sleep(0.3)
+crasher.send_signal(signal.SIGKILL)
+crasher.wait()
+m = ustd.wait_line(r"trace of crasher\[%d\] is complete at lttng-relayd" % crasher.pid)
+t.ok(m, "ustd rescued the killed program's trace to relayd", "".join(ustd.seen))
+committed = list(struct.unpack("<2Q", open(state, "rb").read(16)))
+tr = relayd.traces("crasher-%d-" % crasher.pid)
+ok, err = babeltrace_check(tr[0]) if tr else (False, "no trace at relayd")
+t.ok(ok, "babeltrace2 reads the rescued trace at relayd", err)
+events, discarded = read_trace(tr[0]) if tr else ([], 0)
+seen = {}
+for e in events:
+    if e.name == "ust:crash_event":
+        seen.setdefault(e.fields["thread"], []).append(e.fields["seq"])
+missing = sum(1 for th in (0, 1) for q in range(committed[th]) if q not in set(seen.get(th, [])))
+t.ok(sum(committed) > 0 and (missing == 0 or discarded > 0),
+     "every committed event (%r) is at relayd, or babeltrace2 reports the loss" % committed,
+     "missing %d, discarded %d" % (missing, discarded))
+t.ok(all(committed[th] - 1 in set(seen.get(th, [])) for th in (0, 1) if committed[th])
+     or discarded > 0, "each thread's last committed event, still in its buffer at the "
+     "crash, reached relayd")
+ustd.stop()
+
+# 5. relayd killed mid-trace: the program runs on unharmed, ustd says so,
+#    and the rest of the trace is in the fallback directory; together with
+#    what relayd wrote, nothing is lost but the packets ustd names.
+relayd2 = Relayd("relay2")
+ustd = Ustd(relayd2.url, "--live-timer", "100000")
+ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "2000"],
+                          env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1, UST_SUBBUF_SIZE="4k",
+                                     UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ws.daemons.append(ticker)
+t.eq(ticker.stdout.readline().strip(), "ready", "ticker runs, tracing to the second relayd")
+m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);" % ticker.pid)
+time.sleep(1.0)
+relayd2.kill()
+lost = ustd.wait_line(r"lost lttng-relayd at %s while streaming ticker\[%d\] \((.*?)\); "
+                      r"(?:relayd has every packet sent before, )?the rest of the trace goes to (\S+?)\.?"
+                      r"(?: relayd may lack (\d+) packets it never confirmed writing: (.*))?$"
+                      % (re.escape(relayd2.url), ticker.pid), timeout=10)
+t.ok(lost, "ustd says it lost relayd, why, and where the trace goes on", "".join(ustd.seen))
+time.sleep(0.5)
+t.ok(ticker.poll() is None, "the program keeps running after relayd died")
+ticker.send_signal(signal.SIGTERM)
+out, err = ticker.communicate(timeout=30)
+t.eq(ticker.returncode, 0, "and exits normally")
+emitted = {int(a): int(b) for a, b in re.findall(r"emitted (\d+) (\d+)", out)}
+if lost and m:
+    fallback = lost.group(2)
+    t.ok(ustd.wait_line(r"trace of ticker\[%d\] is complete in %s" % (ticker.pid, re.escape(fallback))),
+         "ustd completes the trace in the fallback directory")
+    t.eq(os.path.basename(fallback), m.group(1),
+         "the fallback directory has the session's name")
+    ok, err = babeltrace_check(fallback)
+    t.ok(ok, "babeltrace2 reads the fallback trace", err)
+    check_index("fallback trace", fallback)
+    unconfirmed = {}
+    for name, a, b in re.findall(r"(\w+) packets (\d+)-(\d+)", lost.group(4) or ""):
+        unconfirmed.setdefault(name, set()).update(range(int(a), int(b) + 1))
+    parts = {}
+    for where, path in (("relayd", relayd2.traces(m.group(1))), ("fallback", [fallback])):
+        for p in path:
+            try:
+                evs, _ = read_trace(p)
+            except Exception as e:
+                t.ok(False, "babeltrace2 reads the %s part of the trace" % where, e)
+                continue
+            parts[where] = [(e.fields["thread"], e.fields["seq"]) for e in evs
+                            if e.name == "ust:tick"]
+    both = parts.get("relayd", []) + parts.get("fallback", [])
+    t.eq(len(both), len(set(both)), "no tick is both at relayd and in the fallback")
+    missing = [(th, q) for th, n in emitted.items() for q in range(n) if (th, q) not in set(both)]
+    after = [(th, n - 1) for th, n in emitted.items() if n]
+    t.ok(parts.get("fallback") and all(x in set(parts["fallback"]) for x in after),
+         "the events after relayd died are in the fallback directory")
+    t.ok(emitted and (not missing or unconfirmed),
+         "relayd's copy and the fallback together hold every tick (%d), or ustd named the "
+         "packets relayd may lack" % sum(emitted.values()),
+         "missing %d: %r; unconfirmed %r" % (len(missing), missing[:5], unconfirmed))
+    t.diag("relayd %d ticks, fallback %d, missing %d, unconfirmed packets %r"
+           % (len(parts.get("relayd", [])), len(parts.get("fallback", [])), len(missing),
+              {k: sorted(v) for k, v in unconfirmed.items()}))
+ustd.stop()
+
+# 6. relayd not there at start: a clear error naming the URL and the cause,
+#    and the program does not run untraced.
+closed = free_ports(2)
+url = "net://127.0.0.1:%d:%d" % tuple(closed)
+res = ws.usttrace(["--relay", url, app("hello"), "3"])
+t.ok(res.returncode != 0 and "cannot reach lttng-relayd at %s" % url in res.stderr and
+     "Connection refused" in res.stderr and "iterations done" not in res.stdout,
+     "relayd unreachable: usttrace fails before the program runs, naming the URL and the cause",
+     res.stderr + res.stdout)
+res = subprocess.run([USTD, "-o", ws.out, "--relay", url], env=ws.env(),
+                     capture_output=True, text=True, timeout=30)
+t.ok(res.returncode != 0 and "cannot reach lttng-relayd at %s: control port %d" % (url, closed[0])
+     in res.stderr, "ustd --relay refuses to start without relayd", res.stderr)
+
+# 7. Bad URLs and options: refused with what is wrong, nothing run.
+for args, why in ((["--relay", "tcp://127.0.0.1"], "starts with net://"),
+                  (["--relay", "net://"], "host is missing"),
+                  (["--relay", "net://127.0.0.1:0"], "port is a number from 1 to 65535"),
+                  (["--relay", "net://127.0.0.1:99999"], "port is a number from 1 to 65535"),
+                  (["--relay", "net://127.0.0.1:5342:5342"], "ports must differ"),
+                  (["--relay", "net://127.0.0.1/path"], "path after the host is not supported"),
+                  (["--relay", "net://[::1"], "lacks its ]"),
+                  (["--relay", "net://a b"], "not a host name"),
+                  (["--live-timer", "1000"], "only with --relay"),
+                  (["--relay", relayd.url, "--live-timer", "soon"], "expected microseconds"),
+                  (["--relay", relayd.url, "-s"], "cannot be used with -s"),
+                  (["--relay", relayd.url, "--summary"], "cannot be used with --summary")):
+    res = ws.usttrace(args + [app("hello"), "3"])
+    t.ok(res.returncode != 0 and why in res.stderr and "iterations done" not in res.stdout,
+         "usttrace %s: refused (%s)" % (" ".join(args), why), res.stderr)
+res = subprocess.run([USTD, "-o", ws.out, "--relay", relayd.url, "--live-timer", "10"],
+                     env=ws.env(), capture_output=True, text=True, timeout=30)
+t.ok(res.returncode != 0 and "from 1000" in res.stderr,
+     "ustd --live-timer 10: refused (below 1 ms)", res.stderr)
+
+t.done()
