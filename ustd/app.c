@@ -14,6 +14,13 @@
 #include "libustcomm/log.h"
 #include "ustd/app.h"
 
+/*
+ * A busy relayed stream asks relayd what it has written once this many
+ * packets are unconfirmed (and on every live tick): a round trip per
+ * drain would slow the drain that keeps the writers from discarding.
+ */
+#define APP_CONFIRM_EVERY	4
+
 /* -v messages: what ustd is doing, as opposed to what went wrong. */
 static __attribute__((format(printf, 2, 3)))
 void app_note(const struct ustd_app *app, const char *fmt, ...)
@@ -767,7 +774,7 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 		app_stop_trace(app, ret);
 	else if (ret > 0)
 		app_close_stream(as);
-	else if (app->relayed)
+	else if (app->relayed && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY)
 		app_relay_check(app, ustd_stream_confirm(&as->stream));
 }
 

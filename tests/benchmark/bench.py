@@ -139,11 +139,13 @@ class Ust:
         self.autoprobe = None
         self.channels = None
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
+        self.relay = None           # net:// URL: stream to lttng-relayd
 
     def start(self):
         rfd, wfd = os.pipe()
+        relay = ["--relay", self.relay, "--live-timer", "0"] if self.relay else []
         self.proc = subprocess.Popen(
-            [self.ustd, "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)],
+            [self.ustd, "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)] + relay,
             pass_fds=(wfd,), env=dict(os.environ, UST_RUNDIR=self.run))
         os.close(wfd)
         ready = os.read(rfd, 1)
@@ -235,6 +237,7 @@ class Lttng:
                            "--regid=%d" % nobody.pw_gid, "--clear-groups", "--"]
         self.proc = None
         self.seq = 0
+        self.relay = None           # net:// URL: stream to lttng-relayd
 
     def environ(self):
         env = dict(os.environ, LTTNG_HOME=self.home, HOME=self.home)
@@ -270,7 +273,10 @@ class Lttng:
     def session(self, kind, filt=None, ctx=None):
         self.seq += 1
         name = "bench%d" % self.seq
-        self.lttng("create", name, "--output=" + os.path.join(self.out, name))
+        if self.relay:
+            self.lttng("create", name, "--set-url=" + self.relay)
+        else:
+            self.lttng("create", name, "--output=" + os.path.join(self.out, name))
         self.lttng("enable-channel", "-u", "-s", name, "--discard", "chan")
         if ctx:
             types = [a for c in ctx.split("+") for a in ("-t", LTTNG_CONTEXTS.get(c, c))]
@@ -399,6 +405,75 @@ def measure(tracer, args, contexts):
     return r
 
 
+def free_ports(n):
+    import socket
+    socks = [socket.socket() for _ in range(n)]
+    for sock in socks:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in socks]
+    for sock in socks:
+        sock.close()
+    return ports
+
+
+class Relayd:
+    """A local lttng-relayd on private ports, for the streaming rows."""
+
+    def __init__(self, tmp):
+        self.dir = tempfile.mkdtemp(prefix="relayd.", dir=tmp)
+        os.chmod(self.dir, 0o755)
+        ctrl, data, live = free_ports(3)
+        self.out = os.path.join(self.dir, "out")
+        self.url = "net://127.0.0.1:%d:%d" % (ctrl, data)
+        self.proc = subprocess.Popen(
+            ["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl, "-D", "tcp://127.0.0.1:%d" % data,
+             "-L", "tcp://127.0.0.1:%d" % live, "-o", self.out],
+            env=dict(os.environ, LTTNG_HOME=self.dir), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+
+    def stats(self):
+        """What relayd wrote since the last call, once it stopped growing."""
+        for _ in range(100):
+            before = stream_stats(self.out)[0]
+            time.sleep(0.2)
+            if stream_stats(self.out)[0] == before:
+                break
+        stats = stream_stats(self.out)
+        shutil.rmtree(self.out, ignore_errors=True)
+        return stats
+
+    def cleanup(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def measure_relay(tracer, args, relayd):
+    """Streaming to a local relayd: the consumer's CPU and what is lost."""
+    r = {}
+    tracer.relay = relayd.url
+    tracer.start()
+    try:
+        token = tracer.session("ints")
+        cpu0 = tracer.consumer_cpu()
+        runs = [tracer.fire("ints", 1, args.events) for _ in range(args.runs)]
+        tracer.end_session(token)
+        cpu = tracer.consumer_cpu() - cpu0
+        relayd.stats()
+        r["cpu"] = cpu * 1e3 / (sum(e for _, e, _ in runs) / 1e6)
+        token = tracer.session("ints")
+        tracer.fire("ints", 1, args.loss_events)
+        tracer.end_session(token)
+        r["loss"] = relayd.stats()[1]
+        log("%s relayed: %.2f consumer ms per million events, %d of %d discarded"
+            % (tracer.name, r["cpu"], r["loss"], args.loss_events))
+    finally:
+        tracer.stop()
+        tracer.relay = None
+    return r
+
+
 def startup(builddir, runs):
     """Median start-up of an untraced program with -lust, minus the same
     program without it, in ms; and the threads it runs with."""
@@ -488,6 +563,14 @@ def table(ust, lt, start_ms, threads, args):
     rows.append(("consumer CPU ms per million events", "%.2f" % ust["cpu"],
                  "%.2f" % lt["cpu"] if lt else "–",
                  ratio(ust["cpu"], lt["cpu"]) if lt else "–", ""))
+    if "relay" in ust:
+        ur, lr = ust["relay"], lt.get("relay") if lt else None
+        rows.append(("streaming to a local lttng-relayd: consumer CPU ms per million events",
+                     "%.2f" % ur["cpu"], "%.2f" % lr["cpu"] if lr else "–",
+                     ratio(ur["cpu"], lr["cpu"]) if lr else "–", ""))
+        rows.append(("streaming to a local lttng-relayd: events discarded of %dM at full speed"
+                     % (args.loss_events // 1000000), str(ur["loss"]),
+                     str(lr["loss"]) if lr else "–", "–", "0"))
     rows.append(("start-up of an untraced -lust program, ms (threads)",
                  "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
@@ -518,6 +601,14 @@ def main():
                                                       if perf_available(ust.libustcomm, c))
         ust_r = measure(ust, args, contexts)
         lt_r = measure(lt, args, contexts) if lt else None
+        if shutil.which("lttng-relayd"):
+            relayd = Relayd(tmp)
+            try:
+                ust_r["relay"] = measure_relay(ust, args, relayd)
+                if lt:
+                    lt_r["relay"] = measure_relay(lt, args, relayd)
+            finally:
+                relayd.cleanup()
         start_ms, threads = startup(args.builddir, 50)
     finally:
         ust.cleanup()

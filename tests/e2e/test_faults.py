@@ -151,7 +151,8 @@ def dir_removed(t, ws):
     vtrace = None
     for _ in range(100):
         vtrace = trace_of(ws.out, "stress", victim.pid)
-        if vtrace and len(os.listdir(vtrace)) > 1:
+        if vtrace and any(f != "metadata" and os.path.isfile(os.path.join(vtrace, f))
+                          for f in os.listdir(vtrace)):
             break
         time.sleep(0.05)
     if not t.ok(vtrace is not None, "%s: the trace was being written" % label, ulog.text()):

@@ -45,7 +45,8 @@ def wait_file_growth(path, timeout=10):
     end = time.time() + timeout
     while time.time() < end:
         if path and any(os.path.getsize(os.path.join(path, f)) > 0
-                        for f in os.listdir(path) if f != "metadata"):
+                        for f in os.listdir(path)
+                        if f != "metadata" and os.path.isfile(os.path.join(path, f))):
             return True
         time.sleep(0.05)
     return False

@@ -76,6 +76,9 @@ t.ok(meta.startswith("/* CTF 1.8 */"), "metadata signature at byte 0")
 t.ok('tracer_name = "ust"' in meta and "procname" in meta and "vpid" in meta and "hostname" in meta,
      "env carries tracer, procname, vpid, hostname")
 t.ok('name = "monotonic"' in meta or "clock {" in meta, "clock declared")
-t.ok(not any(f.startswith(".") or f not in ("metadata",) and not re.fullmatch(r"\w+_\d+", f)
+t.ok(not any(f.startswith(".") or f not in ("metadata", "index") and not re.fullmatch(r"\w+_\d+", f)
              for f in files), "no foreign files in the trace directory", files)
+streams = [f for f in files if re.fullmatch(r"\w+_\d+", f)]
+t.eq(sorted(os.listdir(os.path.join(path, "index"))), sorted(f + ".idx" for f in streams),
+     "index/ holds one packet index per stream file")
 t.done()

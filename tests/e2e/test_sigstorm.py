@@ -34,7 +34,8 @@ def stream_times_ok(path):
     """Reads each stream file alone, so that its events come in buffer
     order; (True, "") when no time goes back in any of them."""
     for name in sorted(os.listdir(path)):
-        if name == "metadata" or name.startswith("."):
+        if (name == "metadata" or name.startswith(".") or
+                not os.path.isfile(os.path.join(path, name))):
             continue
         tmp = tempfile.mkdtemp(prefix="ust-stream-")
         try:
