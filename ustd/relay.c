@@ -186,6 +186,15 @@ static int relay_command(struct ustd_relay *r, enum relay_cmd cmd, const void *p
 	return relay_sendv(r, r->ctrl_fd, iov, 3);
 }
 
+/* A command and its fixed-size answer. */
+static int relay_call(struct ustd_relay *r, enum relay_cmd cmd, const void *payload,
+		      size_t len, void *reply, size_t reply_len)
+{
+	int ret = relay_command(r, cmd, payload, len, NULL, 0);
+
+	return ret < 0 ? ret : relay_recv(r, reply, reply_len);
+}
+
 /* Commands answered by a bare status code. */
 static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code)
 {
@@ -284,9 +293,7 @@ int ustd_relay_connect(struct ustd_relay *r, const struct ustcomm_relay_url *url
 	if (ret < 0)
 		goto end;
 	r->data_fd = ret;
-	ret = relay_command(r, RELAY_CMD_VERSION, &v, sizeof(v), NULL, 0);
-	if (ret == 0)
-		ret = relay_recv(r, &v, sizeof(v));
+	ret = relay_call(r, RELAY_CMD_VERSION, &v, sizeof(v), &v, sizeof(v));
 	if (ret < 0) {
 		r->broken = false;
 		ret = relay_fail(r, ret, "cannot reach lttng-relayd at %s: the version handshake failed (is it an lttng-relayd?)",
@@ -316,9 +323,7 @@ int ustd_relay_create_session(struct ustd_relay *r, const char *name, const char
 				  name, hostname);
 	memcpy(msg.session_name, name, strlen(name));
 	memcpy(msg.hostname, hostname, strlen(hostname));
-	ret = relay_command(r, RELAY_CMD_CREATE_SESSION, &msg, sizeof(msg), NULL, 0);
-	if (ret == 0)
-		ret = relay_recv(r, &reply, sizeof(reply));
+	ret = relay_call(r, RELAY_CMD_CREATE_SESSION, &msg, sizeof(msg), &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != RELAY_OK)
@@ -340,9 +345,7 @@ int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *pa
 				  path, name);
 	memcpy(msg.channel_name, name, strlen(name));
 	memcpy(msg.pathname, path, strlen(path));
-	ret = relay_command(r, RELAY_CMD_ADD_STREAM, &msg, sizeof(msg), NULL, 0);
-	if (ret == 0)
-		ret = relay_recv(r, &reply, sizeof(reply));
+	ret = relay_call(r, RELAY_CMD_ADD_STREAM, &msg, sizeof(msg), &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;
 	if (be32toh(reply.ret_code) != RELAY_OK)
@@ -370,6 +373,18 @@ int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *
 	return relay_command(r, RELAY_CMD_SEND_METADATA, &msg, sizeof(msg), text, len);
 }
 
+/* Before 2.8 an entry ends before the stream instance. */
+static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx,
+			    const char *what)
+{
+	size_t len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(*idx) :
+		offsetof(struct relay_index, stream_instance_id);
+	uint32_t code;
+	int ret = relay_command(r, RELAY_CMD_SEND_INDEX, idx, len, NULL, 0);
+
+	return ret < 0 ? ret : relay_status(r, what, &code);
+}
+
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 			   const char *pkt, size_t len)
 {
@@ -381,8 +396,6 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)pkt, len } };
 	struct ustd_index_entry e;
 	struct relay_index idx;
-	uint32_t code;
-	size_t idx_len;
 	int ret;
 
 	if (r->broken)
@@ -403,10 +416,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 		.stream_instance_id = e.stream_instance_id,
 		.packet_seq_num = e.packet_seq_num,
 	};
-	idx_len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(idx) :
-		offsetof(struct relay_index, stream_instance_id);
-	ret = relay_command(r, RELAY_CMD_SEND_INDEX, &idx, idx_len, NULL, 0);
-	return ret < 0 ? ret : relay_status(r, "a packet index", &code);
+	return relay_send_index(r, &idx, "a packet index");
 }
 
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
@@ -419,12 +429,8 @@ int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t strea
 		.timestamp_end = htobe64(ts),
 		.stream_id = htobe64(stream_id),
 	};
-	size_t idx_len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(idx) :
-		offsetof(struct relay_index, stream_instance_id);
-	uint32_t code;
-	int ret = relay_command(r, RELAY_CMD_SEND_INDEX, &idx, idx_len, NULL, 0);
 
-	return ret < 0 ? ret : relay_status(r, "a live beacon", &code);
+	return relay_send_index(r, &idx, "a live beacon");
 }
 
 int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
