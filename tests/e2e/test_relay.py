@@ -223,12 +223,15 @@ if t.ok(local, "local burst trace written", res.stderr):
     t.ok(ok, "babeltrace2 reads a local trace with its index directory", err)
 
 # 3. Live: babeltrace2 --input-format=lttng-live reads the events of a
-#    program that is still running. Some of its streams never get an event.
+#    program that is still running. Kept on one CPU, so that the streams of
+#    the other CPUs never get an event: the viewer must not wait for them.
+CPU = min(os.sched_getaffinity(0))
 ustd = Ustd(relayd.url, "--live-timer", "200000")
 ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "20000"],
                           env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
                                      UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.sched_setaffinity(0, {CPU}))
 ws.daemons.append(ticker)
 m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);" % ticker.pid)
 t.ok(m, "ustd names the relay session of the running program", "".join(ustd.seen))
