@@ -144,13 +144,8 @@ static void rb_open_packet(struct ust_rb *rb, uint64_t begin, uint64_t ts)
 {
 	char *pkt = rb_pos_ptr(rb, begin);
 
-	ust_put_u32(pkt + UST_PKT_MAGIC, UST_CTF_MAGIC);
-	memcpy(pkt + UST_PKT_UUID, rb->uuid, sizeof(rb->uuid));
-	ust_put_u32(pkt + UST_PKT_STREAM_ID, rb->stream_id);
-	ust_put_u64(pkt + UST_PKT_STREAM_INSTANCE_ID, rb->cpu);
-	ust_put_u64(pkt + UST_PKT_TIMESTAMP_BEGIN, ts);
-	ust_put_u64(pkt + UST_PKT_SEQ_NUM, begin >> __builtin_ctz(rb->subbuf_size));
-	ust_put_u32(pkt + UST_PKT_CPU_ID, rb->cpu);
+	ust_shm_packet_open(pkt, rb->uuid, rb->stream_id, rb->cpu,
+			    begin >> __builtin_ctz(rb->subbuf_size), ts);
 	rb_commit_bytes(rb, begin, UST_PKT_HEADER_SIZE);
 }
 
@@ -261,22 +256,9 @@ void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
 
 void ust_rb_flush(struct ust_rb *rb)
 {
-	struct ust_shm_ctl *ctl = rb->ctl;
-	struct ust_shm_head cur;
-	uint64_t old, used, ts, discarded;
+	struct ust_shm_switch sw;
 
-	ust_shm_head_read(ctl, &cur);
-	for (;;) {
-		old = cur.offset;
-		used = rb_subbuf_offset(rb, old);
-		if (!used)
-			return;	/* at a boundary: no packet is open */
-		/* Between two full barriers, as in the switch of ust_rb_reserve(). */
-		discarded = uatomic_read(&ctl->events_discarded);
-		/* Not older than any event of the packet: timestamp_end. */
-		ts = rb_time_after(&cur);
-		if (ust_shm_head_move(ctl, &cur, old - used + rb->subbuf_size, ts))
-			break;
-	}
-	rb_close_packet(rb, old, ts, discarded);
+	if (ust_shm_switch_out(rb->ctl, rb->subbuf_size, ustcomm_clock_use_tsc, NULL, UINT_MAX,
+			       &sw))
+		rb_close_packet(rb, sw.begin + sw.used, sw.ts, sw.discarded);
 }

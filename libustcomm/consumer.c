@@ -245,56 +245,27 @@ static int cbuf_close(struct ustcomm_cbuf *cb, uint64_t begin, uint64_t used, ui
 	return uatomic_add_return(&ust_shm_commits(cb->ctl)[i].count, commit_len) == target;
 }
 
-/* The header of an empty packet opened at begin, as a writer opening a
- * packet writes it (ring_buffer.c). */
-static void cbuf_open_empty(struct ustcomm_cbuf *cb, uint64_t begin, uint64_t ts,
-			    const struct ustcomm_packet_id *id)
-{
-	char *pkt = cb->data + (size_t)ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count,
-							    begin) * cb->subbuf_size;
-
-	ust_put_u32(pkt + UST_PKT_MAGIC, UST_CTF_MAGIC);
-	memcpy(pkt + UST_PKT_UUID, id->uuid, 16);
-	ust_put_u32(pkt + UST_PKT_STREAM_ID, id->stream_id);
-	ust_put_u64(pkt + UST_PKT_STREAM_INSTANCE_ID, id->cpu);
-	ust_put_u64(pkt + UST_PKT_TIMESTAMP_BEGIN, ts);
-	ust_put_u64(pkt + UST_PKT_SEQ_NUM, begin / cb->subbuf_size);
-	ust_put_u32(pkt + UST_PKT_CPU_ID, id->cpu);
-}
-
-USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, uint64_t now,
+USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, int tsc,
 				   const struct ustcomm_packet_id *empty)
 {
-	struct ust_shm_ctl *ctl = cb->ctl;
 	uint64_t ring = (uint64_t)cb->subbuf_size * cb->subbuf_count;
-	struct ust_shm_head cur;
-	uint64_t old, used, ts, discarded;
-	unsigned tries;
+	/* An empty packet only in a sub-buffer we released. */
+	uint64_t empty_limit = cb->consumed + ring - cb->subbuf_size;
+	struct ust_shm_switch sw;
+	char *pkt;
 
-	ust_shm_head_read(ctl, &cur);
-	for (tries = 0; ; tries++) {
-		if (tries == CBUF_FLUSH_TRIES)
-			return 0;
-		old = cur.offset;
-		used = old & (cb->subbuf_size - 1);
-		/* At a boundary no packet is open: an empty one only when
-		 * asked, and only in a sub-buffer we released. */
-		if (!used && (!empty || old + cb->subbuf_size - cb->consumed > ring))
-			return 0;
-		/*
-		 * Between two full barriers, as the writers' switch does: the
-		 * closer of the next packet loads a later count.
-		 */
-		discarded = uatomic_read(&ctl->events_discarded);
-		/* Not older than any event of the packet. */
-		ts = now < cur.ts ? cur.ts : now;
-		if (ust_shm_head_move(ctl, &cur, old - used + cb->subbuf_size, ts))
-			break;
-	}
+	if (!ust_shm_switch_out(cb->ctl, cb->subbuf_size, tsc, empty ? &empty_limit : NULL,
+				CBUF_FLUSH_TRIES, &sw))
+		return 0;
 	/* The packet is ours to close now, as it would be a writer's that
 	 * switched: no reservation can land in it any more. */
-	if (used)
-		return cbuf_close(cb, old - used, used, ts, discarded, cb->subbuf_size - used);
-	cbuf_open_empty(cb, old, ts, empty);
-	return cbuf_close(cb, old, UST_PKT_HEADER_SIZE, ts, discarded, cb->subbuf_size);
+	if (sw.used)
+		return cbuf_close(cb, sw.begin, sw.used, sw.ts, sw.discarded,
+				  cb->subbuf_size - sw.used);
+	pkt = cb->data + (size_t)ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count,
+						      sw.begin) * cb->subbuf_size;
+	ust_shm_packet_open(pkt, empty->uuid, empty->stream_id, empty->cpu,
+			    sw.begin / cb->subbuf_size, sw.ts);
+	return cbuf_close(cb, sw.begin, UST_PKT_HEADER_SIZE, sw.ts, sw.discarded,
+			  cb->subbuf_size);
 }

@@ -52,11 +52,11 @@ struct ustcomm_packet_id {
  * switch would, so that what was recorded so far can be taken while the
  * stream is idle. With empty and no packet open, makes an empty packet
  * (header only) instead, which tells a live viewer that the stream exists
- * and has nothing before now. now is a time of the application's trace
- * clock. Discard mode only. Returns 1 when the packet closed is complete
+ * and has nothing before now. tsc: the application's trace clock is the
+ * TSC (its HELLO says). Discard mode only. Returns 1 when the packet closed is complete
  * (no writer is still inside it), else 0.
  */
-USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, uint64_t now,
+USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, int tsc,
 				   const struct ustcomm_packet_id *empty);
 /* Hands the packet returned by the last get back to the writers. */
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);

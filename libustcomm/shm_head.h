@@ -10,9 +10,12 @@
 #ifndef USTCOMM_SHM_HEAD_H
 #define USTCOMM_SHM_HEAD_H
 
+#include <limits.h>
 #include <stdint.h>
+#include <string.h>
 #include <urcu/arch.h>
 #include <urcu/uatomic.h>
+#include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_layout.h"
 
@@ -78,6 +81,71 @@ static inline int ust_shm_head_move(struct ust_shm_ctl *ctl, struct ust_shm_head
 	ust_shm_head_read(ctl, cur);
 	return 0;
 #endif
+}
+
+/* The packet the writers had open, as a switch to the next boundary left it. */
+struct ust_shm_switch {
+	uint64_t begin;			/* the packet's first byte */
+	uint64_t used;			/* its bytes so far; 0: a new, empty packet */
+	uint64_t ts;			/* its timestamp_end */
+	uint64_t discarded;		/* its events_discarded */
+};
+
+/*
+ * Closes the packet the writers have open by moving their position to the
+ * next sub-buffer boundary: ust_rb_flush() in the writers, and ustd's live
+ * flush (ustcomm_cbuf_flush()) from another process, which are then alone
+ * in the packet's context, as a writer's switch is. The time is read from
+ * the clock the trace uses (tsc: clock.h) and is no older than the last
+ * reservation's, so no older than any event of the packet.
+ *
+ * At a boundary no packet is open: returns 0, unless empty_limit is given
+ * and the position is at most *empty_limit: then the whole sub-buffer is
+ * taken for an empty packet (used 0). Returns 0 too after tries failed
+ * exchanges (writers that keep moving the position win). Returns 1 with
+ * *sw filled.
+ */
+static inline int ust_shm_switch_out(struct ust_shm_ctl *ctl, uint32_t subbuf_size, int tsc,
+				     const uint64_t *empty_limit, unsigned tries,
+				     struct ust_shm_switch *sw)
+{
+	struct ust_shm_head cur;
+	uint64_t old, used, ts, discarded;
+
+	ust_shm_head_read(ctl, &cur);
+	for (; tries; tries--) {
+		old = cur.offset;
+		used = old & (subbuf_size - 1);
+		if (!used && (!empty_limit || old > *empty_limit))
+			return 0;
+		/*
+		 * Between two full barriers, as in the writers' switch: the
+		 * closer of the next packet loads a later count.
+		 */
+		discarded = uatomic_read(&ctl->events_discarded);
+		ts = ust_clock_read_kind(tsc);
+		if (ts < cur.ts)
+			ts = cur.ts;
+		if (ust_shm_head_move(ctl, &cur, old - used + subbuf_size, ts)) {
+			*sw = (struct ust_shm_switch) { old - used, used, ts, discarded };
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Writes the packet header and the context fields known at open time,
+ * for the packet number seq of a stream, opened at time ts. */
+static inline void ust_shm_packet_open(char *pkt, const uint8_t *uuid, uint32_t stream_id,
+				       uint32_t cpu, uint64_t seq, uint64_t ts)
+{
+	ust_put_u32(pkt + UST_PKT_MAGIC, UST_CTF_MAGIC);
+	memcpy(pkt + UST_PKT_UUID, uuid, 16);
+	ust_put_u32(pkt + UST_PKT_STREAM_ID, stream_id);
+	ust_put_u64(pkt + UST_PKT_STREAM_INSTANCE_ID, cpu);
+	ust_put_u64(pkt + UST_PKT_TIMESTAMP_BEGIN, ts);
+	ust_put_u64(pkt + UST_PKT_SEQ_NUM, seq);
+	ust_put_u32(pkt + UST_PKT_CPU_ID, cpu);
 }
 
 /* Records the context of the packet at pkt, closed after used bytes at

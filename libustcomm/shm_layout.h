@@ -16,7 +16,8 @@
  * b / (subbuf_size * subbuf_count).
  *
  * Invariants (the ring buffer's contract between writers and consumer):
- *  - write_offset only grows, in ust_rb_reserve() and ust_rb_flush(), by
+ *  - write_offset only grows, in ust_rb_reserve() and in the switches of
+ *    shm_head.h (ust_rb_flush() in the writers, ustd's live flush), by
  *    one compare-and-exchange of the pair (write_offset, last_timestamp)
  *    (16 bytes on x86-64, which is why the two are adjacent and 16-byte
  *    aligned). A reservation never ends exactly on a sub-buffer

@@ -787,9 +787,11 @@ void ustd_app_on_live_tick(struct ustd_app *app)
 	/* A dead application's packets are the rescue's, not ours to close. */
 	if (app->closed || !app->relayed || app->hung_up || app_process_dead(app))
 		return;
+	/* Before the flushes: an idle stream has nothing before this time. */
 	now = ust_clock_read_kind(app->clock == USTCOMM_CLOCK_TSC);
 	for (as = app->streams; as; as = as->next)
-		as->idle = ustd_stream_live_flush(&as->stream, now, app->uuid);
+		as->idle = ustd_stream_live_flush(&as->stream, app->clock == USTCOMM_CLOCK_TSC,
+						  app->uuid);
 	for (as = app->streams; as && !app->closed && app->relayed; as = as->next) {
 		if (!as->idle && as->stream.open && !as->stream.overwrite)
 			ustd_app_on_stream(as);

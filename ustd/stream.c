@@ -97,7 +97,7 @@ int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char 
 	return ret;
 }
 
-bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *uuid)
+bool ustd_stream_live_flush(struct ustd_stream *s, int tsc, const uint8_t *uuid)
 {
 	const struct ustcomm_packet_id id = { uuid, s->stream_id, s->cpu };
 
@@ -108,7 +108,7 @@ bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *
 	 * that never did gets an empty packet, once, so that live viewers
 	 * need not wait for it.
 	 */
-	ustcomm_cbuf_flush(&s->cb, now, s->out.sent ? NULL : &id);
+	ustcomm_cbuf_flush(&s->cb, tsc, s->out.sent ? NULL : &id);
 	return ustcomm_cbuf_write_position(&s->cb) == s->cb.consumed;
 }
 

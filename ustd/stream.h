@@ -78,12 +78,13 @@ int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char 
 
 /*
  * Live streaming, on the live timer: closes the packet the writers have
- * open (ustcomm_cbuf_flush(), now in the application's clock) so that the
- * next drain sends it; a stream that never sent a packet gets an empty
- * one (uuid: the trace's). Returns true when the stream holds nothing at
- * all to send: then relayd may be told that it is idle up to now.
+ * open (ustcomm_cbuf_flush(); tsc: the application's clock is the TSC) so
+ * that the next drain sends it; a stream that never sent a packet gets an
+ * empty one (uuid: the trace's). Returns true when the stream holds
+ * nothing at all to send: then relayd may be told that it is idle up to
+ * a time read before this call.
  */
-bool ustd_stream_live_flush(struct ustd_stream *s, uint64_t now, const uint8_t *uuid);
+bool ustd_stream_live_flush(struct ustd_stream *s, int tsc, const uint8_t *uuid);
 
 /* Asks relayd whether it has written every packet sent so far, and
  * remembers the answer (out.confirmed). */
