@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "libustcomm/relay_url.h"
 
 #define RELAY_SCHEME	"net://"
-
-bool ustcomm_relay_url_is(const char *text)
-{
-	return strncmp(text, RELAY_SCHEME, strlen(RELAY_SCHEME)) == 0 ||
-		strstr(text, "://") != NULL;
-}
 
 static int relay_url_port(const char *text, size_t len, uint16_t *port, const char **why)
 {

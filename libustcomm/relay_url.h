@@ -9,7 +9,6 @@
 #ifndef USTCOMM_RELAY_URL_H
 #define USTCOMM_RELAY_URL_H
 
-#include <stdbool.h>
 #include <stdint.h>
 #include "libustcomm/common.h"
 
@@ -24,9 +23,6 @@ struct ustcomm_relay_url {
 	uint16_t ctrl_port;
 	uint16_t data_port;
 };
-
-/* True when text is meant as a relay URL rather than a directory. */
-USTCOMM_API bool ustcomm_relay_url_is(const char *text);
 
 /*
  * Parses text. Returns 0, or -EINVAL with *why saying what is wrong in

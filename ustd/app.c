@@ -365,14 +365,10 @@ static int app_relay_stream(struct ustd_app *app, struct ustd_app_stream *as)
 		ret = ustd_relay_streams_sent(&app->sink.relay);
 	if (ret == 0)
 		return 0;
-	/* Linked for a moment, so that the fallback gives it a file too. */
-	as->next = app->streams;
-	app->streams = as;
+	/* The streams already known move to local files, then this one. */
+	as->stream.out.sink = NULL;
 	app_relay_lost(&app->sink);
-	app->streams = as->next;
-	if (app->stopped)
-		return -EIO;
-	return as->stream.out.fd >= 0 ? 0 : -EIO;
+	return app->stopped ? -EIO : ustd_stream_create_file(&as->stream, &app->td);
 }
 
 static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)

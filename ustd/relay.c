@@ -35,6 +35,8 @@ enum relay_cmd {
 #define RELAY_MINOR_MIN		4u
 /* Index entries carry the stream instance and packet sequence number. */
 #define RELAY_MINOR_INDEX_1_1	8u
+/* relayd refuses longer stream paths (its LTTNG_NAME_MAX). */
+#define RELAY_PATH_MAX		255
 /* relayd's status codes (LTTng's error codes). */
 #define RELAY_OK		10u
 
@@ -132,7 +134,8 @@ static int relay_sendv(struct ustd_relay *r, int fd, struct iovec *iov, int iovc
 			continue;
 		if (n < 0)
 			return relay_fail(r, -errno, "sending to lttng-relayd failed: %s",
-					  errno == EAGAIN ? "no progress for 5 s" : strerror(errno));
+					  errno == EAGAIN ? "no progress within the timeout" :
+					  strerror(errno));
 		while (mh.msg_iovlen && (size_t)n >= mh.msg_iov->iov_len) {
 			n -= (ssize_t)mh.msg_iov->iov_len;
 			mh.msg_iov++;
@@ -159,7 +162,7 @@ static int relay_recv(struct ustd_relay *r, void *buf, size_t len)
 			return relay_fail(r, -ECONNRESET, "lttng-relayd closed the connection");
 		if (n < 0)
 			return relay_fail(r, -errno, "no answer from lttng-relayd: %s",
-					  errno == EAGAIN ? "none within 5 s" : strerror(errno));
+					  errno == EAGAIN ? "none within the timeout" : strerror(errno));
 		p += n;
 		len -= (size_t)n;
 	}
@@ -340,7 +343,7 @@ int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *pa
 	struct relay_status_stream reply;
 	int ret;
 
-	if (strlen(name) >= sizeof(msg.channel_name) || strlen(path) >= USTD_RELAY_SESSION_NAME_MAX)
+	if (strlen(name) >= sizeof(msg.channel_name) || strlen(path) >= RELAY_PATH_MAX)
 		return relay_fail(r, -ENAMETOOLONG, "stream %s/%s has too long a name for lttng-relayd",
 				  path, name);
 	memcpy(msg.channel_name, name, strlen(name));

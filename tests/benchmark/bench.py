@@ -17,6 +17,7 @@ import platform
 import pwd
 import shutil
 import signal
+import socket
 import statistics
 import struct
 import subprocess
@@ -406,7 +407,6 @@ def measure(tracer, args, contexts):
 
 
 def free_ports(n):
-    import socket
     socks = [socket.socket() for _ in range(n)]
     for sock in socks:
         sock.bind(("127.0.0.1", 0))
