@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "libust/channel.h"
+#include "libust/lock.h"
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/ctf_layout.h"
 

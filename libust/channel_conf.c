@@ -6,8 +6,8 @@
 #include "libustcomm/format.h"
 #include "libustcomm/shm_layout.h"
 
-/* A trace has at most 64 channels (trace.c), plus "*". */
-#define CHAN_CONF_MAX		65
+/* Every channel of a trace, plus "*". */
+#define CHAN_CONF_MAX		(UST_TRACE_MAX_CHANNELS + 1)
 
 struct chan_conf {
 	char name[UST_SHM_CHANNEL_NAME_MAX];

@@ -15,6 +15,8 @@
 #include "libustcomm/strbuf.h"
 
 #define UST_CHAN_CONF_ALL	"*"
+/* A trace has at most this many channels. */
+#define UST_TRACE_MAX_CHANNELS	64
 
 /* 0, or -ENOSPC when settings exist for as many channels as can be. */
 int ust_chan_conf_set_subbuf(const char *channel, int is_num, uint32_t value);

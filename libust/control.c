@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "libust/control.h"
+#include "libust/lock.h"
 #include "libust/registry.h"
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/ctl_protocol.h"

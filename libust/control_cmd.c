@@ -11,6 +11,7 @@
 
 #include <ust/version.h>
 #include "libust/control.h"
+#include "libust/objects.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
@@ -121,7 +122,7 @@ static int list_markers(struct reply *r)
 			add_fields(r, ev);
 		/* The ids of an unloaded library's events stay in the trace. */
 		if (ev->nr_sites)
-			ust_registry_describe_objects(ev, sb);
+			ust_objects_describe(ev, sb);
 		else
 			ustcomm_strbuf_append(sb, "(unloaded)", strlen("(unloaded)"));
 		ustcomm_strbuf_append(sb, "", 1);

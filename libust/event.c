@@ -18,7 +18,7 @@ static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_stat
 	unsigned cpu;
 	int ret;
 
-	/* Acquire: pairs with the release store of the binding in trace.c. */
+	/* Acquire: pairs with the release store of the binding in trace_events.c. */
 	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!b))
 		return -ENOENT;

@@ -51,22 +51,20 @@ struct ust_event_state {
 	uint32_t nr_sites, cap_sites;
 };
 
-/*
- * The one lock of libust's slow paths: registry, trace, channels, control.
- * Its holder has the control signal blocked (see registry.c).
- */
-void ust_lock(void);
-void ust_unlock(void);
-void ust_lock_set_signal(int sig);
-
 /* Under ust_lock: iterate every known event. */
 struct ust_event_state *ust_registry_first(void);
 
 /* Under ust_lock: sets or clears every site's enabled flag. */
 void ust_registry_set_active(struct ust_event_state *ev, int active);
 
-/* Under ust_lock: appends the files of the objects holding the event's
- * sites, ", "-separated. Async-signal-safe. */
-int ust_registry_describe_objects(const struct ust_event_state *ev, struct ustcomm_strbuf *sb);
+/*
+ * Under ust_lock: attaches a site to the event of its name and layout.
+ * Returns the event when the site created it (new to the registry), NULL
+ * when it joined a known one or was left out (said why).
+ */
+struct ust_event_state *ust_registry_add_site(struct ust_event_desc *desc,
+					      uint32_t desc_version);
+/* Under ust_lock: detaches the site; its event stays (ids are for good). */
+void ust_registry_remove_site(struct ust_event_desc *desc, uint32_t desc_version);
 
 #endif

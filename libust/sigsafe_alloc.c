@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "libust/lock.h"
 #include "libust/sigsafe_alloc.h"
 
 #define MIN_SHIFT	5		/* 32 bytes, header included */

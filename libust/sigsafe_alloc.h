@@ -4,7 +4,7 @@
  * there could deadlock on the allocator lock of the code it interrupted.
  * These take memory from mmap() instead. Only under ust_lock(), which keeps
  * the control signal blocked in its holder, so they need no lock of their
- * own (see registry.c).
+ * own (see lock.c).
  */
 #ifndef UST_SIGSAFE_ALLOC_H
 #define UST_SIGSAFE_ALLOC_H

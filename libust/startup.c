@@ -27,6 +27,7 @@
 
 #include "libust/control.h"
 #include "libust/context.h"
+#include "libust/lock.h"
 #include "libust/perf_counter.h"
 #include "libust/registry.h"
 #include "libust/rules.h"

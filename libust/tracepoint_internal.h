@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* Connecting the tracepoint sites of an object as it registers and unregisters (called by registry.c). */
+/* Connecting the tracepoint sites of an object as it registers and unregisters (called by objects.c). */
 #ifndef UST_TRACEPOINT_INTERNAL_H
 #define UST_TRACEPOINT_INTERNAL_H
 

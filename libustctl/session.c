@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* A running program's session: read back, applied, saved and loaded. */
+/* A running program's session: read back and applied. Files: session_file.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -189,29 +189,5 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 		if (ret > 0)
 			ret = 0;
 	}
-	return ret;
-}
-
-int ustctl_save_session(pid_t pid, const char *trace, const char *file)
-{
-	struct ustctl_session *s;
-	int ret;
-
-	ret = ustctl_get_session(pid, trace, &s);
-	if (!ret)
-		ret = ustctl_session_write(file, s);
-	ustctl_session_free(s);
-	return ret;
-}
-
-int ustctl_load_session(pid_t pid, const char *trace, const char *file)
-{
-	struct ustctl_session *s;
-	int ret;
-
-	ret = ustctl_session_read(file, &s);
-	if (!ret)
-		ret = ustctl_apply_session(pid, trace, s);
-	ustctl_session_free(s);
 	return ret;
 }

@@ -2,7 +2,8 @@
 /*
  * Session files: XML validated against ust-session.xsd (compiled in), then
  * the values the schema cannot judge (powers of two within the tracer's
- * bounds) checked here. Every complaint is "FILE:LINE: reason".
+ * bounds) checked here. Every complaint is "FILE:LINE: reason". Uses
+ * session.c for the running program's side, never the other way round.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -442,5 +443,30 @@ end:
 		fclose(f);
 	xmlFreeTextWriter(w);
 	xmlBufferFree(buf);
+	return ret;
+}
+
+/* The convenience calls: a running program's session to and from a file. */
+int ustctl_save_session(pid_t pid, const char *trace, const char *file)
+{
+	struct ustctl_session *s;
+	int ret;
+
+	ret = ustctl_get_session(pid, trace, &s);
+	if (!ret)
+		ret = ustctl_session_write(file, s);
+	ustctl_session_free(s);
+	return ret;
+}
+
+int ustctl_load_session(pid_t pid, const char *trace, const char *file)
+{
+	struct ustctl_session *s;
+	int ret;
+
+	ret = ustctl_session_read(file, &s);
+	if (!ret)
+		ret = ustctl_apply_session(pid, trace, s);
+	ustctl_session_free(s);
 	return ret;
 }

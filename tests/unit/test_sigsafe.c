@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include "libust/lock.h"
 #include "libust/registry.h"
 #include "libust/sigsafe_alloc.h"
 #include "tests/unit/tap.h"

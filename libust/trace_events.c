@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The events in the trace: an enabled event gets an id in its channel's
+ * stream (and the channel its buffers) when the trace is allocated, and
+ * its sites write while the trace runs. Async-signal-safe (see trace.c).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "libust/rules.h"
+#include "libust/sigsafe_alloc.h"
+#include "libust/trace_internal.h"
+#include "libustcomm/format.h"
+
+static int channel_get(struct ust_channel **out, const char *name)
+{
+	struct ust_channel *chan;
+	struct ustcomm_ctx_set ctx;
+	uint32_t size, num, i;
+	int ret;
+
+	for (i = 0; i < ust_t.nr_channels; i++) {
+		if (!strcmp(ust_t.channels[i]->name, name)) {
+			*out = ust_t.channels[i];
+			return 0;
+		}
+	}
+	if (ust_t.nr_channels == UST_TRACE_MAX_CHANNELS)
+		return ust_trace_fail(-ENOSPC, "channel %s not created: a trace has at most %d channels",
+			    name, UST_TRACE_MAX_CHANNELS);
+	ust_trace_channel_geometry(name, &size, &num);
+	ust_chan_conf_contexts(name, &ctx);
+	ret = ust_channel_create(&chan, name, ust_t.nr_channels, ust_t.cfg.nr_cpus, size, num,
+				 ust_t.cfg.overwrite, ust_t.uuid, &ctx);
+	if (ret < 0)
+		return ust_trace_fail(ret, "cannot create the buffers of channel %s: %s", name,
+			    ustcomm_strerror(-ret));
+	ret = ust_trace_send_stream_block(chan);
+	if (ret >= 0)
+		ret = ust_trace_send_buffers(chan);
+	if (ret < 0) {
+		ust_channel_destroy(chan);
+		return ret;
+	}
+	ust_t.channels[ust_t.nr_channels++] = chan;
+	*out = chan;
+	return 0;
+}
+
+/* Gives the event an id in its channel's stream and describes it to ustd. */
+static int event_bind(struct ust_event_state *ev)
+{
+	struct ust_event_binding *b;
+	struct ust_channel *chan = NULL;
+	int ret;
+
+	if (ev->binding)
+		return 0;
+	ret = channel_get(&chan, ev->channel);
+	if (ret < 0)
+		return ret;
+	b = ust_zalloc(sizeof(*b));
+	if (!b)
+		return ust_trace_fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
+	b->chan = chan;
+	b->id = chan->next_event_id;
+	ret = ust_trace_send_event(ev, chan->stream_id, b->id);
+	if (ret < 0)
+		goto end;
+	chan->next_event_id++;
+	/* Release: pairs with the acquire load of the binding in ust_event_reserve(). */
+	__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
+	b = NULL;
+end:
+	ust_free(b);
+	return ret;
+}
+
+/* Makes the event's sites write exactly when it is enabled and the trace runs. */
+static int event_apply(struct ust_event_state *ev)
+{
+	int ret = 0;
+
+	if (ev->enabled && ust_t.state >= UST_TRACE_ALLOCATED && ust_t.sock >= 0)
+		ret = event_bind(ev);
+	ust_registry_set_active(ev, ev->enabled && ust_t.state == UST_TRACE_STARTED &&
+				ev->binding != NULL);
+	return ret;
+}
+
+int ust_trace_apply_all(void)
+{
+	struct ust_event_state *ev;
+	int ret = 0, r;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		r = event_apply(ev);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+void ust_trace_event_added(struct ust_event_state *ev)
+{
+	ust_rules_apply(ev);
+	event_apply(ev);
+}
+
+int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)
+{
+	struct ust_event_state *ev;
+	int ret, count = 0;
+
+	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
+		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
+			    ust_t.name);
+	ret = ust_rules_add(spec, ust_t.error, sizeof(ust_t.error));
+	if (ret < 0)
+		return ret;
+	/* A rule can change any event: its level narrows, its filter adds up. */
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		if (ust_rules_spec_matches(spec, ev))
+			count++;
+		ust_rules_apply(ev);
+		event_apply(ev);
+	}
+	return count;
+}
+
+/* Every site off, every event without a binding. The bindings stay
+ * allocated: a preempted writer may still read one. */
+void ust_trace_unbind_all(void)
+{
+	struct ust_event_state *ev;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		ust_registry_set_active(ev, 0);
+		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
+	}
+}

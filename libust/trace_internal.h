@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * What the files of the trace (trace.h) share: its one state and the
+ * helpers each part uses. The parts depend on each other in one direction:
+ *
+ *   trace.c (life cycle) -> trace_events.c (events in the trace)
+ *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
+ *   trace_snapshot.c -> trace_ustd.c, trace_state.c
+ *   trace_settings.c -> trace_state.c
+ *
+ * Same rules as trace.h: under ust_lock(), async-signal-safe.
+ */
+#ifndef UST_TRACE_INTERNAL_H
+#define UST_TRACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "libust/channel.h"
+#include "libust/channel_conf.h"
+#include "libust/registry.h"
+#include "libust/trace.h"
+#include "libustcomm/strbuf.h"
+
+struct ust_trace_data {
+	enum ust_trace_state state;
+	char name[USTCOMM_CTL_TRACE_NAME_MAX];
+	int sock;			/* to ustd; -1 when not connected */
+	uint8_t uuid[16];
+	struct ust_channel *channels[UST_TRACE_MAX_CHANNELS];
+	unsigned nr_channels;
+	struct ust_trace_config cfg;
+	char error[256];
+};
+
+/* The process's one trace. */
+extern struct ust_trace_data ust_t;
+extern const char *const ust_trace_state_names[];
+
+/* trace_state.c */
+/* Puts the reason in ust_trace_error() and returns err. */
+int ust_trace_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ust_trace_valid_name(const char *name);
+/* The trace a command names ("" or NULL: "auto") must be the process's. */
+int ust_trace_check(const char **name);
+/* ust_trace_check(), and the trace must have its buffers. */
+int ust_trace_check_allocated(const char **name);
+/* Closes every buffer's open packet, so ustd can take it. */
+void ust_trace_flush_all(void);
+
+/* trace_ustd.c: the connection to ustd (protocol.h). A failed send drops
+ * the connection: ust_t.sock is -1 afterwards. */
+int ust_trace_ustd_connect(void);
+void ust_trace_connection_lost(int err);
+int ust_trace_connection_alive(void);
+int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
+		       uint32_t nr_fds);
+/* HELLO and the trace's metadata block. */
+int ust_trace_send_hello(void);
+/* The channel's stream block: before any event block or buffer of it. */
+int ust_trace_send_stream_block(const struct ust_channel *chan);
+/* Each CPU's buffer of the channel (memfd and eventfd). */
+int ust_trace_send_buffers(const struct ust_channel *chan);
+/* The event's block in the metadata, then its layout. */
+int ust_trace_send_event(const struct ust_event_state *ev, uint32_t stream_id, uint32_t id);
+/* After GOODBYE: 0 once ustd closed the connection (all written). */
+int ust_trace_wait_drained(int sock);
+int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
+
+/* trace_events.c */
+/* Binds, activates or silences every event as the rules and state say. */
+int ust_trace_apply_all(void);
+/* Every site off, every event without a binding. */
+void ust_trace_unbind_all(void);
+
+/* trace_settings.c */
+void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num);
+
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The trace's settings: channel geometry and contexts, which ustd to report
+ * to, and the session description. They belong to the process and apply to
+ * buffers yet to be created. Async-signal-safe (see trace.c).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "libust/rules.h"
+#include "libust/trace_internal.h"
+#include "libustcomm/event_context.h"
+#include "libustcomm/metadata.h"
+#include "libustcomm/perf_event.h"
+#include "libustcomm/shm_layout.h"
+
+void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
+{
+	ust_chan_conf_geometry(channel, ust_t.cfg.def_size, ust_t.cfg.def_num, size, num);
+}
+
+static int check_settings_trace(const char *name)
+{
+	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
+		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
+			    ust_t.name);
+	return 0;
+}
+
+/* A channel's name, or "*" for every channel. */
+static int check_channel_name(const char *channel)
+{
+	if (!strcmp(channel, UST_CHAN_CONF_ALL))
+		return 0;
+	if (strlen(channel) >= UST_SHM_CHANNEL_NAME_MAX ||
+	    !ustcomm_metadata_valid_identifier(channel))
+		return ust_trace_fail(-EINVAL, "invalid channel name '%s': an identifier of at most %d characters, or * for every channel",
+			    channel, UST_SHM_CHANNEL_NAME_MAX - 1);
+	return 0;
+}
+
+/* Settings apply to buffers yet to be created. */
+static int check_not_allocated(const char *what)
+{
+	if (ust_t.state >= UST_TRACE_ALLOCATED)
+		return ust_trace_fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so %s are fixed until destroy-trace",
+			    ust_t.name, ust_trace_state_names[ust_t.state], what);
+	return 0;
+}
+
+int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value)
+{
+	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
+	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ret = check_channel_name(channel);
+	if (ret < 0)
+		return ret;
+	if (value < min || value > max || (value & (value - 1)))
+		return ust_trace_fail(-EINVAL, "%u is not a valid sub-buffer %s: a power of two between %u and %u",
+			    value, is_num ? "count" : "size", min, max);
+	ret = check_not_allocated("sub-buffer settings");
+	if (ret < 0)
+		return ret;
+	if (ust_chan_conf_set_subbuf(channel, is_num, value) < 0)
+		return ust_trace_fail(-ENOSPC, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_add_context(const char *name, const char *channel, const char *context)
+{
+	char why[200];
+	int id, ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ret = check_channel_name(channel);
+	if (ret < 0)
+		return ret;
+	id = ustcomm_ctx_parse(context);
+	if (id < 0)
+		return ust_trace_fail(-EINVAL, "unknown context '%s': expected %s", context,
+			    USTCOMM_CTX_CHOICES);
+	ret = check_not_allocated("contexts");
+	if (ret < 0)
+		return ret;
+	if (id >= USTCOMM_CTX_PERF_FIRST) {
+		ret = ustcomm_perf_check(id, why, sizeof(why));
+		if (ret < 0)
+			return ust_trace_fail(ret, "%s", why);
+	}
+	ret = ust_chan_conf_add_context(channel, id);
+	if (ret == -EEXIST)
+		return ust_trace_fail(ret, "channel %s records context %s already", channel,
+			    ustcomm_ctx_name(id));
+	if (ret < 0)
+		return ust_trace_fail(ret, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value)
+{
+	uint32_t size, num;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ust_trace_channel_geometry(channel, &size, &num);
+	*value = is_num ? num : size;
+	return 0;
+}
+
+int ust_trace_set_daemon_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!len || len >= sizeof(ust_t.cfg.daemon_path))
+		return ust_trace_fail(-EINVAL, "invalid ustd socket path: it must have 1 to %zu characters",
+			    sizeof(ust_t.cfg.daemon_path) - 1);
+	memcpy(ust_t.cfg.daemon_path, path, len + 1);
+	return 0;
+}
+
+const char *ust_trace_daemon_path(void)
+{
+	return ust_t.cfg.daemon_path;
+}
+
+int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
+{
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	*nr = 0;
+	ret = ust_rules_describe(sb, nr);
+	if (ret < 0)
+		return ret;
+	ust_chan_conf_describe(sb, ust_t.cfg.def_size, ust_t.cfg.def_num, nr);
+	return sb->err;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The trace's connection to ustd (protocol.h): HELLO, the metadata, the
+ * buffers' file descriptors, and the end-of-trace handshake. A stuck ustd
+ * never holds the application long: sends time out, waits are bounded.
+ * Async-signal-safe: system calls, ustcomm_format(), ust_zalloc().
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "libust/sigsafe_alloc.h"
+#include "libust/trace_internal.h"
+#include "libustcomm/clock.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/metadata.h"
+#include "libustcomm/protocol.h"
+#include "libustcomm/shm_layout.h"
+
+#define SEND_TIMEOUT_S		2
+/* How long destroy-trace and exit wait for ustd to write the last data. */
+#define DRAIN_WAIT_MS		5000
+
+void ust_trace_connection_lost(int err)
+{
+	ustcomm_err("lost the connection to ustd (%s): events already recorded stay in the buffers, no new event is enabled",
+		    ustcomm_strerror(-err));
+	close(ust_t.sock);
+	ust_t.sock = -1;
+}
+
+int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
+		    uint32_t nr_fds)
+{
+	int ret;
+
+	if (ust_t.sock < 0)
+		return ust_trace_fail(-ENOTCONN, "trace '%s' lost its connection to ustd", ust_t.name);
+	ret = ustcomm_send_msg(ust_t.sock, type, payload, len, fds, nr_fds);
+	if (ret < 0) {
+		ust_trace_connection_lost(ret);
+		return ust_trace_fail(ret, "sending to ustd failed: %s", ustcomm_strerror(-ret));
+	}
+	return 0;
+}
+
+static int send_metadata(struct ustcomm_strbuf *sb)
+{
+	if (sb->err)
+		return ust_trace_fail(sb->err, "cannot describe the trace in CTF: %s",
+			    ustcomm_strerror(-sb->err));
+	return ust_trace_send_msg(USTCOMM_MSG_METADATA, sb->buf, (uint32_t)sb->len, NULL, 0);
+}
+
+/* The channel's stream block: before any event block or buffer of it. */
+int ust_trace_send_stream_block(const struct ust_channel *chan)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	int ret;
+
+	ret = ustcomm_metadata_stream(&sb, chan->stream_id, chan->name, &chan->ctx);
+	if (ret >= 0)
+		ret = send_metadata(&sb);
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+/* Each CPU's buffer of the channel (memfd and eventfd). */
+int ust_trace_send_buffers(const struct ust_channel *chan)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
+		struct ustcomm_stream msg = {
+			.stream_id = chan->stream_id,
+			.cpu = i,
+			.subbuf_size = chan->bufs[i].subbuf_size,
+			.subbuf_count = chan->bufs[i].subbuf_count,
+			.flags = ust_t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
+			.ctx_size = chan->ctx_size,
+		};
+		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
+
+		memcpy(msg.channel, chan->name, strlen(chan->name));
+		ret = ust_trace_send_msg(USTCOMM_MSG_STREAM, &msg, sizeof(msg), fds, 2);
+	}
+	return ret;
+}
+
+/* The field layout ustd walks packets with after a crash (protocol.h). */
+static int send_layout(uint32_t stream_id, uint32_t event_id, const struct ust_event_state *ev)
+{
+	struct ustcomm_event_layout *el;
+	struct ustcomm_field_layout *f;
+	uint32_t i, len = sizeof(*el) + ev->nr_fields * sizeof(*f);
+	int ret;
+
+	el = ust_zalloc(len);
+	if (!el)
+		return ust_trace_fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
+	el->stream_id = stream_id;
+	el->event_id = event_id;
+	el->nr_fields = ev->nr_fields;
+	f = (struct ustcomm_field_layout *)(el + 1);
+	for (i = 0; i < ev->nr_fields; i++) {
+		f[i].kind = ev->fields[i].kind;
+		f[i].size = ev->fields[i].kind == UST_FIELD_STRING ? 0 : ev->fields[i].size;
+		f[i].len_size = ev->fields[i].kind == UST_FIELD_SEQUENCE ?
+			ev->fields[i].len_size : 0;
+		f[i].length = ev->fields[i].kind == UST_FIELD_ARRAY ? ev->fields[i].length : 0;
+	}
+	ret = ust_trace_send_msg(USTCOMM_MSG_EVENT_LAYOUT, el, len, NULL, 0);
+	ust_free(el);
+	return ret;
+}
+
+/* The event's block in the metadata, then its layout. */
+int ust_trace_send_event(const struct ust_event_state *ev, uint32_t stream_id, uint32_t id)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	int ret;
+
+	ret = ustcomm_metadata_event(&sb, stream_id, id, ev->full_name, ev->loglevel, ev->fields,
+				     ev->nr_fields);
+	if (ret < 0) {
+		ustcomm_err("event %s is left out: its fields cannot be described in CTF",
+			    ev->full_name);
+		ret = ust_trace_fail(ret, "event %s cannot be described in CTF", ev->full_name);
+		goto end;
+	}
+	/* Metadata first: ustd must know the id before any event carries it. */
+	ret = send_metadata(&sb);
+	if (ret >= 0)
+		ret = send_layout(stream_id, id, ev);
+end:
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+int ust_trace_ustd_connect(void)
+{
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
+	struct ucred cred;
+	socklen_t credlen = sizeof(cred);
+	int fd, ret;
+
+	if (!ust_t.cfg.daemon_path[0])
+		return ust_trace_fail(-ENOENT, "no ustd socket path is known: set UST_DAEMON_SOCKET or UST_RUNDIR, or use set-sock-path");
+	fd = ustcomm_connect(ust_t.cfg.daemon_path);
+	if (fd < 0)
+		return ust_trace_fail(fd, "cannot reach ustd at %s: %s; start ustd, or point the program at one with set-sock-path",
+			    ust_t.cfg.daemon_path, ustcomm_strerror(-fd));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0) {
+		ret = ust_trace_fail(-errno, "cannot check who runs ustd at %s", ust_t.cfg.daemon_path);
+		goto end;
+	}
+	if (cred.uid != geteuid() && cred.uid != 0) {
+		ret = ust_trace_fail(-EPERM, "ustd at %s runs as uid %u, not as this program's user",
+			   ust_t.cfg.daemon_path, (unsigned)cred.uid);
+		goto end;
+	}
+	/* A stuck ustd must not hang the application for long. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+end:
+	close(fd);
+	return ret;
+}
+
+int ust_trace_send_hello(void)
+{
+	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
+	struct ustcomm_clock_desc clock;
+	struct ustcomm_hello hello = { .pid = (uint32_t)getpid() };
+	struct ustcomm_trace_info info = {
+		.procname = ust_t.cfg.procname,
+		.hostname = ust_t.cfg.hostname,
+		.vpid = getpid(),
+		.trace_name = ust_t.name,
+		.clock = &clock,
+	};
+	int ret;
+
+	ret = ustcomm_clock_describe(&clock);
+	if (ret < 0)
+		return ust_trace_fail(ret, "cannot describe the trace clock");
+	memcpy(hello.uuid, ust_t.uuid, sizeof(hello.uuid));
+	memcpy(hello.procname, ust_t.cfg.procname, strlen(ust_t.cfg.procname));
+	memcpy(hello.trace_name, ust_t.name, strlen(ust_t.name));
+	hello.clock = ustcomm_clock_use_tsc ? USTCOMM_CLOCK_TSC : USTCOMM_CLOCK_MONOTONIC;
+	ret = ust_trace_send_msg(USTCOMM_MSG_HELLO, &hello, sizeof(hello), NULL, 0);
+	if (ret < 0)
+		return ret;
+	memcpy(info.uuid, ust_t.uuid, sizeof(info.uuid));
+	ret = ustcomm_metadata_trace(&sb, &info);
+	if (ret >= 0)
+		ret = send_metadata(&sb);
+	ustcomm_strbuf_free(&sb);
+	return ret;
+}
+
+/*
+ * ustd answers GOODBYE by writing every remaining packet and closing the
+ * connection: end of file means the trace is complete on disk.
+ */
+int ust_trace_wait_drained(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	char byte;
+	int n;
+
+	for (;;) {
+		n = poll(&pfd, 1, DRAIN_WAIT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ETIMEDOUT;
+		n = (int)recv(sock, &byte, 1, MSG_DONTWAIT);
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+/* Reads exactly len bytes from the ustd socket, waiting at most timeout_ms for each part. */
+int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	size_t got = 0;
+	ssize_t n;
+	int r;
+
+	while (got < len) {
+		r = poll(&pfd, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ETIMEDOUT;
+		n = recv(sock, buf + got, len - got, MSG_DONTWAIT);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Whether ustd is still at the other end: it never closes a live trace's
+ * connection, so end of file or a hang-up means it died. */
+int ust_trace_connection_alive(void)
+{
+	struct pollfd pfd = { .fd = ust_t.sock, .events = POLLIN };
+	char byte;
+
+	if (ust_t.sock < 0)
+		return 0;
+	if (poll(&pfd, 1, 0) < 0)
+		return 1;
+	if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+		return 0;
+	if ((pfd.revents & POLLIN) && recv(ust_t.sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		return 0;
+	return 1;
+}
