@@ -240,7 +240,7 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		}
 		break;
 	case USTCOMM_CTL_CREATE_TRACE:
-		ret = ust_trace_create(args[0]);
+		ret = ust_trace_create(args[0], nr > 1 ? args[1] : NULL);
 		break;
 	case USTCOMM_CTL_ALLOC_TRACE:
 		ret = ust_trace_alloc(args[0]);
@@ -287,6 +287,9 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_ADD_CONTEXT:
 		ret = ust_trace_add_context(args[0], args[1], args[2]);
+		break;
+	case USTCOMM_CTL_SET_OUTPUT:
+		ret = ust_trace_set_output(args[0], args[1]);
 		break;
 	}
 	return ret;

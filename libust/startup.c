@@ -352,7 +352,7 @@ static void __attribute__((constructor)) ust_init(void)
 	if (!env_trace())
 		return;
 	ust_lock();
-	if (ust_trace_create("auto") < 0 || ust_trace_start("auto") < 0)
+	if (ust_trace_create("auto", NULL) < 0 || ust_trace_start("auto") < 0)
 		ustcomm_dbg("running untraced: %s", ust_trace_error());
 	ust_unlock();
 }

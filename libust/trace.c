@@ -20,8 +20,10 @@
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
 
-int ust_trace_create(const char *name)
+int ust_trace_create(const char *name, const char *output)
 {
+	int ret;
+
 	if (!name || !*name)
 		name = "auto";
 	if (!ust_trace_valid_name(name))
@@ -30,6 +32,11 @@ int ust_trace_create(const char *name)
 	if (ust_t.state != UST_TRACE_NONE)
 		return ust_trace_fail(-EEXIST, "this process has a trace already: '%s' (%s); destroy it first",
 			    ust_t.name, ust_trace_state_names[ust_t.state]);
+	if (output && *output) {
+		ret = ust_trace_set_output(name, output);
+		if (ret < 0)
+			return ret;
+	}
 	memcpy(ust_t.name, name, strlen(name) + 1);
 	ust_t.state = UST_TRACE_CREATED;
 	return 0;
@@ -144,6 +151,7 @@ static int trace_teardown(void)
 	ust_t.nr_channels = 0;
 	ust_t.state = UST_TRACE_NONE;
 	ust_t.name[0] = '\0';
+	ust_t.output[0] = '\0';
 	return drained;
 }
 
@@ -195,7 +203,7 @@ int ust_trace_after_fork_child(void)
 	forget();
 	if (!was_started)
 		return 0;
-	ret = ust_trace_create(name);
+	ret = ust_trace_create(name, NULL);
 	if (ret >= 0)
 		ret = ust_trace_start(name);
 	return ret;

@@ -49,7 +49,9 @@ const char *ust_trace_name(void);
 const char *ust_trace_procname(void);
 const char *ust_trace_state_name(void);
 
-int ust_trace_create(const char *name);
+/* output: where the trace goes (trace_output.h); NULL or "" keeps what
+ * ust_trace_set_output() chose, or ustd's choice. */
+int ust_trace_create(const char *name, const char *output);
 int ust_trace_alloc(const char *name);
 int ust_trace_start(const char *name);
 int ust_trace_stop(const char *name);
@@ -74,10 +76,13 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
  * ("*": of every channel); only before the buffers are allocated. */
 int ust_trace_add_context(const char *name, const char *channel, const char *context);
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value);
+/* Until the buffers are allocated; destroying the trace forgets it. */
+int ust_trace_set_output(const char *name, const char *output);
 int ust_trace_set_daemon_path(const char *path);
 const char *ust_trace_daemon_path(void);
 
-/* Appends the GET_SESSION reply strings (ctl_protocol.h) to sb. */
+/* Appends the GET_SESSION reply strings (ctl_protocol.h) to sb, and
+ * their number to *nr. */
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr);
 
 /* An event appeared (object loaded): the rules and the running trace apply. */

@@ -5,8 +5,8 @@
  *
  *   trace.c (life cycle) -> trace_events.c (events in the trace)
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
+ *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
- *   trace_settings.c -> trace_state.c
  *
  * Same rules as trace.h: under ust_lock(), async-signal-safe.
  */
@@ -19,11 +19,15 @@
 #include "libust/channel_conf.h"
 #include "libust/registry.h"
 #include "libust/trace.h"
+#include "libustcomm/protocol.h"
 #include "libustcomm/strbuf.h"
 
 struct ust_trace_data {
 	enum ust_trace_state state;
 	char name[USTCOMM_CTL_TRACE_NAME_MAX];
+	/* Where the trace goes (trace_output.h): set before its buffers are,
+	 * kept across fork, forgotten when the trace is destroyed. */
+	char output[USTCOMM_PATH_MAX];
 	int sock;			/* to ustd; -1 when not connected */
 	uint8_t uuid[16];
 	struct ust_channel *channels[UST_TRACE_MAX_CHANNELS];

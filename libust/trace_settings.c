@@ -13,6 +13,7 @@
 #include "libustcomm/metadata.h"
 #include "libustcomm/perf_event.h"
 #include "libustcomm/shm_layout.h"
+#include "libustcomm/trace_output.h"
 
 void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
 {
@@ -43,7 +44,7 @@ static int check_channel_name(const char *channel)
 static int check_not_allocated(const char *what)
 {
 	if (ust_t.state >= UST_TRACE_ALLOCATED)
-		return ust_trace_fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so %s are fixed until destroy-trace",
+		return ust_trace_fail(-EBUSY, "trace '%s' is %s: its buffers are allocated, so %s fixed until destroy-trace",
 			    ust_t.name, ust_trace_state_names[ust_t.state], what);
 	return 0;
 }
@@ -62,7 +63,7 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 	if (value < min || value > max || (value & (value - 1)))
 		return ust_trace_fail(-EINVAL, "%u is not a valid sub-buffer %s: a power of two between %u and %u",
 			    value, is_num ? "count" : "size", min, max);
-	ret = check_not_allocated("sub-buffer settings");
+	ret = check_not_allocated("sub-buffer settings are");
 	if (ret < 0)
 		return ret;
 	if (ust_chan_conf_set_subbuf(channel, is_num, value) < 0)
@@ -84,7 +85,7 @@ int ust_trace_add_context(const char *name, const char *channel, const char *con
 	if (id < 0)
 		return ust_trace_fail(-EINVAL, "unknown context '%s': expected %s", context,
 			    USTCOMM_CTX_CHOICES);
-	ret = check_not_allocated("contexts");
+	ret = check_not_allocated("contexts are");
 	if (ret < 0)
 		return ret;
 	if (id >= USTCOMM_CTX_PERF_FIRST) {
@@ -129,13 +130,31 @@ const char *ust_trace_daemon_path(void)
 	return ust_t.cfg.daemon_path;
 }
 
+int ust_trace_set_output(const char *name, const char *output)
+{
+	struct ustcomm_relay_url url;
+	const char *why;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	if (ustcomm_output_parse(output, &url, &why) < 0)
+		return ust_trace_fail(-EINVAL, "invalid output '%s': %s", output, why);
+	ret = check_not_allocated("its output is");
+	if (ret < 0)
+		return ret;
+	memcpy(ust_t.output, output, strlen(output) + 1);
+	return 0;
+}
+
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
 {
 	int ret = check_settings_trace(name);
 
 	if (ret < 0)
 		return ret;
-	*nr = 0;
+	ustcomm_strbuf_append(sb, ust_t.output, strlen(ust_t.output) + 1);
+	*nr = 1;
 	ret = ust_rules_describe(sb, nr);
 	if (ret < 0)
 		return ret;

@@ -175,7 +175,7 @@ int ust_trace_send_hello(void)
 {
 	struct ustcomm_strbuf sb = USTCOMM_STRBUF_INIT;
 	struct ustcomm_clock_desc clock;
-	struct ustcomm_hello hello = { .pid = (uint32_t)getpid() };
+	struct ustcomm_hello *hello;
 	struct ustcomm_trace_info info = {
 		.procname = ust_t.cfg.procname,
 		.hostname = ust_t.cfg.hostname,
@@ -188,11 +188,19 @@ int ust_trace_send_hello(void)
 	ret = ustcomm_clock_describe(&clock);
 	if (ret < 0)
 		return ust_trace_fail(ret, "cannot describe the trace clock");
-	memcpy(hello.uuid, ust_t.uuid, sizeof(hello.uuid));
-	memcpy(hello.procname, ust_t.cfg.procname, strlen(ust_t.cfg.procname));
-	memcpy(hello.trace_name, ust_t.name, strlen(ust_t.name));
-	hello.clock = ustcomm_clock_use_tsc ? USTCOMM_CLOCK_TSC : USTCOMM_CLOCK_MONOTONIC;
-	ret = ust_trace_send_msg(USTCOMM_MSG_HELLO, &hello, sizeof(hello), NULL, 0);
+	/* Not on the stack: it holds a path, and this may run on a small
+	 * signal stack. */
+	hello = ust_zalloc(sizeof(*hello));
+	if (!hello)
+		return ust_trace_fail(-ENOMEM, "out of memory");
+	hello->pid = (uint32_t)getpid();
+	memcpy(hello->uuid, ust_t.uuid, sizeof(hello->uuid));
+	memcpy(hello->procname, ust_t.cfg.procname, strlen(ust_t.cfg.procname));
+	memcpy(hello->trace_name, ust_t.name, strlen(ust_t.name));
+	memcpy(hello->output, ust_t.output, strlen(ust_t.output));
+	hello->clock = ustcomm_clock_use_tsc ? USTCOMM_CLOCK_TSC : USTCOMM_CLOCK_MONOTONIC;
+	ret = ust_trace_send_msg(USTCOMM_MSG_HELLO, hello, sizeof(*hello), NULL, 0);
+	ust_free(hello);
 	if (ret < 0)
 		return ret;
 	memcpy(info.uuid, ust_t.uuid, sizeof(info.uuid));

@@ -15,7 +15,7 @@ static const struct {
 	[USTCOMM_CTL_LIST_MARKERS] = { "list-markers", 0, 0 },
 	[USTCOMM_CTL_ENABLE_MARKER] = { "enable-marker", 2, -1 },
 	[USTCOMM_CTL_DISABLE_MARKER] = { "disable-marker", 2, -1 },
-	[USTCOMM_CTL_CREATE_TRACE] = { "create-trace", 1, 1 },
+	[USTCOMM_CTL_CREATE_TRACE] = { "create-trace", 1, 2 },
 	[USTCOMM_CTL_ALLOC_TRACE] = { "alloc-trace", 1, 1 },
 	[USTCOMM_CTL_START_TRACE] = { "start-trace", 1, 1 },
 	[USTCOMM_CTL_STOP_TRACE] = { "stop-trace", 1, 1 },
@@ -32,6 +32,7 @@ static const struct {
 	[USTCOMM_CTL_RECONNECT] = { "reconnect", 1, 1 },
 	[USTCOMM_CTL_ENABLE_RULE] = { "enable-rule", 5, 5 },
 	[USTCOMM_CTL_ADD_CONTEXT] = { "add-context", 3, 3 },
+	[USTCOMM_CTL_SET_OUTPUT] = { "set-output", 2, 2 },
 };
 
 ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,

@@ -25,7 +25,7 @@
 #include "libustcomm/common.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		2u
+#define USTCOMM_CTL_VERSION		3u
 /* Requests are small: names, patterns, a path. */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* Replies list every event of a program. */
@@ -52,8 +52,10 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE, PATTERN...) -> (number of events now matched) */
 	USTCOMM_CTL_ENABLE_MARKER = 3,
 	USTCOMM_CTL_DISABLE_MARKER = 4,
-	/* (TRACE) -> () */
+	/* (TRACE[, OUTPUT]) -> (): OUTPUT as in SET_OUTPUT, "" or absent for
+	 * the output set before (default: ustd's choice) */
 	USTCOMM_CTL_CREATE_TRACE = 5,
+	/* (TRACE) -> () */
 	USTCOMM_CTL_ALLOC_TRACE = 6,
 	USTCOMM_CTL_START_TRACE = 7,
 	USTCOMM_CTL_STOP_TRACE = 8,
@@ -69,8 +71,8 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_SOCK_PATH = 15,
 	/* () -> (PATH) */
 	USTCOMM_CTL_GET_SOCK_PATH = 16,
-	/* (TRACE) -> rules, then channels:
-	 * (nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
+	/* (TRACE) -> the output, the rules, then the channels:
+	 * (OUTPUT, nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
 	 *  per channel CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM (0 for "*"
 	 *  without settings: the default) and its own CONTEXTS, separated
 	 *  by commas) */
@@ -88,7 +90,10 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE, CHANNEL or "*" for every channel, CONTEXT: a name of
 	 * event_context.h) -> (); before the trace's buffers are allocated */
 	USTCOMM_CTL_ADD_CONTEXT = 21,
-	USTCOMM_CTL_CMD_MAX = 21,
+	/* (TRACE, OUTPUT: "" for ustd's choice, an absolute directory or a
+	 * relayd URL, trace_output.h) -> (); before the buffers are allocated */
+	USTCOMM_CTL_SET_OUTPUT = 22,
+	USTCOMM_CTL_CMD_MAX = 22,
 };
 
 struct ustcomm_ctl_header {

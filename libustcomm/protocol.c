@@ -10,13 +10,14 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/protocol.h"
+#include "libustcomm/trace_output.h"
 
 #define RX_CHUNK	65536u
 #define RX_FDS_MAX	UST_ARRAY_SIZE(((struct ustcomm_receiver *)0)->fds)
 #define HDR_SIZE	sizeof(struct ustcomm_msg_header)
 
 _Static_assert(sizeof(struct ustcomm_msg_header) == 16, "wire header layout");
-_Static_assert(sizeof(struct ustcomm_hello) == 120, "wire hello layout");
+_Static_assert(sizeof(struct ustcomm_hello) == 120 + USTCOMM_PATH_MAX, "wire hello layout");
 _Static_assert(sizeof(struct ustcomm_stream) == 88, "wire stream layout");
 _Static_assert(sizeof(struct ustcomm_field_layout) == 8, "wire field layout");
 _Static_assert(sizeof(struct ustcomm_event_layout) == 16, "wire event layout");
@@ -310,11 +311,15 @@ static int wire_name_ok(const char *s, size_t size)
 int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hello **out)
 {
 	const struct ustcomm_hello *hello = (const void *)msg->payload;
+	struct ustcomm_relay_url url;
+	const char *why;
 
 	if (msg->type != USTCOMM_MSG_HELLO || msg->payload_len != sizeof(*hello) ||
 	    hello->clock > USTCOMM_CLOCK_TSC ||
 	    !wire_name_ok(hello->procname, sizeof(hello->procname)) ||
-	    !wire_name_ok(hello->trace_name, sizeof(hello->trace_name)))
+	    !wire_name_ok(hello->trace_name, sizeof(hello->trace_name)) ||
+	    !memchr(hello->output, '\0', sizeof(hello->output)) ||
+	    ustcomm_output_parse(hello->output, &url, &why) < 0)
 		return -EPROTO;
 	*out = hello;
 	return 0;

@@ -16,9 +16,10 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		4u
+#define USTCOMM_VERSION		5u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
+#define USTCOMM_PATH_MAX	4096
 
 enum ustcomm_msg_type {
 	/* app -> ustd, first message: struct ustcomm_hello */
@@ -61,6 +62,9 @@ struct ustcomm_hello {
 	uint8_t uuid[16];		/* trace uuid */
 	char procname[32];		/* NUL-terminated */
 	char trace_name[64];		/* NUL-terminated */
+	/* Where the trace goes (trace_output.h), NUL-terminated: "" for
+	 * ustd's own choice, an absolute directory or a relayd URL. */
+	char output[USTCOMM_PATH_MAX];
 };
 
 struct ustcomm_stream {
@@ -92,7 +96,6 @@ struct ustcomm_event_layout {
 	uint32_t reserved;		/* 0 */
 };
 
-#define USTCOMM_PATH_MAX	4096
 
 struct ustcomm_snapshot {
 	/* Absolute directory to create the snapshot in, NUL-terminated;

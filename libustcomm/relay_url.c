@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include "libustcomm/relay_url.h"
 
 #define RELAY_SCHEME	"net://"
 
+/* Digits by hand: libust parses URLs in signal context (no strtoul()). */
 static int relay_url_port(const char *text, size_t len, uint16_t *port, const char **why)
 {
-	char buf[8], *end;
-	unsigned long v;
+	uint32_t v = 0;
+	size_t i;
 
-	if (len == 0 || len >= sizeof(buf)) {
-		*why = len ? "a port is a number from 1 to 65535" : "a port is empty";
+	if (len == 0) {
+		*why = "a port is empty";
 		return -EINVAL;
 	}
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	v = strtoul(buf, &end, 10);
-	if (*end || buf[0] < '0' || buf[0] > '9' || v == 0 || v > 65535) {
+	for (i = 0; i < len; i++) {
+		if (text[i] < '0' || text[i] > '9' || i >= 5)
+			break;
+		v = v * 10 + (uint32_t)(text[i] - '0');
+	}
+	if (i < len || v == 0 || v > 65535) {
 		*why = "a port is a number from 1 to 65535";
 		return -EINVAL;
 	}

@@ -3,8 +3,8 @@
  * Where a trace goes when it leaves the machine: an lttng-relayd named by a
  * URL in LTTng's spelling, net://HOST[:CONTROL_PORT[:DATA_PORT]], with HOST
  * a name, an IPv4 address or an IPv6 address in brackets. Parsed wherever
- * users type one (ustd, usttrace), so that all refuse the same mistakes
- * with the same words.
+ * users type one (ustd, usttrace, ustctl, libust's create-trace), so that
+ * all refuse the same mistakes with the same words.
  */
 #ifndef USTCOMM_RELAY_URL_H
 #define USTCOMM_RELAY_URL_H
@@ -26,7 +26,9 @@ struct ustcomm_relay_url {
 
 /*
  * Parses text. Returns 0, or -EINVAL with *why saying what is wrong in
- * words fit for a message ("port 0 is out of range 1-65535", ...).
+ * words fit for a message ("a port is a number from 1 to 65535", ...).
+ * Async-signal-safe: string scanning and memcpy only (libust checks a
+ * trace's output in its control handler).
  */
 USTCOMM_API int ustcomm_relay_url_parse(const char *text, struct ustcomm_relay_url *url,
 					const char **why);

@@ -50,6 +50,14 @@ int ustctl_call_expect(pid_t pid, uint16_t cmd, const char *const *args, size_t 
  * -EINVAL (last error set) for a name too long to send. */
 int ustctl_trace_arg(pid_t pid, const char *trace, const char **out);
 
+/* dir as an absolute path in out: the program and ustd have working
+ * directories of their own. NULL and "" stay "" (ustd's directory). what
+ * names the request in the last error. */
+int ustctl_absolute_dir(pid_t pid, const char *what, const char *dir, char *out, size_t size);
+/* A trace's output as the program takes it (trace_output.h): a directory
+ * made absolute, or a relayd URL whose ports accept connections now. */
+int ustctl_output_arg(pid_t pid, const char *output, char *out, size_t size);
+
 /* The path of process pid's control socket in dir, -ENAMETOOLONG if it
  * does not fit. */
 int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid);

@@ -23,6 +23,7 @@ void ustctl_session_free(struct ustctl_session *session)
 		ustctl_channel_conf_release(&session->channels[i]);
 	free(session->rules);
 	free(session->channels);
+	free(session->output);
 	free(session);
 }
 
@@ -63,21 +64,28 @@ static int parse_contexts(struct ustctl_channel_conf *c, const char *list)
 	return ret;
 }
 
-/* Fills s from the reply: nr_rules, the rules in fours (kind, pattern,
- * level, filter), the channels in fours (name, size, count, contexts). */
+/* Fills s from the reply: the output, nr_rules, the rules in fours (kind,
+ * pattern, level, filter), the channels in fours (name, size, count,
+ * contexts). */
 static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
-	const char *pos = NULL, *first = ustcomm_ctl_next(msg, &pos);
+	const char *pos = NULL, *output = ustcomm_ctl_next(msg, &pos);
+	const char *first = output ? ustcomm_ctl_next(msg, &pos) : NULL;
 	uint32_t nr_rules, rest;
 	size_t i;
 	int ret;
 
-	ret = first ? ustctl_parse_u32(pid, cmd, first, (msg->nr_strings - 1) / 4, &nr_rules) :
+	ret = first ? ustctl_parse_u32(pid, cmd, first, (msg->nr_strings - 2) / 4, &nr_rules) :
 		      -EPROTO;
 	if (ret)
 		goto malformed;
-	rest = msg->nr_strings - 1 - 4 * nr_rules;
+	if (*output) {
+		s->output = strdup(output);
+		if (!s->output)
+			goto nomem;
+	}
+	rest = msg->nr_strings - 2 - 4 * nr_rules;
 	if (rest % 4)
 		goto malformed;
 	if (nr_rules) {
@@ -173,6 +181,8 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 	size_t i, j;
 	int ret = 0;
 
+	if (session->output && *session->output)
+		ret = ustctl_set_output(pid, trace, session->output);
 	for (i = 0; !ret && i < session->nr_channels; i++) {
 		const struct ustctl_channel_conf *c = &session->channels[i];
 

@@ -18,6 +18,7 @@
 #include <libxml/xmlwriter.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/shm_layout.h"
+#include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
 #include "libustctl/schema.h"
 
@@ -198,6 +199,29 @@ static int convert_contexts(xmlNodePtr channel, struct ustctl_channel_conf *c)
 	return ret;
 }
 
+/* The <output> element, whose shape the schema has checked. */
+static int convert_output(const char *file, xmlNodePtr node, struct ustctl_session *s)
+{
+	xmlChar *text = xmlNodeGetContent(node);
+	struct ustcomm_relay_url url;
+	const char *why;
+	int ret = 0;
+
+	if (!text)
+		return -ENOMEM;
+	if (ustcomm_output_parse((const char *)text, &url, &why) < 0) {
+		file_error(file, (int)xmlGetLineNo(node), "output \"%s\": %s", (const char *)text,
+			   why);
+		ret = -EINVAL;
+	} else {
+		s->output = strdup((const char *)text);
+		if (!s->output)
+			ret = -ENOMEM;
+	}
+	xmlFree(text);
+	return ret;
+}
+
 /* Turns a valid document into a session. */
 static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 {
@@ -208,9 +232,15 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 	for (node = root->children; node; node = node->next) {
 		if (is_element(node, "channel"))
 			nr_channels++;
+		else if (is_element(node, "output"))
+			ret = convert_output(file, node, s);
 		else if (node->type == XML_ELEMENT_NODE)
 			nr_rules++;
 	}
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret)
+		goto end;
 	if (nr_channels)
 		s->channels = calloc(nr_channels, sizeof(*s->channels));
 	if (nr_rules)
@@ -233,7 +263,7 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 				goto end;
 			if (convert_contexts(node, c))
 				goto nomem;
-		} else if (node->type == XML_ELEMENT_NODE) {
+		} else if (node->type == XML_ELEMENT_NODE && !is_element(node, "output")) {
 			struct ustctl_rule *r = &s->rules[s->nr_rules++];
 
 			r->enable = is_element(node, "enable");
@@ -318,6 +348,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 		rc = xmlTextWriterStartElement(w, BAD_CAST "ust-session");
 	if (rc >= 0)
 		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1");
+	if (rc >= 0 && s->output && *s->output)
+		rc = xmlTextWriterWriteElement(w, BAD_CAST "output", BAD_CAST s->output);
 	for (i = 0; rc >= 0 && i < s->nr_channels; i++) {
 		const struct ustctl_channel_conf *c = &s->channels[i];
 
@@ -369,6 +401,13 @@ static int check_session(const char *file, const struct ustctl_session *s)
 {
 	size_t i, j;
 
+	struct ustcomm_relay_url url;
+	const char *why;
+
+	if (s->output && *s->output && ustcomm_output_parse(s->output, &url, &why) < 0) {
+		ustctl_set_error("cannot write %s: invalid output '%s': %s", file, s->output, why);
+		return -EINVAL;
+	}
 	for (i = 0; i < s->nr_channels; i++) {
 		const struct ustctl_channel_conf *c = &s->channels[i];
 

@@ -43,10 +43,14 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Disables the markers and events matching each PATTERN (see\n"
 	  "enable-marker).\n",
 	  true, 2, -1, ustctl_cmd_disable_marker },
-	{ "create-trace", "[-t TRACE] PID...", "create a trace",
-	  "Creates trace TRACE in each process.\n",
-	  true, 1, -1, ustctl_cmd_trace_op,
-	  ustctl_create_trace, "created" },
+	{ "create-trace", "[-t TRACE] [-o DIR | -r URL] PID...", "create a trace",
+	  "Creates trace TRACE in each process. It goes where its ustd puts\n"
+	  "traces, or under DIR (created if needed; relative to the current\n"
+	  "directory), or to the lttng-relayd at URL,\n"
+	  "net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342 and 5343 by\n"
+	  "default), which must accept connections now. The choice is fixed once\n"
+	  "the trace's buffers are allocated.\n",
+	  true, 1, -1, ustctl_cmd_create_trace, .takes_dir = true, .takes_relay = true },
 	{ "alloc-trace", "[-t TRACE] PID...", "allocate the buffers of a trace",
 	  "Allocates the buffers of trace TRACE in each process and hands them to\n"
 	  "ustd; the sub-buffer sizes and counts are fixed from then on.\n",
@@ -113,13 +117,14 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the path of the ustd socket process PID reports its traces to.\n",
 	  false, 1, 1, ustctl_cmd_get_sock_path },
 	{ "save-session", "[-t TRACE] PID FILE.xml", "save enabled patterns and channel settings",
-	  "Writes the enable and disable rules and the channel settings of trace\n"
-	  "TRACE in process PID to FILE.xml, a session file that load-session and\n"
-	  "usttrace --session read.\n",
+	  "Writes the output (when one was chosen), the enable and disable rules\n"
+	  "and the channel settings of trace TRACE in process PID to FILE.xml, a\n"
+	  "session file that load-session and usttrace --session read.\n",
 	  true, 2, 2, ustctl_cmd_save_session },
 	{ "load-session", "[-t TRACE] PID FILE.xml", "apply a session file",
 	  "Reads FILE.xml and applies it to trace TRACE in process PID: first the\n"
-	  "channel settings, then the rules in order.\n",
+	  "output (as create-trace -o or -r; the trace's buffers must not be\n"
+	  "allocated yet), then the channel settings, then the rules in order.\n",
 	  true, 2, 2, ustctl_cmd_load_session },
 	{ "info", "PID", "describe a process",
 	  "Prints the name of process PID, its libust version, and its trace and\n"

@@ -17,7 +17,7 @@ struct ustctl_cmd;
 
 /* The option values of a command line, as popt stores them (malloc'd). */
 struct ustctl_opts {
-	char *trace, *dir, *filter, *loglevel, *loglevel_only;
+	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
 };
 
 /* A parsed command line: the trace (-t) and the positional arguments. */
@@ -25,6 +25,7 @@ struct ustctl_args {
 	const struct ustctl_cmd *cmd;
 	const char *trace;		/* never NULL: USTCTL_DEFAULT_TRACE without -t */
 	const char *dir;		/* -o DIR, or NULL */
+	const char *relay;		/* -r URL, or NULL */
 	/* enable-marker: level and filter (pattern unset, enable 1) */
 	struct ustctl_rule rule;
 	const char **argv;
@@ -45,6 +46,7 @@ struct ustctl_cmd {
 	int (*trace_op)(pid_t pid, const char *trace);
 	const char *done;
 	bool takes_dir;			/* -o DIR */
+	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 };
 
@@ -73,6 +75,7 @@ int ustctl_cmd_list_markers(const struct ustctl_args *args);
 int ustctl_cmd_enable_marker(const struct ustctl_args *args);
 int ustctl_cmd_disable_marker(const struct ustctl_args *args);
 int ustctl_cmd_trace_op(const struct ustctl_args *args);
+int ustctl_cmd_create_trace(const struct ustctl_args *args);
 int ustctl_cmd_add_context(const struct ustctl_args *args);
 int ustctl_cmd_list_contexts(const struct ustctl_args *args);
 int ustctl_cmd_set_subbuf(const struct ustctl_args *args);

@@ -107,6 +107,36 @@ int ustctl_cmd_trace_op(const struct ustctl_args *args)
 	return status;
 }
 
+int ustctl_cmd_create_trace(const struct ustctl_args *args)
+{
+	const char *output = args->relay ? args->relay : args->dir;
+	int status = USTCTL_EXIT_OK, i, ret;
+	pid_t *pids;
+
+	ret = ustctl_parse_pids(args, 0, &pids);
+	if (ret < 0)
+		return ret == -EINVAL ? USTCTL_EXIT_USAGE : USTCTL_EXIT_FAILED;
+	for (i = 0; i < args->argc; i++) {
+		ret = ustctl_create_trace_output(pids[i], args->trace, output);
+		ustctl_mi_open_process(pids[i], args->trace, ret >= 0);
+		if (ret < 0) {
+			ustctl_fail(pids[i], "create-trace %s: %s", args->trace,
+				    ustctl_last_error());
+			status = USTCTL_EXIT_FAILED;
+		} else if (!ustctl_out_mi()) {
+			printf("pid %d: trace %s created", (int)pids[i], args->trace);
+			if (args->relay)
+				printf(", streamed to lttng-relayd at %s", args->relay);
+			else if (args->dir)
+				printf(", written under %s", args->dir);
+			putchar('\n');
+		}
+		ustctl_mi_close();
+	}
+	free(pids);
+	return status;
+}
+
 static bool control_is_size(const struct ustctl_cmd *cmd)
 {
 	return strstr(cmd->name, "size") != NULL;

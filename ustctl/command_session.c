@@ -12,6 +12,8 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 
 	ustctl_mi_open("session");
 	ustctl_mi_attr("file", "%s", file);
+	if (s->output && *s->output)
+		ustctl_mi_attr("output", "%s", s->output);
 	for (i = 0; i < s->nr_rules; i++)
 		ustctl_mi_rule(&s->rules[i]);
 	for (i = 0; i < s->nr_channels; i++) {
@@ -35,9 +37,10 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 static void session_text(pid_t pid, const char *verb, const char *trace, const char *file,
 			 const struct ustctl_session *s)
 {
-	printf("pid %d: %s %zu rule%s and %zu channel setting%s of trace %s %s %s\n", (int)pid,
-	       verb, s->nr_rules, s->nr_rules == 1 ? "" : "s", s->nr_channels,
-	       s->nr_channels == 1 ? "" : "s", trace, verb[0] == 's' ? "to" : "from", file);
+	printf("pid %d: %s %s%zu rule%s and %zu channel setting%s of trace %s %s %s\n", (int)pid,
+	       verb, s->output && *s->output ? "the output, " : "", s->nr_rules,
+	       s->nr_rules == 1 ? "" : "s", s->nr_channels, s->nr_channels == 1 ? "" : "s", trace,
+	       verb[0] == 's' ? "to" : "from", file);
 }
 
 int ustctl_cmd_save_session(const struct ustctl_args *args)

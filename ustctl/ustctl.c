@@ -165,6 +165,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		"output", 'o', POPT_ARG_STRING, dir, 0,
 		"the directory to write in (default: ustd's)", "DIR"
 	};
+	const struct poptOption relay_option = {
+		"relay", 'r', POPT_ARG_STRING, &o->relay, 0,
+		"stream to the lttng-relayd at URL, net://HOST[:CONTROL_PORT[:DATA_PORT]]", "URL"
+	};
 	const struct poptOption rule_options[] = {
 		{ "filter", 'f', POPT_ARG_STRING, &o->filter, 0,
 		  "record only the events for which EXPR holds", "EXPR" },
@@ -177,7 +181,7 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
 	const struct poptOption end = POPT_TABLEEND;
-	struct poptOption options[7];
+	struct poptOption options[8];
 	static char name[64];
 	poptContext pc;
 	int rc, nr = 0;
@@ -186,6 +190,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	/* Only the options the command takes: any other is a usage error. */
 	if (cmd->takes_dir)
 		options[nr++] = dir_option;
+	if (cmd->takes_relay)
+		options[nr++] = relay_option;
 	if (cmd->takes_trace)
 		options[nr++] = trace_option;
 	if (cmd->takes_rule) {
@@ -216,7 +222,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		return ustctl_usage_error(cmd, "-t needs a trace name");
 	if (*dir && !**dir)
 		return ustctl_usage_error(cmd, "-o needs a directory");
+	if (o->relay && !*o->relay)
+		return ustctl_usage_error(cmd, "-r needs a URL");
+	if (o->relay && *dir)
+		return ustctl_usage_error(cmd, "-o and -r both say where the trace goes: give one");
 	args->cmd = cmd;
+	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;
 	rc = ustctl_parse_rule_options(cmd, o, args);
@@ -264,6 +275,7 @@ end:
 	poptFreeContext(pc);
 	free(opts.trace);
 	free(opts.dir);
+	free(opts.relay);
 	free(opts.filter);
 	free(opts.loglevel);
 	free(opts.loglevel_only);

@@ -8,10 +8,12 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/clock.h"
 #include "libustcomm/log.h"
+#include "libustcomm/trace_output.h"
 #include "ustd/app.h"
 
 /*
@@ -135,7 +137,7 @@ static void app_relay_lost(struct ustd_sink *sink)
 	lost = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
 	app->relayed = false;
 	ustd_relay_close(&sink->relay);
-	ret = ustd_trace_dir_create(&app->td, app->ctx->output, app->procname, app->pid,
+	ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
 				    app->started);
 	if (ret == 0 && app->metadata.len)
 		ret = ustd_trace_dir_append_metadata(&app->td, app->metadata.buf,
@@ -147,18 +149,18 @@ static void app_relay_lost(struct ustd_sink *sink)
 	}
 	if (ret < 0) {
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s), and cannot keep the trace in %s either: %s; tracing of %s stopped",
-			    app->ctx->relay_text, app->label, sink->relay.err, app->ctx->output,
+			    app->relay_text, app->label, sink->relay.err, app->dir,
 			    strerror(-ret), app->label);
 		app->stopped = true;
 		return;
 	}
 	if (lost)
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); the rest of the trace goes to %s. relayd may lack %llu packets it never confirmed writing: %s",
-			    app->ctx->relay_text, app->label, sink->relay.err, app->td.path,
+			    app->relay_text, app->label, sink->relay.err, app->td.path,
 			    (unsigned long long)lost, unconfirmed);
 	else
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); relayd has every packet sent before, the rest of the trace goes to %s",
-			    app->ctx->relay_text, app->label, sink->relay.err, app->td.path);
+			    app->relay_text, app->label, sink->relay.err, app->td.path);
 }
 
 /* A relay call failed: the trace falls back to local files. */
@@ -166,6 +168,22 @@ static void app_relay_check(struct ustd_app *app, int ret)
 {
 	if (ret < 0 && app->relayed)
 		app_relay_lost(&app->sink);
+}
+
+/* The live timer runs while some trace is streamed (ustd.c stops it). */
+static void app_live_timer_arm(const struct ustd_ctx *ctx)
+{
+	struct itimerspec its;
+
+	if (ctx->live_fd < 0 || timerfd_gettime(ctx->live_fd, &its) < 0 ||
+	    its.it_interval.tv_sec || its.it_interval.tv_nsec)
+		return;
+	its.it_interval.tv_sec = (time_t)(ctx->live_timer_us / 1000000);
+	its.it_interval.tv_nsec = (long)(ctx->live_timer_us % 1000000) * 1000;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(ctx->live_fd, 0, &its, NULL) < 0)
+		ustcomm_err("cannot start the live timer: %s; live viewers see packets only as they fill",
+			    strerror(errno));
 }
 
 /*
@@ -181,7 +199,7 @@ static int app_relay_open(struct ustd_app *app)
 	app->sink.lost = app_relay_lost;
 	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
 		 app->trace_name);
-	ret = ustd_relay_connect(r, app->ctx->relay, app->ctx->relay_text);
+	ret = ustd_relay_connect(r, app->relay, app->relay_text);
 	if (ret == 0)
 		ret = ustd_relay_create_session(r, app->trace_name, app->ctx->hostname,
 						app->ctx->live_timer_us);
@@ -192,12 +210,13 @@ static int app_relay_open(struct ustd_app *app)
 	if (ret < 0) {
 		ustd_relay_close(r);
 		ustcomm_err("%s; keeping the trace of %s in %s instead", r->err, app->label,
-			    app->ctx->output);
+			    app->dir);
 		return ret;
 	}
 	app->relayed = true;
+	app_live_timer_arm(app->ctx);
 	app_note(app, "streaming %s to lttng-relayd at %s, session %s; live: net://%s:%u/host/%s/%s",
-		 app->label, app->ctx->relay_text, app->trace_name, app->ctx->relay->host,
+		 app->label, app->relay_text, app->trace_name, app->relay->host,
 		 USTCOMM_RELAY_LIVE_PORT, app->ctx->hostname, app->trace_name);
 	return 0;
 }
@@ -227,7 +246,7 @@ static void app_relay_close(struct ustd_app *app)
 	left = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
 	if (left)
 		ustcomm_err("lttng-relayd at %s did not confirm writing %llu packets of %s within 2 s: %s",
-			    app->ctx->relay_text, (unsigned long long)left, app->label, unconfirmed);
+			    app->relay_text, (unsigned long long)left, app->label, unconfirmed);
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (as->stream.out.sink)
 			ret = ustd_relay_close_stream(&app->sink.relay, as->stream.out.handle,
@@ -239,7 +258,7 @@ static void app_relay_close(struct ustd_app *app)
 	if (!app->relayed)
 		return;
 	app_note(app, "trace of %s is complete at lttng-relayd %s, session %s", app->label,
-		 app->ctx->relay_text, app->trace_name);
+		 app->relay_text, app->trace_name);
 	ustd_relay_close(&app->sink.relay);
 	app->relayed = false;
 }
@@ -304,6 +323,30 @@ static void app_protocol_error(struct ustd_app *app, const char *why)
 	app_end(app, APP_END_LIVE);
 }
 
+/* HELLO's output, checked by ustcomm_check_hello(), or else ustd's own. */
+static int app_choose_output(struct ustd_app *app, const char *output)
+{
+	const char *why;
+	int kind = ustcomm_output_parse(output, &app->own_url, &why);
+
+	app->relay = app->ctx->relay;
+	app->relay_text = app->ctx->relay_text;
+	app->dir = app->ctx->output;
+	if (kind == USTCOMM_OUTPUT_DEFAULT)
+		return 0;
+	app->own_output = strdup(output);
+	if (!app->own_output)
+		return -ENOMEM;
+	if (kind == USTCOMM_OUTPUT_DIR) {
+		app->relay = NULL;
+		app->dir = app->own_output;
+	} else {
+		app->relay = &app->own_url;
+		app->relay_text = app->own_output;
+	}
+	return 0;
+}
+
 static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 			    const char **why)
 {
@@ -330,13 +373,21 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 			    app->label, hello->pid);
 	ret = ustd_trace_name(app->trace_name, sizeof(app->trace_name), app->procname,
 			      app->pid, app->started);
-	if (ret == 0 && app->ctx->relay && app_relay_open(app) == 0)
+	if (ret == 0)
+		ret = app_choose_output(app, hello->output);
+	if (ret < 0) {
+		ustcomm_err("out of memory; tracing of %s stopped, other traces continue",
+			    app->label);
+		app->stopped = true;
 		return 0;
-	ret = ustd_trace_dir_create(&app->td, app->ctx->output, app->procname, app->pid,
+	}
+	if (app->relay && app_relay_open(app) == 0)
+		return 0;
+	ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
 				    app->started);
 	if (ret < 0) {
 		ustcomm_err("cannot create a trace directory in %s: %s; tracing of %s stopped, other traces continue",
-			    app->ctx->output, strerror(-ret), app->label);
+			    app->dir, strerror(-ret), app->label);
 		app->stopped = true;
 		return 0;
 	}
@@ -625,7 +676,7 @@ static void app_snapshot(struct ustd_app *app)
 	struct ustd_stream_out out;
 	struct ustd_app_stream *as;
 	char *dir = app->snap_dir;
-	const char *parent = dir[0] ? dir : app->ctx->output;
+	const char *parent = dir[0] ? dir : app->dir;
 	unsigned n = app->snap_count + 1;
 	int ret;
 
@@ -827,6 +878,7 @@ void ustd_app_free(struct ustd_app *app)
 	if (app->relayed)
 		ustd_relay_close(&app->sink.relay);
 	free(app->snap_dir);
+	free(app->own_output);
 	ustcomm_receiver_fini(&app->rx);
 	free(app);
 }

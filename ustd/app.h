@@ -42,6 +42,9 @@ struct ustd_ctx {
 	const struct ustcomm_relay_url *relay;
 	const char *relay_text;
 	uint32_t live_timer_us;		/* 0: relay sessions are not live */
+	/* The live timer (USTD_WATCH_LIVE_TIMER), armed while a trace is
+	 * streamed; -1 when live_timer_us is 0. */
+	int live_fd;
 	char hostname[USTD_RELAY_HOSTNAME_MAX];	/* as relay sessions name it */
 	bool verbose;
 };
@@ -72,6 +75,14 @@ struct ustd_app {
 	struct ustcomm_receiver rx;
 	uint32_t clock;			/* enum ustcomm_clock_kind, from HELLO */
 	time_t started;			/* HELLO: names the trace */
+	/* Where the trace goes, from HELLO's output or else ustd's options:
+	 * a relayd (NULL for local files, text as the user wrote it), and the
+	 * directory of local traces and of relayd's fallback. */
+	const struct ustcomm_relay_url *relay;
+	const char *relay_text;
+	const char *dir;
+	struct ustcomm_relay_url own_url;
+	char *own_output;		/* HELLO's output, when it named one */
 	struct ustd_trace_dir td;	/* local trace, or relayd's fallback */
 	/* Streaming to relayd: the session, and every piece of metadata sent,
 	 * kept to start the local fallback with if relayd goes away. */

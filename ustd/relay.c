@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include "libustcomm/relay_connect.h"
 #include "ustd/packet_index.h"
 #include "ustd/relay.h"
 
@@ -213,70 +209,16 @@ static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code)
 			  what, *code);
 }
 
-static int relay_wait_connect(int fd)
+/* A connection on one of url's ports; the failure's words in r->err. */
+static int relay_connect_port(struct ustd_relay *r, const struct ustcomm_relay_url *url,
+			      uint16_t port, const char *text, const char *which)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	socklen_t len = sizeof(int);
-	int err = 0, n;
+	int fd;
 
-	do {
-		n = poll(&pfd, 1, USTD_RELAY_TIMEOUT_MS);
-	} while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return -ETIMEDOUT;
-	if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		return -errno;
-	return -err;
-}
-
-static int relay_connect_one(const struct addrinfo *ai)
-{
-	struct timeval tv = { .tv_sec = USTD_RELAY_TIMEOUT_MS / 1000 };
-	int fd, flags, one = 1, ret;
-
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    ai->ai_protocol);
+	fd = ustcomm_relay_connect_port(url, text, port, which, USTD_RELAY_TIMEOUT_MS, r->err,
+					sizeof(r->err));
 	if (fd < 0)
-		return -errno;
-	ret = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
-	if (ret == -EINPROGRESS)
-		ret = relay_wait_connect(fd);
-	flags = fcntl(fd, F_GETFL);
-	if (ret == 0 && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
-			 setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-			 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-			 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0))
-		ret = -errno;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
-/* The first address of host that accepts a connection on port. */
-static int relay_connect_port(struct ustd_relay *r, const char *host, uint16_t port,
-			      const char *text, const char *which)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
-	struct addrinfo *res, *ai;
-	char serv[8];
-	int fd = -ENOENT, gai;
-
-	snprintf(serv, sizeof(serv), "%u", port);
-	gai = getaddrinfo(host, serv, &hints, &res);
-	if (gai)
-		return relay_fail(r, -EHOSTUNREACH, "cannot reach lttng-relayd at %s: host %s: %s",
-				  text, host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = relay_connect_one(ai);
-		if (fd >= 0)
-			break;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		return relay_fail(r, fd, "cannot reach lttng-relayd at %s: %s port %u: %s (is lttng-relayd running there, listening on these ports?)",
-				  text, which, port, strerror(-fd));
+		r->broken = true;
 	return fd;
 }
 
@@ -288,11 +230,11 @@ int ustd_relay_connect(struct ustd_relay *r, const struct ustcomm_relay_url *url
 
 	memset(r, 0, sizeof(*r));
 	r->ctrl_fd = r->data_fd = -1;
-	ret = relay_connect_port(r, url->host, url->ctrl_port, text, "control");
+	ret = relay_connect_port(r, url, url->ctrl_port, text, "control");
 	if (ret < 0)
 		goto end;
 	r->ctrl_fd = ret;
-	ret = relay_connect_port(r, url->host, url->data_port, text, "data");
+	ret = relay_connect_port(r, url, url->data_port, text, "data");
 	if (ret < 0)
 		goto end;
 	r->data_fd = ret;

@@ -41,8 +41,7 @@ struct ustd {
 	int spare_fd;
 	struct ustd_watch listen_watch;
 	struct ustd_watch signal_watch;
-	int live_fd;			/* timerfd of the live timer, or -1 */
-	struct ustd_watch live_watch;
+	struct ustd_watch live_watch;	/* of ctx.live_fd */
 	struct ustd_app *apps;
 	bool quit;
 	struct ustd_adopt adopt;
@@ -226,20 +225,26 @@ static void ustd_on_live_timer(struct ustd *d)
 	struct ustd_app *app;
 	uint64_t ticks;
 
-	if (read(d->live_fd, &ticks, sizeof(ticks)) < 0)
+	const struct itimerspec stop = { { 0, 0 }, { 0, 0 } };
+	bool streaming = false;
+
+	if (read(d->ctx.live_fd, &ticks, sizeof(ticks)) < 0)
 		return;
-	for (app = d->apps; app; app = app->next)
+	for (app = d->apps; app; app = app->next) {
 		ustd_app_on_live_tick(app);
+		streaming |= app->relayed;
+	}
+	/* Nothing streamed: no wake-ups until app.c starts it again. */
+	if (!streaming)
+		timerfd_settime(d->ctx.live_fd, 0, &stop, NULL);
 }
 
 /*
  * --relay: checks that relayd answers before any application is accepted,
  * so that a wrong URL is an error at start, not a trace sent nowhere.
  */
-static int ustd_relay_setup(struct ustd *d, const char *text, struct ustcomm_relay_url *url,
-			    unsigned long live_timer_us)
+static int ustd_relay_setup(struct ustd *d, const char *text, struct ustcomm_relay_url *url)
 {
-	struct itimerspec its = { 0 };
 	struct ustd_relay probe;
 	const char *why;
 	int ret;
@@ -250,9 +255,6 @@ static int ustd_relay_setup(struct ustd *d, const char *text, struct ustcomm_rel
 			    text, why);
 		return ret;
 	}
-	if (gethostname(d->ctx.hostname, sizeof(d->ctx.hostname)) < 0 || !d->ctx.hostname[0])
-		snprintf(d->ctx.hostname, sizeof(d->ctx.hostname), "localhost");
-	d->ctx.hostname[sizeof(d->ctx.hostname) - 1] = '\0';
 	ret = ustd_relay_connect(&probe, url, text);
 	if (ret < 0) {
 		ustcomm_err("%s", probe.err);
@@ -261,17 +263,27 @@ static int ustd_relay_setup(struct ustd *d, const char *text, struct ustcomm_rel
 	ustd_relay_close(&probe);
 	d->ctx.relay = url;
 	d->ctx.relay_text = text;
+	return 0;
+}
+
+/*
+ * What every relay session needs, whether --relay or a trace's own output
+ * names the relayd: the host name sessions are filed under, and the live
+ * timer, which app.c starts when a trace is streamed.
+ */
+static int ustd_live_setup(struct ustd *d, unsigned long live_timer_us)
+{
+	if (gethostname(d->ctx.hostname, sizeof(d->ctx.hostname)) < 0 || !d->ctx.hostname[0])
+		snprintf(d->ctx.hostname, sizeof(d->ctx.hostname), "localhost");
+	d->ctx.hostname[sizeof(d->ctx.hostname) - 1] = '\0';
 	d->ctx.live_timer_us = (uint32_t)live_timer_us;
+	d->ctx.live_fd = -1;
 	if (!live_timer_us)
 		return 0;
-	d->live_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	its.it_interval.tv_sec = (time_t)(live_timer_us / 1000000);
-	its.it_interval.tv_nsec = (long)(live_timer_us % 1000000) * 1000;
-	its.it_value = its.it_interval;
-	if (d->live_fd < 0 || timerfd_settime(d->live_fd, 0, &its, NULL) < 0) {
-		ret = -errno;
+	d->ctx.live_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->ctx.live_fd < 0) {
 		ustcomm_err("cannot set up the live timer: %s", strerror(errno));
-		return ret;
+		return -errno;
 	}
 	return 0;
 }
@@ -390,7 +402,7 @@ int main(int argc, const char **argv)
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1, .spare_fd = -1,
 		.listen_watch.kind = USTD_WATCH_LISTEN,
 		.signal_watch.kind = USTD_WATCH_SIGNAL,
-		.live_fd = -1,
+		.ctx.live_fd = -1,
 		.live_watch.kind = USTD_WATCH_LIVE_TIMER,
 	};
 	struct poptOption options[] = {
@@ -402,7 +414,7 @@ int main(int argc, const char **argv)
 		  "stream every trace to the lttng-relayd at URL, net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342 and 5343 by default); the output directory is then the fallback for when relayd goes away",
 		  "URL" },
 		{ "live-timer", '\0', POPT_ARG_STRING, &live_arg, 0,
-		  "with --relay: every USEC microseconds, send what was recorded so far and tell live viewers which streams are idle (default 1000000; 0: no live viewing)",
+		  "for traces streamed to lttng-relayd (by --relay or by their own output): every USEC microseconds, send what was recorded so far and tell live viewers which streams are idle (default 1000000; 0: no live viewing)",
 		  "USEC" },
 		{ "ready-fd", '\0', POPT_ARG_INT, &ready_fd, 0,
 		  "once listening, write one byte to FD and close it", "FD" },
@@ -436,10 +448,10 @@ int main(int argc, const char **argv)
 	if (live_arg) {
 		errno = 0;
 		live_timer_us = strtoul(live_arg, &end, 10);
-		if (!relay_arg || errno || *end || !live_arg[0] || live_arg[0] == '-' ||
+		if (errno || *end || !live_arg[0] || live_arg[0] == '-' ||
 		    live_timer_us > UINT32_MAX || (live_timer_us && live_timer_us < 1000)) {
-			ustcomm_err(relay_arg ? "--live-timer %s: expected 0 or microseconds from 1000 to 4294967295" :
-				    "--live-timer %s: only with --relay", live_arg);
+			ustcomm_err("--live-timer %s: expected 0 or microseconds from 1000 to 4294967295",
+				    live_arg);
 			ret = -EINVAL;
 			goto end;
 		}
@@ -494,19 +506,19 @@ int main(int argc, const char **argv)
 		goto end;
 	}
 	d.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (relay_arg) {
-		ret = ustd_relay_setup(&d, relay_arg, &relay_url, live_timer_us);
-		if (ret < 0)
-			goto end;
-	}
+	ret = ustd_live_setup(&d, live_timer_us);
+	if (ret == 0 && relay_arg)
+		ret = ustd_relay_setup(&d, relay_arg, &relay_url);
+	if (ret < 0)
+		goto end;
 	ret = ustd_listen(&d);
 	if (ret < 0)
 		goto end;
 	ret = ustd_watch_fd(&d, d.listen_fd, &d.listen_watch);
 	if (ret == 0)
 		ret = ustd_watch_fd(&d, d.signal_fd, &d.signal_watch);
-	if (ret == 0 && d.live_fd >= 0)
-		ret = ustd_watch_fd(&d, d.live_fd, &d.live_watch);
+	if (ret == 0 && d.ctx.live_fd >= 0)
+		ret = ustd_watch_fd(&d, d.ctx.live_fd, &d.live_watch);
 	if (ret < 0) {
 		ustcomm_err("epoll_ctl: %s", strerror(-ret));
 		goto unlink;
@@ -534,8 +546,8 @@ end:
 		close(d.signal_fd);
 	if (d.spare_fd >= 0)
 		close(d.spare_fd);
-	if (d.live_fd >= 0)
-		close(d.live_fd);
+	if (d.ctx.live_fd >= 0)
+		close(d.ctx.live_fd);
 	if (d.ctx.epfd >= 0)
 		close(d.ctx.epfd);
 	poptFreeContext(pc);

@@ -67,6 +67,19 @@ int ustctl_disable_marker(pid_t pid, const char *trace, const char *const *patte
 			  size_t nr);
 
 int ustctl_create_trace(pid_t pid, const char *trace);
+/*
+ * Creates the trace with its output: a directory (relative ones are taken
+ * from the caller's working directory; created by ustd if needed) or an
+ * lttng-relayd URL, net://HOST[:CONTROL_PORT[:DATA_PORT]], whose ports
+ * must accept a connection now (-ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH
+ * with the URL and the cause in the last error otherwise). NULL or "":
+ * the output set before with ustctl_set_output(), else ustd's choice
+ * (its output directory, or its --relay).
+ */
+int ustctl_create_trace_output(pid_t pid, const char *trace, const char *output);
+/* The same choice, before the trace's buffers are allocated; it holds
+ * until the trace is destroyed. */
+int ustctl_set_output(pid_t pid, const char *trace, const char *output);
 int ustctl_alloc_trace(pid_t pid, const char *trace);
 int ustctl_start_trace(pid_t pid, const char *trace);
 int ustctl_stop_trace(pid_t pid, const char *trace);
@@ -158,6 +171,10 @@ struct ustctl_channel_conf {
 	size_t nr_contexts;
 };
 struct ustctl_session {
+	/* Where the trace goes: an absolute directory or an lttng-relayd URL
+	 * (net://HOST[:CONTROL_PORT[:DATA_PORT]]); NULL or "" for ustd's
+	 * choice. */
+	char *output;
 	struct ustctl_rule *rules;
 	size_t nr_rules;
 	struct ustctl_channel_conf *channels;
@@ -167,7 +184,8 @@ void ustctl_session_free(struct ustctl_session *session);
 
 /* The running program's rules and channel settings. */
 int ustctl_get_session(pid_t pid, const char *trace, struct ustctl_session **session);
-/* Applies channel settings, then rules in order (ustctl_enable_rule). */
+/* Applies the output (when set), channel settings, then rules in order
+ * (ustctl_enable_rule). */
 int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session);
 
 /* Session files (XML, validated against ust-session.xsd). A bad file fails

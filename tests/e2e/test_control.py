@@ -158,7 +158,8 @@ for desc, data in hostile:
     t.ok(reply is None or reply[0] < 0, "%s: closed or refused" % desc, reply)
 for desc, data, want in [
         ("unknown command", ctl_request(999), "unknown command"),
-        ("wrong arity", ctl_request("create-trace", "a", "b"), "number of arguments"),
+        ("wrong arity", ctl_request("create-trace", "a", "b", "c"), "number of arguments"),
+        ("bad output", ctl_request("create-trace", "", "rel/dir"), "invalid output"),
         ("bad trace name", ctl_request("create-trace", "../x"), "invalid trace name"),
         ("bad pattern", ctl_request("enable-marker", "", "a b"), "invalid pattern"),
         ("bad size", ctl_request("set-subbuf-size", "", "ust", "1000"), "power of two"),

@@ -21,7 +21,7 @@ COMMANDS = {
     "list-pids": "", "list-markers": "PID",
     "enable-marker": "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN...",
     "disable-marker": "[-t TRACE] PID PATTERN...",
-    "create-trace": "[-t TRACE] PID...", "alloc-trace": "[-t TRACE] PID...",
+    "create-trace": "[-t TRACE] [-o DIR | -r URL] PID...", "alloc-trace": "[-t TRACE] PID...",
     "start-trace": "[-t TRACE] PID...", "stop-trace": "[-t TRACE] PID...",
     "destroy-trace": "[-t TRACE] PID...", "force-switch": "[-t TRACE] PID...",
     "set-subbuf-size": "[-t TRACE] PID CHANNEL/BYTES", "set-subbuf-num": "[-t TRACE] PID CHANNEL/N",
@@ -130,6 +130,12 @@ usage_error(["snapshot", "-o"], "-o: missing argument", "snapshot -o without a v
 usage_error(["snapshot", "-o", "", "1"], "-o needs a directory", "snapshot -o ''", "snapshot")
 usage_error(["snapshot", "--bogus", "1"], "--bogus", "snapshot with an unknown option",
             "snapshot")
+usage_error(["create-trace", "-o", "d", "-r", "net://h", "1"], "-o and -r both say where",
+            "create-trace with both -o and -r", "create-trace")
+usage_error(["create-trace", "-r", "", "1"], "-r needs a URL", "create-trace -r ''",
+            "create-trace")
+usage_error(["create-trace", "-r"], "-r: missing argument", "create-trace -r without a value",
+            "create-trace")
 usage_error(["snapshot", "-o", "d", "1", "x2"], "'x2' is not a process ID",
             "snapshot with a bad PID after a good one", "snapshot")
 usage_error(["info", "-o", "d", "1"], "-o", "-o where the command takes no directory", "info")

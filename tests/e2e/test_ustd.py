@@ -10,7 +10,7 @@ import subprocess
 
 from ustest import USTD, USTTRACE, Tap, Workspace, app, babeltrace_check, read_trace
 
-MAGIC, VERSION = 0x55535450, 1
+MAGIC, VERSION = 0x55535450, 5
 HELLO, METADATA, STREAM = 1, 2, 3
 
 
@@ -56,7 +56,8 @@ second = subprocess.run([USTD, "-o", ws.out, "-s", sock], capture_output=True, t
 t.ok(second.returncode != 0 and "already" in second.stderr,
      "a second ustd on the same socket is refused", second.stderr)
 
-hello = struct.pack("<II16s32s64s", os.getpid(), 0, b"\1" * 16, b"evil", b"auto")
+HELLO_FMT = "<II16s32s64s4096s"
+hello = struct.pack(HELLO_FMT, os.getpid(), 0, b"\1" * 16, b"evil", b"auto", b"")
 cases = [
     ("random bytes", os.urandom(4096)),
     ("bad magic", header(HELLO, 0, magic=0xdeadbeef)),
@@ -68,7 +69,11 @@ cases = [
     ("stream without descriptors", header(HELLO, len(hello)) + hello +
      header(STREAM, 80) + b"\0" * 80),
     ("procname with a slash", header(HELLO, len(hello)) +
-     struct.pack("<II16s32s64s", 1, 0, b"\1" * 16, b"../../etc", b"auto")),
+     struct.pack(HELLO_FMT, 1, 0, b"\1" * 16, b"../../etc", b"auto", b"")),
+    ("output neither absolute nor a URL", header(HELLO, len(hello)) +
+     struct.pack(HELLO_FMT, 1, 0, b"\1" * 16, b"evil", b"auto", b"../../etc")),
+    ("output URL with a bad port", header(HELLO, len(hello)) +
+     struct.pack(HELLO_FMT, 1, 0, b"\1" * 16, b"evil", b"auto", b"net://h:99999")),
 ]
 for name, data in cases:
     t.ok(send_raw(sock, data), "%s: connection dropped" % name)

@@ -230,7 +230,7 @@ def read_trace(path):
 CTL_MAGIC = 0x55535443
 # Version 2: list-markers gives levels and fields, get-session levels, filters
 # and contexts, enable-rule, add-context.
-CTL_VERSION = 2
+CTL_VERSION = 3
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
             "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,

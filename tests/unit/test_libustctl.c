@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -465,7 +467,7 @@ static void test_sessions(pid_t pid)
 	struct ustctl_session *s = NULL;
 	struct ustctl_marker *m = NULL;
 	struct ustctl_rule rules[] = { { 0, "ust:*" }, { 1, "ust:tock" } };
-	struct ustctl_session load = { rules, 2, NULL, 0 };
+	struct ustctl_session load = { .rules = rules, .nr_rules = 2 };
 	size_t nr = 0, i;
 	int ret, found_rule = 0, found_channel = 0;
 
@@ -492,6 +494,83 @@ static void test_sessions(pid_t pid)
 	       find_marker(m, nr, "ust:tock") && find_marker(m, nr, "ust:tock")->enabled,
 	       "load_session applies its rules in order (%d: %s)", ret, ustctl_last_error());
 	ustctl_free_markers(m, nr);
+}
+
+/* A TCP port of 127.0.0.1 nobody listens on: bound, then closed. */
+static int closed_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* Where a trace goes: chosen at create-trace or set-output, checked,
+ * kept in the session, fixed once allocated, forgotten with the trace. */
+static void test_output(pid_t pid)
+{
+	char cwd[4096], url[64], want[4096], file[4096];
+	struct ustctl_session *s = NULL, *back = NULL;
+	struct ustctl_session w = { .output = url };
+	struct stat st;
+	int ret = -1, port = closed_port();
+
+	ret = ustctl_set_output(pid, NULL, "ftp://host");
+	tap_ok(ret == -EINVAL && strstr(ustctl_last_error(), "starts with net://"),
+	       "set_output ftp://host: -EINVAL, a relay URL starts with net:// (%s)",
+	       ustctl_last_error());
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d:%d", port, port + 1 > 65535 ? 1 : port + 1);
+	ret = ustctl_create_trace_output(pid, NULL, url);
+	snprintf(want, sizeof(want), "cannot reach lttng-relayd at %s: control port %d", url, port);
+	tap_ok(port > 0 && ret < 0 && strstr(ustctl_last_error(), want),
+	       "create_trace_output to a relayd that is not there: refused, naming the URL and the port (%d: %s)",
+	       ret, ustctl_last_error());
+
+	ret = -1;
+	if (getcwd(cwd, sizeof(cwd)) && chdir(outdir) == 0) {
+		ret = ustctl_create_trace_output(pid, NULL, "mine/./here");
+		if (chdir(cwd))
+			tap_diag("cannot go back to %s", cwd);
+	}
+	tap_ok(ret == 0, "no trace was left behind: create_trace_output with a relative directory works (%d: %s)",
+	       ret, ustctl_last_error());
+	snprintf(want, sizeof(want), "%s/mine/here", outdir);
+	ret = ustctl_get_session(pid, NULL, &s);
+	tap_ok(ret == 0 && s->output && !strcmp(s->output, want),
+	       "get_session gives the output made absolute: %s", s && s->output ? s->output : "(none)");
+	ustctl_session_free(s);
+	s = NULL;
+	ret = ustctl_start_trace(pid, NULL);
+	tap_ok(ret == 0, "the trace starts (%d: %s)", ret, ustctl_last_error());
+	ret = ustctl_set_output(pid, NULL, "/elsewhere");
+	tap_ok(ret == -EBUSY && strstr(ustctl_last_error(), "output is fixed until destroy-trace"),
+	       "set_output once the buffers are allocated: -EBUSY (%s)", ustctl_last_error());
+	sleep_ms(200);
+	ret = ustctl_destroy_trace(pid, NULL);
+	tap_ok(ret == 0 && stat(want, &st) == 0 && S_ISDIR(st.st_mode),
+	       "ustd wrote the trace under %s (%d: %s)", want, ret, ustctl_last_error());
+	ret = ustctl_get_session(pid, NULL, &s);
+	tap_ok(ret == 0 && !s->output, "destroying the trace forgets its output");
+	ustctl_session_free(s);
+
+	snprintf(url, sizeof(url), "net://[::1]:7000:7001");
+	snprintf(file, sizeof(file), "%s/output.xml", outdir);
+	ret = ustctl_session_write(file, &w);
+	if (!ret)
+		ret = ustctl_session_read(file, &back);
+	tap_ok(ret == 0 && back->output && !strcmp(back->output, url),
+	       "a session file keeps its output URL (%d: %s)", ret, ustctl_last_error());
+	ustctl_session_free(back);
+	snprintf(url, sizeof(url), "net://h:0");
+	ret = ustctl_session_write(file, &w);
+	tap_ok(ret == -EINVAL && strstr(ustctl_last_error(), "port is a number"),
+	       "a session with a bad output URL is not written (%s)", ustctl_last_error());
 }
 
 static void test_sock_path(pid_t pid)
@@ -621,6 +700,7 @@ int main(void)
 		test_trace(app_pid);
 		test_trace_on_disk();
 		test_sessions(app_pid);
+		test_output(app_pid);
 		test_sock_path(app_pid);
 		test_errors(app_pid);
 	}

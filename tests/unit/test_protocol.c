@@ -23,7 +23,7 @@
 #include "libustcomm/protocol.h"
 #include "tap.h"
 
-#define NR_TESTS	41
+#define NR_TESTS	45
 
 static int count_fds(void)
 {
@@ -327,7 +327,7 @@ static void test_malformed(void)
 {
 	struct ustcomm_hello h;
 	struct ustcomm_stream s;
-	char raw[512], longer[sizeof(h) + 1] = { 0 };
+	char raw[8192], longer[sizeof(h) + 1] = { 0 };
 	size_t len;
 	int base = count_fds();
 
@@ -376,6 +376,20 @@ static void test_malformed(void)
 	h.procname[1] = '\n';
 	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
 	tap_ok(feed(raw, len, 0, USTCOMM_MSG_HELLO) == -EPROTO, "procname with a control character: -EPROTO");
+	fill_hello(&h);
+	strcpy(h.output, "traces/here");
+	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
+	tap_ok(feed(raw, len, 0, USTCOMM_MSG_HELLO) == -EPROTO, "relative output directory: -EPROTO");
+	strcpy(h.output, "net://127.0.0.1:0");
+	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
+	tap_ok(feed(raw, len, 0, USTCOMM_MSG_HELLO) == -EPROTO, "output URL with port 0: -EPROTO");
+	memset(h.output, '/', sizeof(h.output));
+	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
+	tap_ok(feed(raw, len, 0, USTCOMM_MSG_HELLO) == -EPROTO, "non-terminated output: -EPROTO");
+	fill_hello(&h);
+	strcpy(h.output, "net://[::1]:6000:6001");
+	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 0, &h, sizeof(h));
+	tap_ok(feed(raw, len, 0, USTCOMM_MSG_HELLO) == 0, "output URL with an IPv6 host and ports: valid");
 
 	s.subbuf_size = 6000;
 	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_STREAM, sizeof(s), 2, &s, sizeof(s));
