@@ -187,6 +187,36 @@ static void app_live_timer_arm(const struct ustd_ctx *ctx)
 }
 
 /*
+ * relayd files a session under its name without saying whether that name
+ * is taken: two traces of one process started within the same second
+ * would share a directory, the second overwriting the first. The names
+ * given out lately are remembered, and a repeated one gets a suffix, as a
+ * local directory would.
+ */
+#define APP_RECENT_NAMES	16
+static char app_recent_names[APP_RECENT_NAMES][USTD_TRACE_NAME_MAX];
+static unsigned app_recent_next;
+
+static void app_unique_session_name(struct ustd_app *app)
+{
+	char base[USTD_TRACE_NAME_MAX];
+	unsigned i, suffix = 0;
+	bool taken = true;
+
+	snprintf(base, sizeof(base), "%s", app->trace_name);
+	while (taken) {
+		taken = false;
+		for (i = 0; i < APP_RECENT_NAMES && !taken; i++)
+			taken = !strcmp(app_recent_names[i], app->trace_name);
+		if (taken)
+			snprintf(app->trace_name, sizeof(app->trace_name), "%.*s-%u",
+				 (int)sizeof(base) - 12, base, ++suffix);
+	}
+	snprintf(app_recent_names[app_recent_next++ % APP_RECENT_NAMES], USTD_TRACE_NAME_MAX,
+		 "%s", app->trace_name);
+}
+
+/*
  * Opens the trace's relay session: one per process, named like the local
  * directory would be, with its metadata stream. When relayd cannot be
  * reached the trace is kept locally instead, and ustd says so.
@@ -197,6 +227,7 @@ static int app_relay_open(struct ustd_app *app)
 	int ret;
 
 	app->sink.lost = app_relay_lost;
+	app_unique_session_name(app);
 	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
 		 app->trace_name);
 	ret = ustd_relay_connect(r, app->relay, app->relay_text);

@@ -57,6 +57,8 @@ struct usttrace {
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
 	char *session_file;		/* --session */
+	struct ustctl_session *session;	/* its contents */
+	bool session_bad;		/* it cannot be read: exit 2 */
 	char *filter;			/* --filter, for every -m */
 	char *loglevel;			/* --loglevel, for every -m */
 	char *loglevel_only;		/* --loglevel-only, for every -m */
@@ -226,7 +228,8 @@ static int usttrace_add_contexts(struct usttrace *ut, const char *list)
 /* Returns 0 with the options in ut, or -EINVAL after saying what is wrong. */
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
-	char *pattern;
+	const char *output;
+	char *pattern, **target;
 	int shared = 0, verbose = 0, follow = 0, overwrite = 0, summary = 0, rc, ret = 0;
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
@@ -257,7 +260,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
 		{ "session", '\0', POPT_ARG_STRING, &ut->session_file, 0,
-		  "start with the rules and channel settings of a session file (ustctl save-session); -m adds rules after them",
+		  "start with the output, rules and channel settings of a session file (ustctl save-session); -m adds rules after them, -o and --relay override its output",
 		  "FILE.xml" },
 		{ "follow", 'f', POPT_ARG_NONE, &follow, 0,
 		  "trace every descendant, executed programs too, and wait until all have exited",
@@ -314,6 +317,25 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ustcomm_err("no program to trace: usttrace [OPTION...] [--] PROGRAM [ARG...]");
 		ret = -EINVAL;
 		goto end;
+	}
+	/* Before the checks below: the session's output counts as --relay
+	 * (then -o keeps its meaning, the fallback) or as -o, unless the
+	 * command line gives that option itself. */
+	if (ut->session_file && ustctl_session_read(ut->session_file, &ut->session) < 0) {
+		ustcomm_err("--session: %s", ustctl_last_error());
+		ut->session_bad = true;
+		ret = -EINVAL;
+		goto end;
+	}
+	output = ut->session ? ut->session->output : NULL;
+	target = !output ? NULL : output[0] == '/' ? &ut->output_arg : &ut->relay;
+	if (target && !*target) {
+		*target = strdup(output);
+		if (!*target) {
+			ustcomm_err("out of memory");
+			ret = -ENOMEM;
+			goto end;
+		}
 	}
 	if (shared && ut->output_arg) {
 		ustcomm_err("-o cannot be used with -s: the running ustd decides where traces go (its own -o)");
@@ -426,19 +448,16 @@ static int usttrace_pattern_rules(struct usttrace *ut)
  * disable rule with a leading '-'); the session's channels, then the
  * --context ones for every channel ("*"), for UST_CHANNELS, as
  * name:SIZE:NUM[:CTX+CTX...] (an empty SIZE or NUM keeps the default).
- * Returns 0, or -EINVAL after saying what is wrong with the session file.
+ * Returns 0, or -EINVAL after saying what is wrong with the session's
+ * contents.
  */
 static int usttrace_settings(struct usttrace *ut)
 {
-	struct ustctl_session *session = NULL;
+	const struct ustctl_session *session = ut->session;
 	const struct ustctl_channel_conf *c;
 	size_t i, j;
 	int ret = 0;
 
-	if (ut->session_file && ustctl_session_read(ut->session_file, &session) < 0) {
-		ustcomm_err("--session: %s", ustctl_last_error());
-		return -EINVAL;
-	}
 	for (i = 0; session && i < session->nr_rules; i++) {
 		ret = usttrace_rule_append(&ut->autoprobe, &session->rules[i], ut->session_file);
 		if (ret < 0)
@@ -469,8 +488,6 @@ static int usttrace_settings(struct usttrace *ut)
 	if (ret < 0)
 		ustcomm_err("%s", strerror(-ret));
 end:
-	if (session)
-		ustctl_session_free(session);
 	return ret;
 }
 
@@ -973,8 +990,10 @@ int main(int argc, const char **argv)
 
 	ustcomm_log_set_prefix("usttrace");
 	usttrace_install_signals();
-	if (usttrace_parse(&ut, &pc, argc, argv) < 0)
+	if (usttrace_parse(&ut, &pc, argc, argv) < 0) {
+		rc = ut.session_bad ? 2 : 1;
 		goto end;
+	}
 	if (usttrace_settings(&ut) < 0) {
 		rc = 2;
 		goto end;
@@ -1011,6 +1030,8 @@ end:
 	ustcomm_strbuf_free(&ut.channels);
 	ustcomm_strbuf_free(&ut.contexts);
 	free(ut.session_file);
+	if (ut.session)
+		ustctl_session_free(ut.session);
 	free(ut.filter);
 	free(ut.loglevel);
 	free(ut.loglevel_only);

@@ -75,13 +75,15 @@ class Relayd:
 
 
 class Ustd:
-    """ustd --relay, its messages collected as they come."""
+    """ustd (--relay relay_url, unless None), its messages collected as they
+    come."""
 
     def __init__(self, relay_url, *extra):
         r, w = os.pipe()
         self.out = os.path.join(ws.root, "fallback-%d" % len(ws.daemons))
-        self.proc = subprocess.Popen([USTD, "-v", "-o", self.out, "--relay", relay_url,
-                                      "--ready-fd", str(w)] + list(extra),
+        relay = ["--relay", relay_url] if relay_url else []
+        self.proc = subprocess.Popen([USTD, "-v", "-o", self.out, "--ready-fd", str(w)] +
+                                     relay + list(extra),
                                      env=ws.env(), pass_fds=(w,), stderr=subprocess.PIPE,
                                      text=True)
         os.close(w)
@@ -380,7 +382,92 @@ if lost and m:
               {k: sorted(v) for k, v in unconfirmed.items()}))
 ustd.stop()
 
-# 6. relayd not there at start: a clear error naming the URL and the cause,
+# 6. The output chosen per trace: ustd without --relay, and ustctl points
+#    one trace of a running program at relayd (create-trace -r), another
+#    through a session file (load-session); usttrace takes a session
+#    file's output as --relay.
+ustd = Ustd(None, "--live-timer", "200000")
+ticker = ws.start_app("ticker", ["-t", "2", "-i", "5000"])
+
+
+def ticks_of(path):
+    events, discarded = read_trace(path)
+    got = {}
+    for e in events:
+        if e.name == "ust:tick":
+            got.setdefault(e.fields["thread"], []).append(e.fields["seq"])
+    return got, discarded
+
+
+def contiguous(got):
+    return got and all(v == list(range(v[0], v[0] + len(v))) for v in got.values())
+
+
+res = ws.ustctl(["create-trace", "-r", relayd.url, ticker.pid])
+t.ok(res.returncode == 0 and "streamed to lttng-relayd at %s" % relayd.url in res.stdout,
+     "ustctl create-trace -r URL on a running program", res.stdout + res.stderr)
+ws.ustctl(["enable-marker", ticker.pid, "ust:tick"])
+ws.ustctl(["start-trace", ticker.pid])
+m = ustd.wait_line(r"streaming ticker\[%d\] to lttng-relayd at %s, session (\S+);"
+                   % (ticker.pid, re.escape(relayd.url)))
+t.ok(m, "ustd, started without --relay, streams that trace to the relayd it names",
+     "".join(ustd.seen))
+time.sleep(0.5)
+res = ws.ustctl(["destroy-trace", ticker.pid])
+t.eq(res.returncode, 0, "destroy-trace returns once the trace is at relayd")
+tr = relayd.traces(m.group(1)) if m else []
+got, discarded = ticks_of(tr[0]) if tr else ({}, -1)
+t.ok(len(got) == 2 and discarded == 0 and contiguous(got) and sum(map(len, got.values())) > 20,
+     "relayd's copy: both threads' ticks, each an unbroken run, nothing discarded (%r)"
+     % {k: len(v) for k, v in got.items()}, repr(got)[:300])
+t.eq([d for d in os.listdir(ustd.out) if d.startswith("ticker-")] if os.path.isdir(ustd.out)
+     else [], [], "nothing of that trace in ustd's own output directory")
+
+session = os.path.join(ws.root, "to-relay.xml")
+with open(session, "w") as f:
+    f.write('<ust-session version="1">\n  <output>%s</output>\n'
+            '  <enable pattern="ust:tick"/>\n</ust-session>\n' % relayd.url)
+res = ws.ustctl(["load-session", ticker.pid, session])
+t.ok(res.returncode == 0 and "the output, 1 rule" in res.stdout,
+     "load-session of a file with an <output> URL", res.stdout + res.stderr)
+ws.ustctl(["create-trace", ticker.pid])
+ws.ustctl(["start-trace", ticker.pid])
+res = ws.ustctl(["save-session", ticker.pid, os.path.join(ws.root, "saved.xml")])
+saved = open(os.path.join(ws.root, "saved.xml")).read() if res.returncode == 0 else ""
+t.ok("<output>%s</output>" % relayd.url in saved, "save-session keeps the output", saved)
+time.sleep(0.3)
+ws.ustctl(["destroy-trace", ticker.pid])
+sessions = relayd.traces("ticker-%d-" % ticker.pid)
+t.eq(len(sessions), 2, "the session file's output sent the second trace to relayd too")
+
+closed = free_ports(2)
+url = "net://127.0.0.1:%d:%d" % tuple(closed)
+res = ws.ustctl(["create-trace", "-r", url, ticker.pid])
+info = ws.ustctl(["info", ticker.pid])
+t.ok(res.returncode == 1 and "cannot reach lttng-relayd at %s: control port %d" % (url, closed[0])
+     in res.stderr and "Connection refused" in res.stderr and "state:    none" in info.stdout,
+     "ustctl create-trace -r to a relayd that is not there: refused with the URL and the "
+     "cause, no trace created", res.stderr + info.stdout)
+for bad, why in (("tcp://127.0.0.1", "starts with net://"),
+                 ("net://127.0.0.1:5342:5342", "ports must differ")):
+    res = ws.ustctl(["create-trace", "-r", bad, ticker.pid])
+    t.ok(res.returncode == 1 and why in res.stderr,
+         "ustctl create-trace -r %s: refused (%s)" % (bad, why), res.stderr)
+ws.stop_app(ticker)
+ustd.stop()
+
+with open(session, "w") as f:
+    f.write('<ust-session version="1">\n  <output>%s</output>\n'
+            '  <enable pattern="*"/>\n</ust-session>\n' % relayd.url)
+before = set(relayd.traces("hello-"))
+res = ws.usttrace(["--session", session, app("hello"), "40"])
+remote = [d for d in relayd.traces("hello-") if d not in before]
+t.ok(res.returncode == 0 and "streamed to lttng-relayd at %s" % relayd.url in res.stderr,
+     "usttrace --session with an output URL streams to that relayd", res.stderr)
+got = hello_events(remote[0]) if len(remote) == 1 else []
+t.eq(len(got), 40 * 3 + 4, "relayd holds one new trace with every event of that run")
+
+# 7. relayd not there at start: a clear error naming the URL and the cause,
 #    and the program does not run untraced.
 closed = free_ports(2)
 url = "net://127.0.0.1:%d:%d" % tuple(closed)
@@ -394,7 +481,7 @@ res = subprocess.run([USTD, "-o", ws.out, "--relay", url], env=ws.env(),
 t.ok(res.returncode != 0 and "cannot reach lttng-relayd at %s: control port %d" % (url, closed[0])
      in res.stderr, "ustd --relay refuses to start without relayd", res.stderr)
 
-# 7. Bad URLs and options: refused with what is wrong, nothing run.
+# 8. Bad URLs and options: refused with what is wrong, nothing run.
 for args, why in ((["--relay", "tcp://127.0.0.1"], "starts with net://"),
                   (["--relay", "net://"], "host is missing"),
                   (["--relay", "net://127.0.0.1:0"], "port is a number from 1 to 65535"),
