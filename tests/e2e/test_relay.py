@@ -440,6 +440,30 @@ ws.ustctl(["destroy-trace", ticker.pid])
 sessions = relayd.traces("ticker-%d-" % ticker.pid)
 t.eq(len(sessions), 2, "the session file's output sent the second trace to relayd too")
 
+# Two traces of the process started within one second: relayd must not
+# file them under one name (the second would overwrite the first).
+same_second = None
+for attempt in range(8):
+    names = []
+    for _ in range(2):
+        ws.ustctl(["create-trace", "-r", relayd.url, ticker.pid])
+        ws.ustctl(["start-trace", ticker.pid])
+        mm = ustd.wait_line(r"streaming ticker\[%d\] to lttng-relayd at \S+, session "
+                            r"(ticker-%d-\d{8}-\d{6})(-\d+)?;" % (ticker.pid, ticker.pid))
+        ustd.seen = []
+        time.sleep(0.1)
+        ws.ustctl(["destroy-trace", ticker.pid])
+        names.append(mm.group(1) + (mm.group(2) or "") if mm else None)
+    if None not in names and names[0].split("-")[2:4] == names[1].split("-")[2:4]:
+        same_second = names
+        break
+if t.ok(same_second, "two traces started within one second (attempts: %d)" % (attempt + 1)):
+    dirs = [os.path.basename(d) for d in relayd.traces("ticker-%d-" % ticker.pid)]
+    complete = [n for n in same_second if n in dirs and
+                contiguous(ticks_of(os.path.join(relayd.out, HOST, n))[0])]
+    t.ok(same_second[0] != same_second[1] and complete == same_second,
+         "they get two sessions at relayd, each complete: %r" % same_second, repr(dirs))
+
 closed = free_ports(2)
 url = "net://127.0.0.1:%d:%d" % tuple(closed)
 res = ws.ustctl(["create-trace", "-r", url, ticker.pid])
