@@ -46,7 +46,9 @@ static void test_round_trip(void)
 	struct ustctl_channel_conf channels[] = {
 		{ "ust", 256u << 10, 8 }, { "other", 0, 0 }, { "big", 4u << 20, 0 },
 	};
-	struct ustctl_session out = { rules, 3, channels, 3 }, *in = NULL;
+	struct ustctl_session out = { .output = "net://[::1]:7000:7001", .rules = rules,
+				      .nr_rules = 3, .channels = channels, .nr_channels = 3 };
+	struct ustctl_session *in = NULL;
 	char path[256];
 	int ret, same = 1;
 	size_t i;
@@ -72,6 +74,8 @@ static void test_round_trip(void)
 			in->channels[i].subbuf_size == channels[i].subbuf_size &&
 			in->channels[i].subbuf_num == channels[i].subbuf_num;
 	tap_ok(same, "channels come back with their sizes (0 where unset)");
+	tap_ok(in->output && !strcmp(in->output, out.output), "the output comes back: %s",
+	       in->output ? in->output : "(none)");
 	ustctl_session_free(in);
 }
 
@@ -124,6 +128,19 @@ static void test_refusals(void)
 		       "  <channel name=\"ust\"/>\n"
 		       "</ust-session>\n",
 		       4, "channel", "channel after a rule");
+	expect_refused("relative.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "  <output>traces</output>\n"
+		       "</ust-session>\n",
+		       3, "output", "a relative output directory");
+	expect_refused("port.xml",
+		       "<?xml version=\"1.0\"?>\n"
+		       "<ust-session version=\"1\">\n"
+		       "\n"
+		       "  <output>net://collector:0</output>\n"
+		       "</ust-session>\n",
+		       4, "port is a number", "an output URL with port 0");
 	expect_refused("version.xml",
 		       "<?xml version=\"1.0\"?>\n"
 		       "\n"
@@ -199,7 +216,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	tap_plan(26);
+	tap_plan(31);
 	test_round_trip();
 	test_refusals();
 	test_suffixes();
