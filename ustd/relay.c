@@ -165,8 +165,25 @@ static int relay_recv(struct ustd_relay *r, void *buf, size_t len)
 	return 0;
 }
 
+static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code);
+
+/* Reads the answers of the index entries sent so far: a refusal breaks
+ * the connection like any other. */
+static int relay_read_unanswered(struct ustd_relay *r)
+{
+	uint32_t code;
+	int ret = 0;
+
+	while (r->unanswered && ret == 0) {
+		r->unanswered--;
+		ret = relay_status(r, "a packet index or a live beacon", &code);
+	}
+	return ret;
+}
+
 /* One command on the control connection, with an optional extra piece
- * sent after the payload (metadata text). */
+ * sent after the payload (metadata text). A command that is answered
+ * first takes the answers still due, so that its own is the next read. */
 static int relay_command(struct ustd_relay *r, enum relay_cmd cmd, const void *payload,
 			 size_t len, const void *extra, size_t extra_len)
 {
@@ -180,8 +197,15 @@ static int relay_command(struct ustd_relay *r, enum relay_cmd cmd, const void *p
 		{ (void *)extra, extra_len },
 	};
 
+	int ret;
+
 	if (r->broken)
 		return -ENOTCONN;
+	if (cmd != RELAY_CMD_SEND_INDEX && cmd != RELAY_CMD_SEND_METADATA) {
+		ret = relay_read_unanswered(r);
+		if (ret < 0)
+			return ret;
+	}
 	return relay_sendv(r, r->ctrl_fd, iov, 3);
 }
 
@@ -319,15 +343,17 @@ int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *
 }
 
 /* Before 2.8 an entry ends before the stream instance. */
-static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx,
-			    const char *what)
+static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx)
 {
 	size_t len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(*idx) :
 		offsetof(struct relay_index, stream_instance_id);
-	uint32_t code;
 	int ret = relay_command(r, RELAY_CMD_SEND_INDEX, idx, len, NULL, 0);
 
-	return ret < 0 ? ret : relay_status(r, what, &code);
+	if (ret < 0)
+		return ret;
+	if (++r->unanswered >= USTD_RELAY_UNANSWERED_MAX)
+		ret = relay_read_unanswered(r);
+	return ret;
 }
 
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
@@ -361,7 +387,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 		.stream_instance_id = e.stream_instance_id,
 		.packet_seq_num = e.packet_seq_num,
 	};
-	return relay_send_index(r, &idx, "a packet index");
+	return relay_send_index(r, &idx);
 }
 
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
@@ -375,7 +401,7 @@ int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t strea
 		.stream_id = htobe64(stream_id),
 	};
 
-	return relay_send_index(r, &idx, "a live beacon");
+	return relay_send_index(r, &idx);
 }
 
 int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)

@@ -20,6 +20,7 @@
 #include "libustcomm/relay_url.h"
 
 #define USTD_RELAY_TIMEOUT_MS	5000
+#define USTD_RELAY_UNANSWERED_MAX	64
 /* relayd's limits for the 2.4 session announcement. */
 #define USTD_RELAY_SESSION_NAME_MAX	255
 #define USTD_RELAY_HOSTNAME_MAX		64
@@ -29,6 +30,11 @@ struct ustd_relay {
 	int data_fd;
 	uint32_t minor;			/* protocol 2.minor agreed with relayd */
 	uint64_t session_id;
+	/* SEND_INDEX answers not read yet. relayd answers the control
+	 * connection's commands in order, so they are read before the answer
+	 * of any later command, or when there are USTD_RELAY_UNANSWERED_MAX:
+	 * a packet costs no round trip. */
+	uint32_t unanswered;
 	bool broken;
 	char err[256];			/* why it broke */
 };
