@@ -50,7 +50,8 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342 and 5343 by\n"
 	  "default), which must accept connections now. The choice is fixed once\n"
 	  "the trace's buffers are allocated.\n",
-	  true, 1, -1, ustctl_cmd_create_trace, .takes_dir = true, .takes_relay = true },
+	  true, 1, -1, ustctl_cmd_trace_op, NULL, "created", .takes_dir = true,
+	  .takes_relay = true },
 	{ "alloc-trace", "[-t TRACE] PID...", "allocate the buffers of a trace",
 	  "Allocates the buffers of trace TRACE in each process and hands them to\n"
 	  "ustd; the sub-buffer sizes and counts are fixed from then on.\n",

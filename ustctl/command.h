@@ -42,7 +42,8 @@ struct ustctl_cmd {
 	int max_args;			/* -1: any number */
 	/* Returns one of the exit statuses. */
 	int (*run)(const struct ustctl_args *args);
-	/* The trace commands: the libustctl call, and what it did in words. */
+	/* The trace commands: the libustctl call (create-trace: NULL, it is
+	 * ustctl_create_trace_output), and what it did in words. */
 	int (*trace_op)(pid_t pid, const char *trace);
 	const char *done;
 	bool takes_dir;			/* -o DIR */
@@ -75,7 +76,6 @@ int ustctl_cmd_list_markers(const struct ustctl_args *args);
 int ustctl_cmd_enable_marker(const struct ustctl_args *args);
 int ustctl_cmd_disable_marker(const struct ustctl_args *args);
 int ustctl_cmd_trace_op(const struct ustctl_args *args);
-int ustctl_cmd_create_trace(const struct ustctl_args *args);
 int ustctl_cmd_add_context(const struct ustctl_args *args);
 int ustctl_cmd_list_contexts(const struct ustctl_args *args);
 int ustctl_cmd_set_subbuf(const struct ustctl_args *args);

@@ -81,33 +81,9 @@ int ustctl_cmd_disable_marker(const struct ustctl_args *args)
 }
 
 /* Every process gets the request, even after a failure: the exit status
- * says whether all of them succeeded. */
+ * says whether all of them succeeded. create-trace (takes_relay) also
+ * says where the trace goes. */
 int ustctl_cmd_trace_op(const struct ustctl_args *args)
-{
-	int status = USTCTL_EXIT_OK, i, ret;
-	pid_t *pids;
-
-	ret = ustctl_parse_pids(args, 0, &pids);
-	if (ret < 0)
-		return ret == -EINVAL ? USTCTL_EXIT_USAGE : USTCTL_EXIT_FAILED;
-	for (i = 0; i < args->argc; i++) {
-		ret = args->cmd->trace_op(pids[i], args->trace);
-		ustctl_mi_open_process(pids[i], args->trace, ret >= 0);
-		if (ret < 0) {
-			ustctl_fail(pids[i], "%s %s: %s", args->cmd->name, args->trace,
-				    ustctl_last_error());
-			status = USTCTL_EXIT_FAILED;
-		} else if (!ustctl_out_mi()) {
-			printf("pid %d: trace %s %s\n", (int)pids[i], args->trace,
-			       args->cmd->done);
-		}
-		ustctl_mi_close();
-	}
-	free(pids);
-	return status;
-}
-
-int ustctl_cmd_create_trace(const struct ustctl_args *args)
 {
 	const char *output = args->relay ? args->relay : args->dir;
 	int status = USTCTL_EXIT_OK, i, ret;
@@ -117,14 +93,16 @@ int ustctl_cmd_create_trace(const struct ustctl_args *args)
 	if (ret < 0)
 		return ret == -EINVAL ? USTCTL_EXIT_USAGE : USTCTL_EXIT_FAILED;
 	for (i = 0; i < args->argc; i++) {
-		ret = ustctl_create_trace_output(pids[i], args->trace, output);
+		ret = args->cmd->takes_relay ?
+			ustctl_create_trace_output(pids[i], args->trace, output) :
+			args->cmd->trace_op(pids[i], args->trace);
 		ustctl_mi_open_process(pids[i], args->trace, ret >= 0);
 		if (ret < 0) {
-			ustctl_fail(pids[i], "create-trace %s: %s", args->trace,
+			ustctl_fail(pids[i], "%s %s: %s", args->cmd->name, args->trace,
 				    ustctl_last_error());
 			status = USTCTL_EXIT_FAILED;
 		} else if (!ustctl_out_mi()) {
-			printf("pid %d: trace %s created", (int)pids[i], args->trace);
+			printf("pid %d: trace %s %s", (int)pids[i], args->trace, args->cmd->done);
 			if (args->relay)
 				printf(", streamed to lttng-relayd at %s", args->relay);
 			else if (args->dir)
