@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "ustd/packet_index.h"
 #include "ustd/trace_dir.h"
@@ -54,25 +55,44 @@ end:
 	return ret;
 }
 
-int ustd_write_all(int fd, const void *buf, size_t len)
+int ustd_writev_all(int fd, struct iovec *iov, int iovcnt)
 {
-	const char *p = buf;
+	ssize_t n = 0;
 	int ret = 0;
 
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
+	for (;;) {
+		/* Skip what went out; resume in the iovec a short write
+		 * stopped in. */
+		for (; iovcnt > 0 && (size_t)n >= iov->iov_len; iov++, iovcnt--)
+			n -= (ssize_t)iov->iov_len;
+		if (iovcnt == 0)
+			break;
+		iov->iov_base = (char *)iov->iov_base + n;
+		iov->iov_len -= (size_t)n;
+		n = writev(fd, iov, iovcnt);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				n = 0;
 				continue;
+			}
 			ret = -errno;
 			goto end;
 		}
-		p += n;
-		len -= (size_t)n;
+		/* No progress and no error: nothing would change on retry. */
+		if (n == 0) {
+			ret = -EIO;
+			goto end;
+		}
 	}
 end:
 	return ret;
+}
+
+int ustd_write_all(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return ustd_writev_all(fd, &iov, 1);
 }
 
 /* The process name comes from the application: keep it from escaping the

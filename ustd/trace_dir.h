@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 
 struct ustd_trace_dir {
@@ -24,6 +25,9 @@ int ustd_mkdir_p(const char *path);
 /* Writes all of buf, retrying partial writes and EINTR. Returns 0 or a
  * negative errno. */
 int ustd_write_all(int fd, const void *buf, size_t len);
+
+/* The same for iovcnt pieces written as one; iov is consumed. */
+int ustd_writev_all(int fd, struct iovec *iov, int iovcnt);
 
 /* <procname>-<pid>-<YYYYMMDD-HHMMSS>, the local time `when`: the name of a
  * process's trace directory, and of its relay session. */

@@ -5,7 +5,8 @@ count, the order, nothing discarded, and a trace babeltrace2 reads cleanly."""
 import os
 import re
 
-from ustest import Tap, Workspace, app, babeltrace_check, babeltrace_text, read_trace
+from ustest import (Tap, Workspace, app, babeltrace_check, babeltrace_text, read_trace,
+                    stream_problems)
 
 N = 5
 t = Tap()
@@ -81,4 +82,6 @@ t.ok(not any(f.startswith(".") or f not in ("metadata", "index") and not re.full
 streams = [f for f in files if re.fullmatch(r"\w+_\d+", f)]
 t.eq(sorted(os.listdir(os.path.join(path, "index"))), sorted(f + ".idx" for f in streams),
      "index/ holds one packet index per stream file")
+bad = stream_problems(path, padded=True)
+t.ok(not bad, "every packet is indexed and padded with zeroes to whole pages", "\n".join(bad))
 t.done()

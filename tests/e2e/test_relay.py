@@ -18,7 +18,7 @@ import threading
 import time
 
 from ustest import (BABELTRACE2, USTD, Tap, Workspace, app, babeltrace_check,
-                    read_trace, wait_for)
+                    read_trace, stream_problems, wait_for)
 
 t = Tap()
 ws = Workspace()
@@ -122,53 +122,11 @@ class Ustd:
         self.proc.wait(timeout=30)
 
 
-def packets(path):
-    """(offset, size in bytes, context) of every packet of a stream file,
-    walked by the packet sizes the file itself gives."""
-    data = open(path, "rb").read()
-    found, off = [], 0
-    while off + 84 <= len(data):
-        magic, = struct.unpack_from("<I", data, off)
-        if magic != 0xC1FC1FC1:
-            break
-        tb, te, content, size, seq, disc = struct.unpack_from("<6Q", data, off + 32)
-        stream_id, = struct.unpack_from("<I", data, off + 20)
-        inst, = struct.unpack_from("<Q", data, off + 24)
-        found.append((off, size // 8, (size, content, tb, te, disc, stream_id, inst, seq)))
-        off += size // 8
-    return found, len(data)
-
-
-def index_entries(path):
-    data = open(path, "rb").read()
-    magic, major, minor, entry_len = struct.unpack_from(">4I", data, 0)
-    entries = [struct.unpack_from(">9Q", data, off) for off in range(16, len(data), entry_len)]
-    return (magic, major, minor, entry_len), entries
-
-
-def check_index(label, trace):
-    """Every stream file of trace has an index whose entries are exactly its
-    packets: offsets, sizes, times, discarded counts, ids, sequence numbers."""
-    streams = [f for f in os.listdir(trace)
-               if os.path.isfile(os.path.join(trace, f)) and f != "metadata"
-               and os.path.getsize(os.path.join(trace, f)) > 0]
-    bad = []
-    for f in streams:
-        idx = os.path.join(trace, "index", f + ".idx")
-        if not os.path.exists(idx):
-            bad.append("%s: no index" % f)
-            continue
-        header, entries = index_entries(idx)
-        if header != (0xC1F1DCC1, 1, 1, 72):
-            bad.append("%s: header %r" % (f, header))
-        pkts, size = packets(os.path.join(trace, f))
-        want = [(off,) + ctx for off, _, ctx in pkts]
-        if [tuple(e) for e in entries] != want:
-            bad.append("%s: index %r, packets %r" % (f, entries[:3], want[:3]))
-        if sum(p[1] for p in pkts) != size:
-            bad.append("%s: packets cover %d of %d bytes" % (f, sum(p[1] for p in pkts), size))
-    t.ok(streams and not bad, "%s: every stream (%d) has an index/*.idx in LTTng's format "
-         "whose entries are exactly its packets" % (label, len(streams)), "\n".join(bad))
+def check_index(label, trace, padded=False):
+    bad = stream_problems(trace, padded)
+    t.ok(not bad, "%s: every stream has an index/*.idx in LTTng's format whose entries "
+         "are exactly its packets%s" % (label, ", each padded to whole pages" if padded else ""),
+         "\n".join(bad))
 
 
 def hello_events(path):
@@ -204,7 +162,7 @@ t.eq(seqs, list(range(40)), "ust:search_event counts 0..39 in order at relayd")
 if remote:
     check_index("relayd's copy", remote[0])
 if local:
-    check_index("local trace", local[0])
+    check_index("local trace", local[0], padded=True)
 
 # 2. Many packets, small sub-buffers: indexes locally and at relayd.
 res = ws.usttrace(["--relay", relayd.url, "--subbuf-size", "4k", "--subbuf-num", "8",
@@ -220,7 +178,7 @@ if burst:
 res = ws.usttrace(["--subbuf-size", "4k", "--subbuf-num", "8", app("burst"), "3000"])
 local = [d for d in ws.trace_dirs() if os.path.basename(d).startswith("burst-")]
 if t.ok(local, "local burst trace written", res.stderr):
-    check_index("local trace, many packets", local[0])
+    check_index("local trace, many packets", local[0], padded=True)
     ok, err = babeltrace_check(local[0])
     t.ok(ok, "babeltrace2 reads a local trace with its index directory", err)
 
@@ -353,7 +311,7 @@ if lost and m:
          "the fallback directory has the session's name")
     ok, err = babeltrace_check(fallback)
     t.ok(ok, "babeltrace2 reads the fallback trace", err)
-    check_index("fallback trace", fallback)
+    check_index("fallback trace", fallback, padded=True)
     unconfirmed = {}
     for name, a, b in re.findall(r"(\w+) packets (\d+)-(\d+)", lost.group(4) or ""):
         unconfirmed.setdefault(name, set()).update(range(int(a), int(b) + 1))

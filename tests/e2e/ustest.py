@@ -240,6 +240,71 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21}
 
 
+PAGE = 4096
+
+
+def packets(path):
+    """(offset, size in bytes, context) of every packet of a stream file,
+    walked by the packet sizes the file itself gives."""
+    data = open(path, "rb").read()
+    found, off = [], 0
+    while off + 84 <= len(data):
+        magic, = struct.unpack_from("<I", data, off)
+        if magic != 0xC1FC1FC1:
+            break
+        tb, te, content, size, seq, disc = struct.unpack_from("<6Q", data, off + 32)
+        stream_id, = struct.unpack_from("<I", data, off + 20)
+        inst, = struct.unpack_from("<Q", data, off + 24)
+        found.append((off, size // 8, (size, content, tb, te, disc, stream_id, inst, seq)))
+        if size == 0:
+            break
+        off += size // 8
+    return found, len(data)
+
+
+def index_entries(path):
+    data = open(path, "rb").read()
+    magic, major, minor, entry_len = struct.unpack_from(">4I", data, 0)
+    entries = [struct.unpack_from(">9Q", data, off) for off in range(16, len(data), entry_len)]
+    return (magic, major, minor, entry_len), entries
+
+
+def stream_problems(trace, padded):
+    """What is wrong with the stream files of trace: every one needs an
+    index whose entries are exactly its packets (offsets, sizes, times,
+    discarded counts, ids, sequence numbers), packets covering the whole
+    file and, written by ustd itself (padded), each packet ending on a page
+    boundary with nothing but zeroes after its content."""
+    streams = [f for f in os.listdir(trace)
+               if os.path.isfile(os.path.join(trace, f)) and f != "metadata"
+               and os.path.getsize(os.path.join(trace, f)) > 0]
+    bad = [] if streams else ["no stream files"]
+    for f in streams:
+        idx = os.path.join(trace, "index", f + ".idx")
+        if not os.path.exists(idx):
+            bad.append("%s: no index" % f)
+            continue
+        header, entries = index_entries(idx)
+        if header != (0xC1F1DCC1, 1, 1, 72):
+            bad.append("%s: header %r" % (f, header))
+        pkts, size = packets(os.path.join(trace, f))
+        want = [(off,) + ctx for off, _, ctx in pkts]
+        if [tuple(e) for e in entries] != want:
+            bad.append("%s: index %r, packets %r" % (f, entries[:3], want[:3]))
+        if sum(p[1] for p in pkts) != size:
+            bad.append("%s: packets cover %d of %d bytes" % (f, sum(p[1] for p in pkts), size))
+        if not padded:
+            continue
+        data = open(os.path.join(trace, f), "rb").read()
+        for off, nbytes, ctx in pkts:
+            content = ctx[1] // 8
+            if nbytes % PAGE or content > nbytes or nbytes - content >= PAGE:
+                bad.append("%s: packet at %d: %d bytes of content in %d" % (f, off, content, nbytes))
+            elif data[off + content:off + nbytes].strip(b"\0"):
+                bad.append("%s: packet at %d: padding is not zeroes" % (f, off))
+    return bad
+
+
 def ctl_request(cmd, *args):
     payload = b"".join(a.encode() + b"\0" for a in args)
     code = CTL_CMDS[cmd] if isinstance(cmd, str) else cmd
