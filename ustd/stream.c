@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
@@ -17,6 +19,8 @@
 /* What stream files are padded to: the page size of x86 and the block
  * size of common file systems, and no more than the smallest sub-buffer. */
 #define STREAM_FILE_ALIGN	4096
+/* Blocks reserved ahead of a stream file: at least this, else one ring. */
+#define STREAM_PREALLOC_MIN	(1u << 20)
 
 static void stream_close_fd(int *fd)
 {
@@ -79,11 +83,28 @@ end:
 	return ret;
 }
 
+/*
+ * ext4 does the bookkeeping of delayed allocation for every block a
+ * buffered write adds to a file; into blocks reserved beforehand with
+ * fallocate() the same write costs a third less CPU, and the writeback that
+ * follows is cheaper too (manual 8.4). Other file systems either reserve
+ * ahead on their own (XFS), cannot reserve (copy-on-write btrfs) or would
+ * hold memory (tmpfs), and are left alone.
+ */
+static bool stream_file_prealloc(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == EXT4_SUPER_MAGIC;
+}
+
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td)
 {
 	int ret = ustd_trace_dir_create_stream(td, s->name, &s->out.fd, &s->out.idx_fd);
 
 	if (ret == 0) {
+		s->out.prealloc = stream_file_prealloc(s->out.fd);
+		s->out.prealloc_end = 0;
 		s->dir = td->path;
 		/* A relayed stream falling back starts a new file. */
 		s->out.len = 0;
@@ -157,6 +178,29 @@ static int stream_check_file(const struct ustd_stream_out *out)
 }
 
 /*
+ * Reserves the blocks the next packets go to, one ring (at least 1 MiB)
+ * at a time, past the end of the file (its size does not change). Only a
+ * hint: when it fails (a full disk), the write says what is wrong.
+ * ustd_stream_close() gives back what was not used.
+ */
+static void stream_prealloc(const struct ustd_stream *s, struct ustd_stream_out *out,
+			    size_t len)
+{
+	uint64_t chunk = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count;
+
+	if (!out->prealloc || out->len + len <= out->prealloc_end)
+		return;
+	if (chunk < STREAM_PREALLOC_MIN)
+		chunk = STREAM_PREALLOC_MIN;
+	if (fallocate(out->fd, FALLOC_FL_KEEP_SIZE, (off_t)out->len, (off_t)chunk) < 0) {
+		ustcomm_dbg("stream %s: reserving blocks: %s", s->name, strerror(errno));
+		out->prealloc = false;
+		return;
+	}
+	out->prealloc_end = out->len + chunk;
+}
+
+/*
  * Appends one whole packet and its index entry, or nothing: a packet
  * running past the end of its file makes the whole trace unreadable.
  *
@@ -186,6 +230,7 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 
 	memcpy(head, packet, sizeof(head));
 	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
+	stream_prealloc(s, out, padded);
 	ret = ustd_writev_all(out->fd, iov, 3);
 	if (ret == 0 && out->idx_fd >= 0) {
 		ustd_index_entry(&e, head, out->len);
@@ -433,6 +478,10 @@ void ustd_stream_close(struct ustd_stream *s)
 	if (!s->open)
 		return;
 	ustcomm_cbuf_unmap(&s->cb);
+	/* Truncating to its own size frees the blocks reserved past the end. */
+	if (s->out.fd >= 0 && s->out.prealloc_end > s->out.len &&
+	    ftruncate(s->out.fd, (off_t)s->out.len) < 0)
+		ustcomm_dbg("stream %s: freeing reserved blocks: %s", s->name, strerror(errno));
 	stream_close_fd(&s->out.fd);
 	stream_close_fd(&s->out.idx_fd);
 	stream_close_fd(&s->shm_fd);

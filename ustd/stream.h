@@ -40,6 +40,8 @@ struct ustd_stream_out {
 	uint64_t asked;			/* packets relayd was last asked about */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t idx_len;		/* bytes of the index file */
+	uint64_t prealloc_end;		/* blocks reserved up to here */
+	bool prealloc;			/* reserve blocks ahead (ext4) */
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
 };

@@ -6,7 +6,7 @@ import os
 import re
 
 from ustest import (Tap, Workspace, app, babeltrace_check, babeltrace_text, read_trace,
-                    stream_problems)
+                    PAGE, stream_problems)
 
 N = 5
 t = Tap()
@@ -84,4 +84,10 @@ t.eq(sorted(os.listdir(os.path.join(path, "index"))), sorted(f + ".idx" for f in
      "index/ holds one packet index per stream file")
 bad = stream_problems(path, padded=True)
 t.ok(not bad, "every packet is indexed and padded with zeroes to whole pages", "\n".join(bad))
+# ustd reserves blocks ahead of each stream file on ext4 and gives back
+# what the trace did not use when it ends.
+held = {f: os.stat(os.path.join(path, f)) for f in streams}
+t.ok(held and all(st.st_blocks * 512 <= st.st_size + PAGE for st in held.values()),
+     "no stream file holds blocks past its end once the trace is complete",
+     {f: (st.st_size, st.st_blocks * 512) for f, st in held.items()})
 t.done()
