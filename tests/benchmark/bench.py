@@ -42,36 +42,68 @@ def read(path, default=""):
 
 
 def machine():
+    """The CPU by vendor, model name and family/model numbers (a KVM guest
+    may show a bare "AMD EPYC"), the kernel, the clock source and TSC."""
     info = read("/proc/cpuinfo")
-    flags, model = [], "?"
+    cpu, flags = {}, []
     for line in info.splitlines():
-        if line.startswith("flags") and not flags:
-            flags = line.split(":", 1)[1].split()
-        if line.startswith("model name") and model == "?":
-            model = line.split(":", 1)[1].strip()
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "flags" and not flags:
+            flags = value.split()
+        elif key in ("vendor_id", "model name", "cpu family", "model") and key not in cpu:
+            cpu[key] = value
     tsc = [f for f in ("tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
                        "rdtscp") if f in flags]
     cs = "/sys/devices/system/clocksource/clocksource0/"
-    return ("%s, %d CPUs, Linux %s; clocksource %s (available: %s); TSC flags: %s"
-            % (model, os.cpu_count(), platform.release(),
+    return ("%s %s (family %s, model %s), %d CPUs, Linux %s; clocksource %s "
+            "(available: %s); TSC flags: %s"
+            % (cpu.get("vendor_id", "?"), cpu.get("model name", "?"),
+               cpu.get("cpu family", "?"), cpu.get("model", "?"),
+               os.cpu_count(), platform.release(),
                read(cs + "current_clocksource").strip() or "?",
                read(cs + "available_clocksource").strip() or "?",
                " ".join(tsc) or "none"))
 
 
-def cpu_seconds(pid):
-    """CPU time of every thread of a process, in seconds, from schedstat
-    (nanoseconds, unlike the clock ticks of stat); 0 when it is gone."""
-    total = 0
-    try:
-        tasks = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return 0.0
-    for tid in tasks:
-        stat = read("/proc/%d/task/%s/schedstat" % (pid, tid))
-        if stat:
-            total += int(stat.split()[0])
-    return total / 1e9
+def consumer_counters(pids):
+    """What the consumer processes did so far, summed over their threads:
+    CPU (schedstat, nanoseconds, unlike the clock ticks of stat), the part
+    of it in the kernel (stat's ticks), wake-ups (voluntary context
+    switches), read- and write-class system calls and bytes written
+    (/proc/PID/io). A process that is gone counts 0."""
+    c = {"cpu": 0.0, "user": 0, "system": 0, "wakeups": 0, "syscalls": 0, "written": 0}
+    for pid in pids:
+        try:
+            tasks = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tasks:
+            base = "/proc/%d/task/%s/" % (pid, tid)
+            stat = read(base + "schedstat")
+            if stat:
+                c["cpu"] += int(stat.split()[0]) / 1e9
+            for line in read(base + "status").splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    c["wakeups"] += int(line.split()[1])
+        fields = read("/proc/%d/stat" % pid).rsplit(")", 1)[-1].split()
+        if len(fields) > 13:
+            c["user"] += int(fields[11])
+            c["system"] += int(fields[12])
+        io = dict(line.split(": ") for line in read("/proc/%d/io" % pid).splitlines())
+        c["syscalls"] += int(io.get("syscr", 0)) + int(io.get("syscw", 0))
+        c["written"] += int(io.get("wchar", 0))
+    return c
+
+
+def counters_per_million(before, after, events):
+    """The consumer's work per million events between two readings."""
+    d = {k: after[k] - before[k] for k in before}
+    per = 1e6 / max(events, 1)
+    ticks = d["user"] + d["system"]
+    return {"cpu": d["cpu"] * 1e3 * per, "kernel": 100.0 * d["system"] / ticks if ticks else 0.0,
+            "wakeups": d["wakeups"] * per, "syscalls": d["syscalls"] * per,
+            "written": d["written"] / 1e6 * per}
 
 
 def children_named(ppid, prefix):
@@ -160,8 +192,8 @@ class Ust:
             self.proc.wait(timeout=60)
             self.proc = None
 
-    def consumer_cpu(self):
-        return cpu_seconds(self.proc.pid)
+    def consumer_pids(self):
+        return [self.proc.pid]
 
     def env(self, traced):
         env = dict(os.environ, UST_RUNDIR=self.run, UST_DAEMON_SOCKET=self.sock)
@@ -268,8 +300,8 @@ class Lttng:
             self.proc.wait(timeout=60)
             self.proc = None
 
-    def consumer_cpu(self):
-        return sum(cpu_seconds(p) for p in children_named(self.proc.pid, "lttng-consumer"))
+    def consumer_pids(self):
+        return children_named(self.proc.pid, "lttng-consumer")
 
     def session(self, kind, filt=None, ctx=None):
         self.seq += 1
@@ -355,16 +387,18 @@ def measure(tracer, args, contexts):
         for kind in KINDS:
             for threads in (1, 2):
                 token = tracer.session(kind)
-                cpu0 = tracer.consumer_cpu()
+                pids = tracer.consumer_pids()
+                before = consumer_counters(pids)
                 runs = [tracer.fire(kind, threads, args.events) for _ in range(args.runs)]
                 tracer.end_session(token)
-                cpu = tracer.consumer_cpu() - cpu0
+                after = consumer_counters(pids)
                 total, discarded = tracer.trace_stats()
                 events = sum(e for _, e, _ in runs)
                 r[(kind, threads)] = [ns for ns, _, _ in runs]
                 if kind == "ints" and threads == 1:
                     r["bytes"] = total / max(events - discarded, 1)
-                    r["cpu"] = cpu * 1e3 / (events / 1e6)
+                    r["consumer"] = counters_per_million(before, after, events)
+                    r["cpu"] = r["consumer"]["cpu"]
                 log("%s %s x%d: %s ns/event" % (tracer.name, kind, threads,
                                                 " ".join("%.1f" % ns for ns, _, _ in runs)))
         for label, expr in FILTERS:
@@ -456,12 +490,13 @@ def measure_relay(tracer, args, relayd):
     tracer.start()
     try:
         token = tracer.session("ints")
-        cpu0 = tracer.consumer_cpu()
+        pids = tracer.consumer_pids()
+        before = consumer_counters(pids)
         runs = [tracer.fire("ints", 1, args.events) for _ in range(args.runs)]
         tracer.end_session(token)
-        cpu = tracer.consumer_cpu() - cpu0
+        after = consumer_counters(pids)
         relayd.stats()
-        r["cpu"] = cpu * 1e3 / (sum(e for _, e, _ in runs) / 1e6)
+        r["cpu"] = counters_per_million(before, after, sum(e for _, e, _ in runs))["cpu"]
         token = tracer.session("ints")
         tracer.fire("ints", 1, args.loss_events)
         tracer.end_session(token)
@@ -562,7 +597,7 @@ def table(ust, lt, start_ms, threads, args):
                  str(lt["loss"]) if lt else "–", "–", "0"))
     rows.append(("consumer CPU ms per million events", "%.2f" % ust["cpu"],
                  "%.2f" % lt["cpu"] if lt else "–",
-                 ratio(ust["cpu"], lt["cpu"]) if lt else "–", ""))
+                 ratio(ust["cpu"], lt["cpu"]) if lt else "–", "≤ 0.7× LTTng-UST"))
     if "relay" in ust:
         ur, lr = ust["relay"], lt.get("relay") if lt else None
         rows.append(("streaming to a local lttng-relayd: consumer CPU ms per million events",
@@ -576,6 +611,23 @@ def table(ust, lt, start_ms, threads, args):
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
            "|---|---|---|---|---|"]
     out += ["| %s |" % " | ".join(r) for r in rows]
+    return "\n".join(out)
+
+
+def consumer_table(ust, lt):
+    """Where the consumer's CPU goes, per million typed events, 1 thread
+    (the run of the consumer CPU row): manual 8.4 reads it."""
+    rows = (("CPU, ms", "cpu", "%.2f"), ("of it in the kernel, %", "kernel", "%.0f"),
+            ("wake-ups (voluntary context switches)", "wakeups", "%.0f"),
+            ("read- and write-class system calls", "syscalls", "%.0f"),
+            ("MB written", "written", "%.1f"))
+    u, l = ust["consumer"], lt["consumer"] if lt else None
+    out = ["| consumer, per million events | ustd | lttng-consumerd | ratio |",
+           "|---|---|---|---|"]
+    for label, key, fmt in rows:
+        out.append("| %s | %s | %s | %s |" % (
+            label, fmt % u[key], fmt % l[key] if l else "–",
+            ratio(u[key], l[key]) if l and key != "kernel" else "–"))
     return "\n".join(out)
 
 
@@ -622,6 +674,8 @@ def main():
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
     print(table(ust_r, lt_r, start_ms, threads, args))
+    print()
+    print(consumer_table(ust_r, lt_r))
     return 0
 
 

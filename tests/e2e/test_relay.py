@@ -182,6 +182,22 @@ if t.ok(local, "local burst trace written", res.stderr):
     ok, err = babeltrace_check(local[0])
     t.ok(ok, "babeltrace2 reads a local trace with its index directory", err)
 
+# 2b. A million events at full speed, default buffers: most reach relayd
+#     (75% to all of them here: the writer outruns the copy to relayd a
+#     little). Waiting 40 ms for relayd's answers every few packets
+#     (Nagle's algorithm at relayd against our delayed ACKs) let through
+#     less than a tenth.
+before = set(relayd.traces("burst-"))
+res = ws.usttrace(["--relay", relayd.url, app("burst"), "1000000"])
+fast = sorted(set(relayd.traces("burst-")) - before)
+if t.ok(res.returncode == 0 and fast, "usttrace --relay: 1000000 events at full speed",
+        res.stderr):
+    events, discarded = read_trace(fast[0])
+    n = sum(1 for e in events if e.name == "ust:burst")
+    t.ok(n + discarded == 1000000 and n > 500000,
+         "relayd holds most of them (%d, at least half wanted)" % n,
+         "%d events, %d discarded" % (n, discarded))
+
 # 3. Live: babeltrace2 --input-format=lttng-live reads the events of a
 #    program that is still running. Kept on one CPU, so that the streams of
 #    the other CPUs never get an event: the viewer must not wait for them.
