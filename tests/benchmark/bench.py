@@ -616,7 +616,7 @@ def table(ust, lt, start_ms, threads, args):
 
 def consumer_table(ust, lt):
     """Where the consumer's CPU goes, per million typed events, 1 thread
-    (the run of the consumer CPU row): manual 8.4 reads it."""
+    (the run of the consumer CPU row): manual 8.7 reads it."""
     rows = (("CPU, ms", "cpu", "%.2f"), ("of it in the kernel, %", "kernel", "%.0f"),
             ("wake-ups (voluntary context switches)", "wakeups", "%.0f"),
             ("read- and write-class system calls", "syscalls", "%.0f"),
