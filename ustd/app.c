@@ -742,12 +742,11 @@ static void app_snapshot(struct ustd_app *app)
 		if (!as->stream.open || !as->stream.overwrite)
 			continue;
 		out = (struct ustd_stream_out) { .fd = -1, .idx_fd = -1 };
-		ret = ustd_trace_dir_create_stream(&snap, as->stream.name, &out.fd, &out.idx_fd);
+		ret = ustd_stream_out_create(&out, &snap, as->stream.name);
 		if (ret < 0)
 			break;
 		ret = ustd_stream_write_ring(&as->stream, &out, as->snap_limit, NULL);
-		close(out.fd);
-		close(out.idx_fd);
+		ustd_stream_out_close(&out);
 		if (ret > 0)
 			ret = -EPROTO;
 	}

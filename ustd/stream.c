@@ -87,9 +87,10 @@ end:
  * ext4 does the bookkeeping of delayed allocation for every block a
  * buffered write adds to a file; into blocks reserved beforehand with
  * fallocate() the same write costs about a third less CPU (ustd: 15 % less
- * per event), and the writeback that follows is cheaper too (manual 8.7). Other file systems either reserve
- * ahead on their own (XFS), cannot reserve (copy-on-write btrfs) or would
- * hold memory (tmpfs), and are left alone.
+ * per event), and the writeback that follows is cheaper too (manual 8.7).
+ * Other file systems either reserve ahead on their own (XFS), cannot
+ * reserve (copy-on-write btrfs) or would hold memory (tmpfs), and are left
+ * alone.
  */
 static bool stream_file_prealloc(int fd)
 {
@@ -98,18 +99,36 @@ static bool stream_file_prealloc(int fd)
 	return fstatfs(fd, &sfs) == 0 && sfs.f_type == EXT4_SUPER_MAGIC;
 }
 
+int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+			   const char *name)
+{
+	int ret = ustd_trace_dir_create_stream(td, name, &out->fd, &out->idx_fd);
+
+	/* A relayed stream falling back starts a new file; what it sent and
+	 * the counts its packets carry stay. */
+	out->len = 0;
+	out->idx_len = sizeof(struct ustd_index_file_header);
+	out->prealloc_end = 0;
+	out->prealloc = ret == 0 && stream_file_prealloc(out->fd);
+	return ret;
+}
+
+void ustd_stream_out_close(struct ustd_stream_out *out)
+{
+	/* Truncating to its own size frees the blocks reserved past the end. */
+	if (out->fd >= 0 && out->prealloc_end > out->len &&
+	    ftruncate(out->fd, (off_t)out->len) < 0)
+		ustcomm_dbg("freeing the blocks reserved for a stream file: %s", strerror(errno));
+	stream_close_fd(&out->fd);
+	stream_close_fd(&out->idx_fd);
+}
+
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td)
 {
-	int ret = ustd_trace_dir_create_stream(td, s->name, &s->out.fd, &s->out.idx_fd);
+	int ret = ustd_stream_out_create(&s->out, td, s->name);
 
-	if (ret == 0) {
-		s->out.prealloc = stream_file_prealloc(s->out.fd);
-		s->out.prealloc_end = 0;
+	if (ret == 0)
 		s->dir = td->path;
-		/* A relayed stream falling back starts a new file. */
-		s->out.len = 0;
-		s->out.idx_len = sizeof(struct ustd_index_file_header);
-	}
 	return ret;
 }
 
@@ -239,10 +258,13 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 			ustcomm_dbg("stream %s: cutting off a partial index entry: %s",
 				    s->name, strerror(errno));
 	}
-	if (ret < 0 && ftruncate(out->fd, (off_t)out->len) < 0)
-		ustcomm_dbg("stream %s: cutting off a partial packet: %s",
-			    s->name, strerror(errno));
-	if (ret == 0) {
+	if (ret < 0) {
+		/* This also frees what was reserved past the end. */
+		if (ftruncate(out->fd, (off_t)out->len) < 0)
+			ustcomm_dbg("stream %s: cutting off a partial packet: %s",
+				    s->name, strerror(errno));
+		out->prealloc_end = out->len;
+	} else {
 		out->idx_len += out->idx_fd >= 0 ? sizeof(e) : 0;
 		*written = padded;
 	}
@@ -478,12 +500,7 @@ void ustd_stream_close(struct ustd_stream *s)
 	if (!s->open)
 		return;
 	ustcomm_cbuf_unmap(&s->cb);
-	/* Truncating to its own size frees the blocks reserved past the end. */
-	if (s->out.fd >= 0 && s->out.prealloc_end > s->out.len &&
-	    ftruncate(s->out.fd, (off_t)s->out.len) < 0)
-		ustcomm_dbg("stream %s: freeing reserved blocks: %s", s->name, strerror(errno));
-	stream_close_fd(&s->out.fd);
-	stream_close_fd(&s->out.idx_fd);
+	ustd_stream_out_close(&s->out);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);
 	s->open = false;

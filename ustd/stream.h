@@ -72,6 +72,16 @@ struct ustd_stream {
 int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		    int shm_fd, int wakeup_fd);
 
+/* Creates the stream file name and its packet index in td as out's files
+ * (out's other fields stay): for a stream, its relay fallback and
+ * snapshots. Returns 0 or a negative errno (-EEXIST when they exist). */
+int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+			   const char *name);
+
+/* Closes what ustd_stream_out_create() opened, freeing the blocks reserved
+ * ahead and not written. */
+void ustd_stream_out_close(struct ustd_stream_out *out);
+
 /* Creates the stream's file and packet index in td; -EEXIST for a stream
  * sent twice. On failure the stream stays mapped: close it. */
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td);

@@ -10,8 +10,8 @@ import struct
 import subprocess
 import time
 
-from ustest import (Tap, Workspace, app, babeltrace_check, ctl_call, ctl_request,
-                    read_trace)
+from ustest import (Tap, Workspace, app, babeltrace_check, blocks_past_end, ctl_call,
+                    ctl_request, read_trace, stream_problems)
 
 SNAPSHOT = 18
 t = Tap()
@@ -85,6 +85,10 @@ for i in (1, 2):
          "snapshot %d: %s, under the requested directory, numbered" % (i, snap))
     ok, err = babeltrace_check(snap)
     t.ok(ok, "snapshot %d: babeltrace2 reads it" % i, err)
+    bad = stream_problems(snap, padded=True)
+    t.ok(not bad and not blocks_past_end(snap),
+         "snapshot %d: packets indexed, padded to whole pages, no blocks held past the end" % i,
+         "\n".join(bad) + repr(blocks_past_end(snap)))
     seqs = seqs_of(snap, "ust:tick") if ok else []
     t.diag("snapshot %d: %d events, seq %s..%s" % (i, len(seqs), seqs[:1], seqs[-1:]))
     t.ok(contiguous(seqs) and len(seqs) > 50,

@@ -305,6 +305,20 @@ def stream_problems(trace, padded):
     return bad
 
 
+def blocks_past_end(trace):
+    """The stream files of trace that hold disk blocks past their end (ustd
+    reserves them ahead on ext4 and must give back what was not written),
+    with their size and bytes allocated."""
+    held = {}
+    for f in os.listdir(trace):
+        path = os.path.join(trace, f)
+        if os.path.isfile(path) and f != "metadata":
+            st = os.stat(path)
+            if st.st_blocks * 512 > st.st_size + PAGE:
+                held[f] = (st.st_size, st.st_blocks * 512)
+    return held
+
+
 def ctl_request(cmd, *args):
     payload = b"".join(a.encode() + b"\0" for a in args)
     code = CTL_CMDS[cmd] if isinstance(cmd, str) else cmd
