@@ -545,7 +545,7 @@ def table(ust, lt, start_ms, threads, args):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
-    targets = {("ints", 1): "≤ 25 ns, ≤ 0.3× LTTng-UST", ("mark", 1): "≤ 40 ns"}
+    targets = {("ints", 1): "≤ 25 ns, ≤ 0.25× LTTng-UST", ("mark", 1): "≤ 40 ns, ≤ 0.2× LTTng-UST"}
     for kind in KINDS:
         for threads_n in (1, 2):
             u = ust[(kind, threads_n)]
