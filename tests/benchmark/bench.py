@@ -151,6 +151,16 @@ def stream_stats(trace_root):
     return total, discarded
 
 
+def settle(trace_root, pause):
+    """Waits until the stream files under trace_root stop growing: the
+    consumer wrote what the last run left (at most 100 pauses)."""
+    for _ in range(100):
+        before = stream_stats(trace_root)[0]
+        time.sleep(pause)
+        if stream_stats(trace_root)[0] == before:
+            return
+
+
 def parse_worker(out):
     ns, elapsed, events, threads = out.split()
     return float(ns), int(events), int(threads)
@@ -229,16 +239,8 @@ class Ust:
                              stdout=subprocess.PIPE, text=True).stdout
         return parse_worker(out)
 
-    def settle(self):
-        """Waits until ustd wrote what the last run left."""
-        for _ in range(100):
-            before = stream_stats(self.out)[0]
-            time.sleep(0.1)
-            if stream_stats(self.out)[0] == before:
-                return
-
     def trace_stats(self):
-        self.settle()
+        settle(self.out, 0.1)
         stats = stream_stats(self.out)
         for d in os.listdir(self.out):
             shutil.rmtree(os.path.join(self.out, d))
@@ -468,11 +470,7 @@ class Relayd:
 
     def stats(self):
         """What relayd wrote since the last call, once it stopped growing."""
-        for _ in range(100):
-            before = stream_stats(self.out)[0]
-            time.sleep(0.2)
-            if stream_stats(self.out)[0] == before:
-                break
+        settle(self.out, 0.2)
         stats = stream_stats(self.out)
         shutil.rmtree(self.out, ignore_errors=True)
         return stats

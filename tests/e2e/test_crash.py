@@ -7,16 +7,14 @@ once, nothing else is but the event in flight, and babeltrace2 reads the
 trace without error and counts what was lost."""
 
 import os
-import queue
 import random
 import re
 import signal
 import struct
 import subprocess
-import threading
 import time
 
-from ustest import USTD, Tap, Workspace, app, babeltrace_check, read_trace
+from ustest import Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace
 
 t = Tap()
 ws = Workspace()
@@ -24,42 +22,17 @@ rng = random.Random(int(os.environ.get("SEED", time.time())))
 NCPU = os.cpu_count() or 2
 
 
-class Ustd:
-    """ustd -v with its messages read as they come."""
+def rescued_packets(ustd):
+    """(events kept, events lost) of every packet ustd said it rescued."""
+    return [(int(m.group(1)), int(m.group(2))) for m in
+            (re.search(r"rescued: (\d+) events kept, (\d+) lost", line) for line in ustd.seen)
+            if m]
 
-    def __init__(self):
-        r, w = os.pipe()
-        self.proc = subprocess.Popen([USTD, "-v", "-o", ws.out, "--ready-fd", str(w)],
-                                     env=ws.env(UST_DEBUG=1), pass_fds=(w,),
-                                     stderr=subprocess.PIPE, text=True)
-        os.close(w)
-        os.read(r, 1)
-        os.close(r)
-        ws.daemons.append(self.proc)
-        self.lines = queue.Queue()
-        self.rescued = []
-        threading.Thread(target=self._read, daemon=True).start()
 
-    def _read(self):
-        for line in self.proc.stderr:
-            self.lines.put(line)
-
-    def wait_complete(self, pid, timeout=15):
-        """The trace directory ustd says it completed for pid, or None."""
-        end = time.time() + timeout
-        want = re.compile(r"trace of crasher\[%d\] is complete in (\S+)" % pid)
-        while time.time() < end:
-            try:
-                line = self.lines.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            m = re.search(r"rescued: (\d+) events kept, (\d+) lost", line)
-            if m:
-                self.rescued.append((int(m.group(1)), int(m.group(2))))
-            m = want.search(line)
-            if m:
-                return m.group(1)
-        return None
+def wait_complete(ustd, pid, timeout=15):
+    """The trace directory ustd says it completed for pid, or None."""
+    m = ustd.wait_line(r"trace of crasher\[%d\] is complete in (\S+)" % pid, timeout)
+    return m.group(1) if m else None
 
 
 def _alive(pid):
@@ -106,8 +79,8 @@ def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
                "exit": 3}[how]
     if not t.eq(rc, want_rc, "%s: the program died as asked" % label):
         t.diag(proc.stderr.read())
-    before = len(ustd.rescued)
-    path = ustd.wait_complete(proc.pid)
+    before = len(rescued_packets(ustd))
+    path = wait_complete(ustd, proc.pid)
     if child:
         # It kept the connection open all along: the pidfd told the death.
         t.ok(_alive(child), "%s: the child holding the connection still runs" % label)
@@ -136,7 +109,7 @@ def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
         missing += sum(1 for q in range(committed[th]) if q not in s)
         if committed[th] and committed[th] - 1 not in s:
             lost_tail += 1
-    rescued = ustd.rescued[before:]
+    rescued = rescued_packets(ustd)[before:]
     t.diag("%s: %d events, committed %s, discarded %d, missing %d; packets rescued: %d (%d events kept, %d lost)"
            % (label, len(events_), committed, discarded, missing, len(rescued),
               sum(k for k, _ in rescued), sum(l for _, l in rescued)))
@@ -157,7 +130,7 @@ def run(ustd, label, how, threads, events=0, delay=0.0, spin=50, **env):
     return discarded, missing
 
 
-ustd = Ustd()
+ustd = VerboseUstd(ws, ws.out, UST_DEBUG=1)
 total_missing = 0
 for how in ("wait", "segv", "abort", "exit"):
     for i in range(3):
@@ -192,6 +165,7 @@ for i in range(3):
               UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=8, UST_CHANNELS="*:::vtid+procname+ip")
     total_missing += res[1] if res else 0
 
-t.ok(len(ustd.rescued) > 0, "incomplete packets were rescued (%d)" % len(ustd.rescued))
+t.ok(len(rescued_packets(ustd)) > 0,
+     "incomplete packets were rescued (%d)" % len(rescued_packets(ustd)))
 t.ok(ustd.proc.poll() is None, "ustd is still serving")
 t.done()

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from ustest import (BABELTRACE2, USTD, Tap, Workspace, app, babeltrace_check,
+from ustest import (BABELTRACE2, USTD, Tap, VerboseUstd, Workspace, app, babeltrace_check,
                     read_trace, stream_problems, wait_for)
 
 t = Tap()
@@ -74,52 +74,11 @@ class Relayd:
         self.proc.wait()
 
 
-class Ustd:
-    """ustd (--relay relay_url, unless None), its messages collected as they
-    come."""
-
-    def __init__(self, relay_url, *extra):
-        r, w = os.pipe()
-        self.out = os.path.join(ws.root, "fallback-%d" % len(ws.daemons))
-        relay = ["--relay", relay_url] if relay_url else []
-        self.proc = subprocess.Popen([USTD, "-v", "-o", self.out, "--ready-fd", str(w)] +
-                                     relay + list(extra),
-                                     env=ws.env(), pass_fds=(w,), stderr=subprocess.PIPE,
-                                     text=True)
-        os.close(w)
-        os.read(r, 1)
-        os.close(r)
-        ws.daemons.append(self.proc)
-        self.lines = queue.Queue()
-        self.seen = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stderr:
-            self.lines.put(line)
-
-    def wait_line(self, pattern, timeout=15):
-        """The first match of pattern in the messages, or None."""
-        rx = re.compile(pattern)
-        for line in self.seen:
-            m = rx.search(line)
-            if m:
-                return m
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                line = self.lines.get(timeout=max(0.01, end - time.time()))
-            except queue.Empty:
-                break
-            self.seen.append(line)
-            m = rx.search(line)
-            if m:
-                return m
-        return None
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=30)
+def start_ustd(relay_url, *extra):
+    """ustd (--relay relay_url, unless None) with its own fallback directory."""
+    relay = ["--relay", relay_url] if relay_url else []
+    return VerboseUstd(ws, os.path.join(ws.root, "fallback-%d" % len(ws.daemons)),
+                       relay + list(extra))
 
 
 def check_index(label, trace, padded=False):
@@ -202,7 +161,7 @@ if t.ok(res.returncode == 0 and fast, "usttrace --relay: 1000000 events at full 
 #    program that is still running. Kept on one CPU, so that the streams of
 #    the other CPUs never get an event: the viewer must not wait for them.
 CPU = min(os.sched_getaffinity(0))
-ustd = Ustd(relayd.url, "--live-timer", "200000")
+ustd = start_ustd(relayd.url, "--live-timer", "200000")
 ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "20000"],
                           env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
                                      UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
@@ -263,7 +222,7 @@ if m:
 ustd.stop()
 
 # 4. Crash: the program is killed mid-trace; the rescued events reach relayd.
-ustd = Ustd(relayd.url)
+ustd = start_ustd(relayd.url)
 state = os.path.join(ws.root, "state")
 crasher = subprocess.Popen([app("crasher"), "2", state, "wait", "0", "50"],
                            env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
@@ -298,7 +257,7 @@ ustd.stop()
 #    and the rest of the trace is in the fallback directory; together with
 #    what relayd wrote, nothing is lost but the packets ustd names.
 relayd2 = Relayd("relay2")
-ustd = Ustd(relayd2.url, "--live-timer", "100000")
+ustd = start_ustd(relayd2.url, "--live-timer", "100000")
 ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "2000"],
                           env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1, UST_SUBBUF_SIZE="4k",
                                      UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
@@ -360,7 +319,7 @@ ustd.stop()
 #    one trace of a running program at relayd (create-trace -r), another
 #    through a session file (load-session); usttrace takes a session
 #    file's output as --relay.
-ustd = Ustd(None, "--live-timer", "200000")
+ustd = start_ustd(None, "--live-timer", "200000")
 ticker = ws.start_app("ticker", ["-t", "2", "-i", "5000"])
 
 

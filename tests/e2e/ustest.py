@@ -5,6 +5,8 @@ babeltrace2 (the command for validity, its Python bindings for values)."""
 
 import atexit
 import os
+import queue
+import re
 import shutil
 import signal
 import socket
@@ -12,6 +14,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import bt2
@@ -147,6 +150,53 @@ class Workspace:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class VerboseUstd:
+    """ustd -v started for ws, writing under out, with more arguments and
+    environment: its messages are read as they come. wait_line() finds
+    one; seen keeps every line read so far."""
+
+    def __init__(self, ws, out, args=(), **env):
+        r, w = os.pipe()
+        self.proc = subprocess.Popen([USTD, "-v", "-o", out, "--ready-fd", str(w)] + list(args),
+                                     env=ws.env(**env), pass_fds=(w,),
+                                     stderr=subprocess.PIPE, text=True)
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
+        ws.daemons.append(self.proc)
+        self.out = out
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def wait_line(self, pattern, timeout=15):
+        """The first match of pattern in the messages, or None."""
+        rx = re.compile(pattern)
+        for line in self.seen:
+            m = rx.search(line)
+            if m:
+                return m
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.time()))
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            m = rx.search(line)
+            if m:
+                return m
+        return None
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
 
 
 def babeltrace_check(path):
