@@ -10,28 +10,47 @@
 #include "libust/ring_buffer.h"
 #include "libustcomm/common.h"
 
+/* Every case of reserve(): any CPU number, contexts, any clock. */
+static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
+						     const struct ust_event_binding *b,
+						     size_t payload_len, const void *ip)
+{
+	struct ust_channel *chan = b->chan;
+	unsigned cpu = (unsigned)ust_getcpu();
+	int ret;
+
+	if (ust_unlikely(cpu >= chan->nr_cpus))
+		cpu = 0;
+	ret = ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len + chan->ctx_size, ctx);
+	if (ret == 0 && chan->ctx.nr) {
+		ust_ctx_record(&chan->ctx, ctx->payload, ip);
+		ctx->payload += chan->ctx_size;
+	}
+	return ret;
+}
+
+/*
+ * The common case inline, with nothing to call: the rseq area knows the
+ * CPU and the channel records no context. ust_rb_reserve() is inline too,
+ * so a site's event makes one call into libust to reserve and one to commit
+ * (ring_buffer.h says why the calls and saved registers matter).
+ */
 static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
 			  size_t payload_len, const void *ip)
 {
-	struct ust_event_binding *b;
-	struct ust_channel *chan;
-	unsigned cpu;
-	int ret;
+	const struct ust_event_binding *b;
+	const struct ust_channel *chan;
+	int cpu;
 
 	/* Acquire: pairs with the release store of the binding in trace_events.c. */
 	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!b))
 		return -ENOENT;
 	chan = b->chan;
-	cpu = (unsigned)ust_getcpu();
-	if (ust_unlikely(cpu >= chan->nr_cpus))
-		cpu = 0;
-	ret = ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len + chan->ctx_size, ctx);
-	if (ust_likely(ret == 0) && chan->ctx.nr) {
-		ust_ctx_record(&chan->ctx, ctx->payload, ip);
-		ctx->payload += chan->ctx_size;
-	}
-	return ret;
+	cpu = ust_getcpu_rseq();
+	if (ust_unlikely(cpu < 0 || (unsigned)cpu >= chan->nr_cpus || chan->ctx.nr))
+		return reserve_general(ctx, b, payload_len, ip);
+	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
 }
 
 UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,

@@ -22,27 +22,34 @@
 #define UST_HAVE_GLIBC_RSEQ 1
 #endif
 
-static inline int ust_getcpu(void)
+/*
+ * The CPU from the thread's rseq area, or -1 when there is none: glibc
+ * registered one for this thread and the kernel keeps cpu_id current on
+ * every return to user space, so one load answers. __rseq_size is 0 when
+ * the registration failed (old kernel, GLIBC_TUNABLES=glibc.pthread.rseq=0,
+ * valgrind); cpu_id is negative until the kernel first fills it. The event
+ * path takes ust_getcpu() when this fails: no call here keeps the path
+ * free of saved registers.
+ */
+static inline int ust_getcpu_rseq(void)
 {
-	int cpu;
-
 #ifdef UST_HAVE_GLIBC_RSEQ
-	/*
-	 * glibc registered an rseq area for this thread: the kernel keeps
-	 * cpu_id current on every return to user space, so one load answers.
-	 * __rseq_size is 0 when the registration failed (old kernel,
-	 * GLIBC_TUNABLES=glibc.pthread.rseq=0, valgrind); cpu_id is negative
-	 * until the kernel first fills it.
-	 */
 	if (__rseq_size > 0) {
 		const struct rseq *rs = (const struct rseq *)
 			((char *)__builtin_thread_pointer() + __rseq_offset);
 
-		cpu = (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
-		if (cpu >= 0)
-			return cpu;
+		return (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
 	}
 #endif
+	return -1;
+}
+
+static inline int ust_getcpu(void)
+{
+	int cpu = ust_getcpu_rseq();
+
+	if (cpu >= 0)
+		return cpu;
 	cpu = sched_getcpu();
 	return cpu >= 0 ? cpu : 0;
 }

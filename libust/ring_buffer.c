@@ -2,7 +2,9 @@
 /*
  * The writer's side of a stream buffer: lock-free reserve/commit over the
  * layout and invariants of libustcomm/shm_layout.h, producing the packets of
- * libustcomm/ctf_layout.h.
+ * libustcomm/ctf_layout.h. The common event (it fits in the open packet)
+ * takes the inline ust_rb_reserve() and ust_rb_commit() of ring_buffer.h;
+ * everything else is here.
  *
  * Times never decrease in buffer order within a stream (babeltrace2
  * rejects a stream that goes back), even with writers on several CPUs, a
@@ -42,23 +44,12 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
 
-static uint64_t rb_subbuf_offset(const struct ust_rb *rb, uint64_t pos)
-{
-	return pos & (rb->subbuf_size - 1);
-}
-
 static uint32_t rb_subbuf_index(const struct ust_rb *rb, uint64_t pos)
 {
 	return ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);
 }
 
-static char *rb_pos_ptr(const struct ust_rb *rb, uint64_t pos)
-{
-	return rb->data + (size_t)rb_subbuf_index(rb, pos) * rb->subbuf_size +
-		rb_subbuf_offset(rb, pos);
-}
-
-static void rb_wakeup(struct ust_rb *rb)
+void ust_rb_wakeup(struct ust_rb *rb)
 {
 	uint64_t one = 1;
 
@@ -69,25 +60,6 @@ static void rb_wakeup(struct ust_rb *rb)
 	 */
 	if (write(rb->wakeup_fd, &one, sizeof(one)) != sizeof(one))
 		return;
-}
-
-/* Adds len bytes to the commit count of the sub-buffer holding pos. */
-static void rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
-{
-	uint64_t begin = pos - rb_subbuf_offset(rb, pos);
-	uint64_t target = ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, begin);
-	struct ust_shm_commit *commit = &ust_shm_commits(rb->ctl)[rb_subbuf_index(rb, pos)];
-
-	/*
-	 * uatomic_add_return() is a full barrier: the bytes committed are
-	 * visible before the count that covers them. Pairs with the
-	 * consumer's load of the count followed by cmm_smp_rmb() in
-	 * ustcomm_cbuf_get(). Exactly one add reaches the target per cycle
-	 * (the count of the next cycle cannot start growing before this one
-	 * is consumed), so the consumer is woken once per packet.
-	 */
-	if (uatomic_add_return(&commit->count, len) == target && !rb->overwrite)
-		rb_wakeup(rb);
 }
 
 /*
@@ -131,41 +103,31 @@ static int rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
 static void rb_close_packet(struct ust_rb *rb, uint64_t end, uint64_t ts,
 			    uint64_t discarded)
 {
-	uint64_t used = rb_subbuf_offset(rb, end);
+	uint64_t used = ust_rb_subbuf_offset(rb, end);
 	uint64_t begin = end - used;
-	char *pkt = rb_pos_ptr(rb, begin);
+	char *pkt = ust_rb_pos_ptr(rb, begin);
 
 	ust_shm_packet_close(pkt, used, ts, discarded);
-	rb_commit_bytes(rb, begin, rb->subbuf_size - used);
+	ust_rb_commit_bytes(rb, begin, rb->subbuf_size - used);
 }
 
 /* Writes the header and the context fields known at open time. */
 static void rb_open_packet(struct ust_rb *rb, uint64_t begin, uint64_t ts)
 {
-	char *pkt = rb_pos_ptr(rb, begin);
+	char *pkt = ust_rb_pos_ptr(rb, begin);
 
 	ust_shm_packet_open(pkt, rb->uuid, rb->stream_id, rb->cpu,
 			    begin >> __builtin_ctz(rb->subbuf_size), ts);
-	rb_commit_bytes(rb, begin, UST_PKT_HEADER_SIZE);
+	ust_rb_commit_bytes(rb, begin, UST_PKT_HEADER_SIZE);
 }
 
-/* The time of a reservation that follows the one recorded in cur. */
-static uint64_t rb_time_after(const struct ust_shm_head *cur)
-{
-	uint64_t ts = ust_clock_read();
-
-	return ts < cur->ts ? cur->ts : ts;
-}
-
-int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
-		   struct ust_event_ctx *ctx)
+/* Every case of ust_rb_reserve(); the inline one in ring_buffer.h takes the common one. */
+int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
+			struct ust_event_ctx *ctx)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
 	struct ust_shm_head cur;
 	uint64_t old, ev, ts, prev, size, discarded = 0;
-	unsigned int hdr;
-	uint8_t first;
-	char *p;
 	int compact, opens, closes, ret = 0;
 
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
@@ -173,9 +135,9 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		goto drop;
 	ust_shm_head_read(ctl, &cur);
 	do {
-		ts = rb_time_after(&cur);
+		ts = ust_rb_time_after(&cur, ust_clock_read());
 		old = cur.offset;
-		opens = rb_subbuf_offset(rb, old) == 0;
+		opens = ust_rb_subbuf_offset(rb, old) == 0;
 		closes = 0;
 		ev = opens ? old + UST_PKT_HEADER_SIZE : old;
 		/*
@@ -193,11 +155,11 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		prev = opens ? ts : cur.ts;
 		compact = ust_event_header_is_compact(event_id, ts, prev);
 		size = ust_event_header_size(compact) + payload_len;
-		if (!opens && rb_subbuf_offset(rb, ev) + size >= rb->subbuf_size) {
+		if (!opens && ust_rb_subbuf_offset(rb, ev) + size >= rb->subbuf_size) {
 			/* Switch: close this packet, open the next one. */
 			closes = 1;
 			opens = 1;
-			ev = old - rb_subbuf_offset(rb, old) + rb->subbuf_size +
+			ev = old - ust_rb_subbuf_offset(rb, old) + rb->subbuf_size +
 				UST_PKT_HEADER_SIZE;
 			compact = ust_event_header_is_compact(event_id, ts, ts);
 			size = ust_event_header_size(compact) + payload_len;
@@ -219,18 +181,7 @@ int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 		rb_close_packet(rb, old, ts, discarded);
 	if (opens)
 		rb_open_packet(rb, ev - UST_PKT_HEADER_SIZE, ts);
-	p = rb_pos_ptr(rb, ev);
-	/*
-	 * The first byte says "finished" (shm_layout.h): 0 until the commit.
-	 * The consumer cleared it already in discard mode; in overwrite mode
-	 * it still holds a byte of an older cycle, which this clears.
-	 */
-	first = ust_event_header_write_tail(p, compact, event_id, ts, &hdr);
-	ctx->payload = p + hdr;
-	ctx->buf = rb;
-	ctx->offset = ev;
-	/* size <= UST_EVENT_SIZE_MAX leaves the top byte for the first byte. */
-	ctx->len = (uint32_t)size | (uint32_t)first << 24;
+	ust_rb_event_begin(rb, ctx, ev, size, compact, event_id, ts);
 	goto end;
 drop:
 	/* Full (or too large): the open packet stays open, its closer records the count. */
@@ -238,20 +189,6 @@ drop:
 	ret = -ENOBUFS;
 end:
 	return ret;
-}
-
-void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
-{
-	/*
-	 * Release: the payload is in memory before the first byte that says
-	 * it is finished, for the consumer that reads this buffer after a
-	 * crash (shm_layout.h) or in a snapshot; on a crash the dying thread's
-	 * stores land in program order. Then the commit count, whose add is a
-	 * full barrier (rb_commit_bytes()).
-	 */
-	__atomic_store_n((uint8_t *)rb_pos_ptr(rb, ctx->offset), (uint8_t)(ctx->len >> 24),
-			 __ATOMIC_RELEASE);
-	rb_commit_bytes(rb, ctx->offset, ctx->len & UST_EVENT_SIZE_MAX);
 }
 
 void ust_rb_flush(struct ust_rb *rb)

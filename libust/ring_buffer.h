@@ -11,7 +11,11 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <urcu/uatomic.h>
 #include <ust/core.h>
+#include "libustcomm/clock.h"
+#include "libustcomm/ctf_layout.h"
+#include "libustcomm/shm_head.h"
 #include "libustcomm/shm_layout.h"
 
 struct ust_rb_config {
@@ -49,15 +53,137 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg);
 void ust_rb_destroy(struct ust_rb *rb);
 
 /*
+ * The out-of-line parts of the write path (ring_buffer.c): the general
+ * reservation, which opens and closes packets and drops events when the
+ * buffer is full, and the consumer's wake-up.
+ */
+int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
+			struct ust_event_ctx *ctx);
+void ust_rb_wakeup(struct ust_rb *rb);
+
+static inline uint64_t ust_rb_subbuf_offset(const struct ust_rb *rb, uint64_t pos)
+{
+	return pos & (rb->subbuf_size - 1);
+}
+
+static inline char *ust_rb_pos_ptr(const struct ust_rb *rb, uint64_t pos)
+{
+	return rb->data +
+		(size_t)ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos) *
+		rb->subbuf_size + ust_rb_subbuf_offset(rb, pos);
+}
+
+/* The time of a reservation that follows the one recorded in cur, from
+ * the clock read ts (the clamp of ring_buffer.c). */
+static inline uint64_t ust_rb_time_after(const struct ust_shm_head *cur, uint64_t ts)
+{
+	return ts < cur->ts ? cur->ts : ts;
+}
+
+/*
+ * Writes the header of the event just reserved at ev, of size bytes in
+ * all, and hands its payload to the caller through ctx. The first byte
+ * says "finished" (shm_layout.h): 0 until the commit. The consumer cleared
+ * it already in discard mode; in overwrite mode it still holds a byte of an
+ * older cycle, which this clears.
+ */
+static inline void ust_rb_event_begin(struct ust_rb *rb, struct ust_event_ctx *ctx,
+				      uint64_t ev, uint64_t size, int compact,
+				      uint32_t event_id, uint64_t ts)
+{
+	char *p = ust_rb_pos_ptr(rb, ev);
+	unsigned hdr;
+	uint8_t first = ust_event_header_write_tail(p, compact, event_id, ts, &hdr);
+
+	ctx->payload = p + hdr;
+	ctx->buf = rb;
+	ctx->offset = ev;
+	/* size <= UST_EVENT_SIZE_MAX leaves the top byte for the first byte. */
+	ctx->len = (uint32_t)size | (uint32_t)first << 24;
+}
+
+/*
  * Reserves an event of payload_len bytes with the given id: takes the
  * timestamp, writes the event header, opens and closes packets as needed.
  * Returns 0 with ctx->payload pointing at the payload, or -ENOBUFS when the
  * buffer is full (the event is counted in events_discarded).
+ *
+ * Inline, for the common case only: the clock is the TSC and the event
+ * fits in the open packet. It is the general loop of ust_rb_reserve_slow()
+ * with the packet switch and the opening of a packet taken out, so it keeps
+ * the same invariants (ring_buffer.c): one 16-byte exchange from the pair
+ * read to (end of the event, its clamped time). Anything else, at most once
+ * per packet with the TSC, goes to ust_rb_reserve_slow(), which starts over
+ * from a fresh read of the pair.
+ *
+ * Why: the locked exchange is a full barrier and waits until every store
+ * before it has left the store buffer. The registers that a function with
+ * every case in it saves and spills on entry are such stores, and on the
+ * 2-vCPU machines of the README each one still waiting there cost about
+ * a nanosecond (manual 8.1). This path calls nothing, so it saves nothing
+ * but the one register cmpxchg16b needs, and its fallbacks are tail calls.
  */
-int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
-		   struct ust_event_ctx *ctx);
+static inline int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
+				 struct ust_event_ctx *ctx)
+{
+	struct ust_shm_head cur;
+	uint64_t old, ts, used, size;
+	int compact;
+
+	if (__builtin_expect(!ust_clock_is_tsc() || payload_len >= rb->payload_limit, 0))
+		return ust_rb_reserve_slow(rb, event_id, payload_len, ctx);
+	ust_shm_head_read(rb->ctl, &cur);
+	do {
+		ts = ust_rb_time_after(&cur, ust_clock_read_kind(1));
+		old = cur.offset;
+		used = ust_rb_subbuf_offset(rb, old);
+		/* cur.ts is the time of the previous event of this packet: see
+		 * the compact header in ust_rb_reserve_slow(). */
+		compact = ust_event_header_is_compact(event_id, ts, cur.ts);
+		size = ust_event_header_size(compact) + payload_len;
+		if (__builtin_expect(!used || used + size >= rb->subbuf_size, 0))
+			return ust_rb_reserve_slow(rb, event_id, payload_len, ctx);
+	} while (!ust_shm_head_move(rb->ctl, &cur, old + size, ts));
+	ust_rb_event_begin(rb, ctx, old, size, compact, event_id, ts);
+	return 0;
+}
+
+/* Adds len bytes to the commit count of the sub-buffer holding pos. */
+static inline void ust_rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
+{
+	uint64_t begin = pos - ust_rb_subbuf_offset(rb, pos);
+	uint64_t target = ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, begin);
+	struct ust_shm_commit *commit = &ust_shm_commits(rb->ctl)[
+		ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos)];
+
+	/*
+	 * uatomic_add_return() is a full barrier: the bytes committed are
+	 * visible before the count that covers them. Pairs with the
+	 * consumer's load of the count followed by cmm_smp_rmb() in
+	 * ustcomm_cbuf_get(). Exactly one add reaches the target per cycle
+	 * (the count of the next cycle cannot start growing before this one
+	 * is consumed), so the consumer is woken once per packet.
+	 */
+	if (__builtin_expect(uatomic_add_return(&commit->count, len) == target, 0) &&
+	    !rb->overwrite)
+		ust_rb_wakeup(rb);
+}
+
 /* Publishes the reserved event; wakes the consumer when it completes a packet. */
-void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx);
+static inline void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
+{
+	/*
+	 * Release: the payload is in memory before the first byte that says
+	 * it is finished, for the consumer that reads this buffer after a
+	 * crash (shm_layout.h) or in a snapshot; on a crash the dying thread's
+	 * stores land in program order. Then the commit count, whose add is a
+	 * full barrier (ust_rb_commit_bytes()).
+	 */
+	__atomic_store_n((uint8_t *)ust_rb_pos_ptr(rb, ctx->offset), (uint8_t)(ctx->len >> 24),
+			 __ATOMIC_RELEASE);
+	ust_rb_commit_bytes(rb, ctx->offset, ctx->len & UST_EVENT_SIZE_MAX);
+}
+
 /* Closes the open packet, if any, so that the consumer can take it. */
 void ust_rb_flush(struct ust_rb *rb);
 

@@ -44,6 +44,20 @@ static inline uint64_t ust_clock_read(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Whether ust_clock_read() is one instruction with no call: the TSC. The
+ * writer's inline path (libust/ring_buffer.h) takes it only then, so that
+ * it calls nothing and keeps no register across a call.
+ */
+static inline int ust_clock_is_tsc(void)
+{
+#if defined(__x86_64__)
+	return __builtin_expect(ustcomm_clock_use_tsc, 1);
+#else
+	return 0;
+#endif
+}
+
 /* A time of the clock another process of this boot reads: the TSC when
  * tsc, else CLOCK_MONOTONIC (ustd, closing an application's packet). */
 static inline uint64_t ust_clock_read_kind(int tsc)

@@ -378,13 +378,24 @@ static void test_getcpu(void)
 }
 
 /* (a) One writer: order, packets, both header forms, timestamp decoding. */
-static void test_single_writer(void)
+/* ticks of a clock of freq Hz as a sleep, for gaps measured in 2^27 ticks */
+static struct timespec ticks_as_sleep(double ticks, uint64_t freq)
+{
+	double s = ticks / (double)freq;
+
+	return (struct timespec) { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+}
+
+static void test_single_writer(uint64_t freq)
 {
 	const uint64_t total = 3000;
+	const double window = (double)(1u << UST_EVENT_COMPACT_TS_BITS);
 	struct ust_rb rb;
 	struct ustcomm_cbuf cb;
 	struct checker chk;
-	struct timespec gap = { 0, 60 * 1000000 }, long_gap = { 0, 200 * 1000000 };
+	/* 60 and 200 ms with the nanosecond clock: the wrap needs 4 gaps. */
+	struct timespec gap = ticks_as_sleep(0.45 * window, freq);
+	struct timespec long_gap = ticks_as_sleep(1.5 * window, freq);
 	uint64_t seq, failed = 0;
 
 	if (!tap_ok(rb_setup(&rb, &cb, 4096, 8, 5) == 0, "single: buffer created and mapped"))
@@ -920,7 +931,7 @@ int main(void)
 
 	test_create_and_map();
 	test_getcpu();
-	test_single_writer();
+	test_single_writer(1000000000u);
 	test_boundaries();
 	test_concurrent();
 	test_discard();
@@ -931,6 +942,10 @@ int main(void)
 	test_size_limit();
 	if (ustcomm_clock_describe(&clock) == 0 && ustcomm_clock_use_tsc) {
 		tap_diag("again with the TSC clock");
+		test_single_writer(clock.freq);
+		test_boundaries();
+		test_discard();
+		test_size_limit();
 		test_concurrent();
 		test_signal_storm();
 		test_cross_cpu();
