@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """UST against LTTng-UST, in one run, on the same events: `make bench`.
 
-Runs the workers (bench_ust, bench_lttng: the same loop, bench_loop.h)
-under daemons it starts itself in private mktemp directories (ustd;
+Runs the workers (bench_ust, bench_lttng: the same loop, bench_loop.h),
+one run of each in turn so that both see the same moments of a shared
+machine, under daemons it starts itself in private mktemp directories (ustd;
 lttng-sessiond with its own LTTNG_HOME, as an unprivileged user when run as
 root so that nothing touches /var/run/lttng), stops them by PID, and prints
 a Markdown table: ns/event (median of the runs, min-max), disabled cost,
@@ -381,65 +382,89 @@ def perf_available(libpath, ctx):
     return lib.ustcomm_perf_check(lib.ustcomm_ctx_parse(ctx.encode()), why, 256) == 0
 
 
-def measure(tracer, args, contexts):
-    """Everything for one tracer, as a dict of results."""
-    r = {"contexts": contexts}
-    tracer.start()
+def interleaved(tracers, runs, fire):
+    """runs of fire(tracer) for each tracer in turn (UST, LTTng-UST, UST,
+    ...), so that a figure of each comes from the same minutes of a shared
+    machine whose speed drifts; a list of results per tracer."""
+    out = [[] for _ in tracers]
+    for _ in range(runs):
+        for i, tracer in enumerate(tracers):
+            out[i].append(fire(tracer))
+    return out
+
+
+def measure(tracers, args, contexts):
+    """Everything for each tracer, as one dict of results per tracer. Both
+    daemons run throughout, and each figure's runs alternate between the
+    tracers."""
+    rs = [{"contexts": contexts} for _ in tracers]
+    for tracer in tracers:
+        tracer.start()
     try:
         for kind in KINDS:
             for threads in (1, 2):
-                token = tracer.session(kind)
-                pids = tracer.consumer_pids()
-                before = consumer_counters(pids)
-                runs = [tracer.fire(kind, threads, args.events) for _ in range(args.runs)]
-                tracer.end_session(token)
-                after = consumer_counters(pids)
-                total, discarded = tracer.trace_stats()
-                events = sum(e for _, e, _ in runs)
-                r[(kind, threads)] = [ns for ns, _, _ in runs]
-                if kind == "ints" and threads == 1:
-                    r["bytes"] = total / max(events - discarded, 1)
-                    r["consumer"] = counters_per_million(before, after, events)
-                    r["cpu"] = r["consumer"]["cpu"]
-                log("%s %s x%d: %s ns/event" % (tracer.name, kind, threads,
-                                                " ".join("%.1f" % ns for ns, _, _ in runs)))
+                tokens = [t.session(kind) for t in tracers]
+                pids = [t.consumer_pids() for t in tracers]
+                before = [consumer_counters(p) for p in pids]
+                runs = interleaved(tracers, args.runs,
+                                   lambda t: t.fire(kind, threads, args.events))
+                for t, token, r, p, b, rn in zip(tracers, tokens, rs, pids, before, runs):
+                    t.end_session(token)
+                    after = consumer_counters(p)
+                    total, discarded = t.trace_stats()
+                    events = sum(e for _, e, _ in rn)
+                    r[(kind, threads)] = [ns for ns, _, _ in rn]
+                    if kind == "ints" and threads == 1:
+                        r["bytes"] = total / max(events - discarded, 1)
+                        r["consumer"] = counters_per_million(b, after, events)
+                        r["cpu"] = r["consumer"]["cpu"]
+                    log("%s %s x%d: %s ns/event" % (t.name, kind, threads,
+                                                    " ".join("%.1f" % ns for ns, _, _ in rn)))
         for label, expr in FILTERS:
-            token = tracer.session("ints", expr)
-            runs = [tracer.fire("ints", 1, args.events) for _ in range(args.runs)]
-            tracer.end_session(token)
-            total, discarded = tracer.trace_stats()
-            r[("filter", label)] = [ns for ns, _, _ in runs]
-            log("%s filter %s: %s ns/event" % (tracer.name, label,
-                                                " ".join("%.1f" % ns for ns, _, _ in runs)))
+            tokens = [t.session("ints", expr) for t in tracers]
+            runs = interleaved(tracers, args.runs, lambda t: t.fire("ints", 1, args.events))
+            for t, token, r, rn in zip(tracers, tokens, rs, runs):
+                t.end_session(token)
+                t.trace_stats()
+                r[("filter", label)] = [ns for ns, _, _ in rn]
+                log("%s filter %s: %s ns/event" % (t.name, label,
+                                                    " ".join("%.1f" % ns for ns, _, _ in rn)))
         # A context costs a few ns, below this machine's noise between
         # runs: each run fires the event without a context and then with
         # each, and the figure is the median of the per-run differences.
-        diffs = {ctx: [] for ctx in r["contexts"]}
-        for _ in range(args.runs):
+        def context_run(tracer):
             token = tracer.session("ints")
             base = tracer.fire("ints", 1, args.events)[0]
             tracer.end_session(token)
-            for ctx in r["contexts"]:
+            diffs = {}
+            for ctx in contexts:
                 token = tracer.session("ints", ctx=ctx)
-                diffs[ctx].append(tracer.fire("ints", 1, args.events)[0] - base)
+                diffs[ctx] = tracer.fire("ints", 1, args.events)[0] - base
                 tracer.end_session(token)
             tracer.trace_stats()
-        for ctx in r["contexts"]:
-            r[("context", ctx)] = diffs[ctx]
-            log("%s context %s: %s ns/event more" % (tracer.name, ctx,
-                                                      " ".join("%.1f" % d for d in diffs[ctx])))
-        token = tracer.session("ints")
-        tracer.fire("ints", 1, args.loss_events)
-        tracer.end_session(token)
-        r["loss"] = tracer.trace_stats()[1]
-        log("%s: %d of %d events discarded" % (tracer.name, r["loss"], args.loss_events))
+            return diffs
+        runs = interleaved(tracers, args.runs, context_run)
+        for t, r, rn in zip(tracers, rs, runs):
+            for ctx in contexts:
+                r[("context", ctx)] = [d[ctx] for d in rn]
+                log("%s context %s: %s ns/event more" % (t.name, ctx,
+                                                          " ".join("%.1f" % d[ctx] for d in rn)))
+        for t, r in zip(tracers, rs):
+            token = t.session("ints")
+            t.fire("ints", 1, args.loss_events)
+            t.end_session(token)
+            r["loss"] = t.trace_stats()[1]
+            log("%s: %d of %d events discarded" % (t.name, r["loss"], args.loss_events))
     finally:
-        tracer.stop()
+        for tracer in tracers:
+            tracer.stop()
     # The loop's own cost, measured the same way, is taken out.
-    r["disabled"] = [tracer.fire("ints", 1, args.disabled_events, traced=False)[0] -
-                     tracer.fire("none", 1, args.disabled_events, traced=False)[0]
-                     for _ in range(args.runs)]
-    return r
+    runs = interleaved(tracers, args.runs,
+                       lambda t: t.fire("ints", 1, args.disabled_events, traced=False)[0] -
+                       t.fire("none", 1, args.disabled_events, traced=False)[0])
+    for r, rn in zip(rs, runs):
+        r["disabled"] = rn
+    return rs
 
 
 def free_ports(n):
@@ -649,8 +674,8 @@ def main():
     try:
         contexts = CONTEXTS + (ALL_CONTEXTS,) + tuple(c for c in PERF_CONTEXTS
                                                       if perf_available(ust.libustcomm, c))
-        ust_r = measure(ust, args, contexts)
-        lt_r = measure(lt, args, contexts) if lt else None
+        results = measure([ust, lt] if lt else [ust], args, contexts)
+        ust_r, lt_r = results[0], (results[1] if lt else None)
         if shutil.which("lttng-relayd"):
             relayd = Relayd(tmp)
             try:
@@ -666,8 +691,9 @@ def main():
             lt.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
     print("Machine: " + machine())
-    print("Runs: %d per figure, %d events per thread per run; ns/event is the median "
-          "(min–max); with 2 threads it is wall time / all events." % (args.runs, args.events))
+    print("Runs: %d per figure, %d events per thread per run, alternating between the "
+          "tracers; ns/event is the median (min–max); with 2 threads it is wall time / "
+          "all events." % (args.runs, args.events))
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
