@@ -26,6 +26,7 @@ struct ust_rb_config {
 	uint8_t uuid[16];
 	const char *channel;
 	int overwrite;			/* flight recorder (UST_SHM_FLAG_OVERWRITE) */
+	int populate;			/* make every page now, not at first write */
 	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
 	int wakeup_fd;
 };

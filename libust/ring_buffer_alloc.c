@@ -45,7 +45,9 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 		ret = -errno;
 		goto error;
 	}
-	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, rb->shm_fd, 0);
+	/* A populate that runs out of memory leaves the rest to page faults. */
+	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | (cfg->populate ? MAP_POPULATE : 0), rb->shm_fd, 0);
 	if (mem == MAP_FAILED) {
 		ret = -errno;
 		goto error;

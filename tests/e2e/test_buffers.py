@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Where a traced program's buffer memory comes from: the buffers of the
+CPUs the program may run on are in memory as soon as tracing starts, so
+the event path takes no page fault on its first pass over the ring; the
+buffers of the other CPUs take nothing until a thread runs there
+(libust/channel.c). Read from the program's own /proc/PID/smaps."""
+
+import os
+import re
+
+from ustest import Tap, Workspace, read_trace
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+SUBBUF_SIZE, SUBBUF_NUM = 65536, 4
+
+
+def buffer_rss(pid):
+    """Rss and size in bytes of each of the program's ust buffer mappings,
+    by CPU, for channel "ust" (memfd ust-CHANNEL-CPU)."""
+    found, cur = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s+(.*)$", line)
+            if m:
+                name = re.match(r"/memfd:ust-ust-(\d+)", m.group(3))
+                cur = int(name.group(1)) if name else None
+                if cur is not None:
+                    found[cur] = [0, int(m.group(2), 16) - int(m.group(1), 16)]
+            elif cur is not None and line.startswith("Rss:"):
+                found[cur][0] = int(line.split()[1]) * 1024
+    return found
+
+
+t = Tap()
+ws = Workspace()
+try:
+    cpus = sorted(os.sched_getaffinity(0))
+    ws.start_ustd()
+    # Pinned to one CPU before exec: that CPU's buffer is made at start,
+    # every other one left alone. A tick every 100 ms writes a few events.
+    first = cpus[0]
+    proc = ws.start_app("ticker", ["-i", "100000"], UST_TRACE=1,
+                        UST_SUBBUF_SIZE=SUBBUF_SIZE, UST_SUBBUF_NUM=SUBBUF_NUM,
+                        preexec_fn=lambda: os.sched_setaffinity(0, {first}))
+    bufs = buffer_rss(proc.pid)
+    ring = SUBBUF_SIZE * SUBBUF_NUM
+    t.ok(first in bufs and bufs[first][1] >= ring,
+         "the program maps a buffer for CPU %d" % first, bufs)
+    t.ok(first in bufs and bufs[first][0] == bufs[first][1],
+         "the buffer of the CPU it may run on is all in memory from the start "
+         "(%d of %d bytes)" % tuple(bufs.get(first, (0, 0))))
+    others = {c: v for c, v in bufs.items() if c != first}
+    if others:
+        t.ok(all(rss <= PAGE for rss, _ in others.values()),
+             "the buffers of the %d other CPUs hold one page each at most" % len(others),
+             others)
+    else:
+        t.ok(True, "other CPUs' buffers # SKIP one CPU here")
+    out, err = ws.stop_app(proc)
+    events, discarded = read_trace(ws.out)
+    t.ok(any(e.name == "ust:tick" for e in events) and discarded == 0,
+         "the trace holds its ticks", err)
+finally:
+    ws.cleanup()
+t.done()
