@@ -2,7 +2,7 @@
 /*
  * The writer's side of a stream buffer: lock-free reserve/commit over the
  * layout and invariants of libustcomm/shm_layout.h, producing the packets of
- * libustcomm/ctf_layout.h. The common event (it fits in the open packet)
+ * libustcomm/ctf_layout.h. The common event (TSC clock, fits in the open packet)
  * takes the inline ust_rb_reserve() and ust_rb_commit() of ring_buffer.h;
  * everything else is here.
  *

@@ -382,14 +382,15 @@ def perf_available(libpath, ctx):
     return lib.ustcomm_perf_check(lib.ustcomm_ctx_parse(ctx.encode()), why, 256) == 0
 
 
-def interleaved(tracers, runs, fire):
-    """runs of fire(tracer) for each tracer in turn (UST, LTTng-UST, UST,
-    ...), so that a figure of each comes from the same minutes of a shared
-    machine whose speed drifts; a list of results per tracer."""
-    out = [[] for _ in tracers]
+def interleaved(items, runs, fire):
+    """runs of fire(item) for each item in turn (UST, LTTng-UST, UST, ...),
+    so that a figure of each comes from the same minutes of a shared
+    machine whose speed drifts, and run i of one item can be paired with
+    run i of another; a list of results per item."""
+    out = [[] for _ in items]
     for _ in range(runs):
-        for i, tracer in enumerate(tracers):
-            out[i].append(fire(tracer))
+        for i, item in enumerate(items):
+            out[i].append(fire(item))
     return out
 
 
@@ -401,25 +402,28 @@ def measure(tracers, args, contexts):
     for tracer in tracers:
         tracer.start()
     try:
+        # 1 and 2 threads alternate too, for the speed-up of each run.
+        items = [(t, n) for n in (1, 2) for t in tracers]
         for kind in KINDS:
-            for threads in (1, 2):
-                tokens = [t.session(kind) for t in tracers]
-                pids = [t.consumer_pids() for t in tracers]
-                before = [consumer_counters(p) for p in pids]
-                runs = interleaved(tracers, args.runs,
-                                   lambda t: t.fire(kind, threads, args.events))
-                for t, token, r, p, b, rn in zip(tracers, tokens, rs, pids, before, runs):
-                    t.end_session(token)
-                    after = consumer_counters(p)
-                    total, discarded = t.trace_stats()
-                    events = sum(e for _, e, _ in rn)
-                    r[(kind, threads)] = [ns for ns, _, _ in rn]
-                    if kind == "ints" and threads == 1:
-                        r["bytes"] = total / max(events - discarded, 1)
-                        r["consumer"] = counters_per_million(b, after, events)
-                        r["cpu"] = r["consumer"]["cpu"]
-                    log("%s %s x%d: %s ns/event" % (t.name, kind, threads,
-                                                    " ".join("%.1f" % ns for ns, _, _ in rn)))
+            tokens = [t.session(kind) for t in tracers]
+            pids = [t.consumer_pids() for t in tracers]
+            before = [consumer_counters(p) for p in pids]
+            runs = interleaved(items, args.runs,
+                               lambda item: item[0].fire(kind, item[1], args.events))
+            for (t, n), rn in zip(items, runs):
+                rs[tracers.index(t)][(kind, n)] = [ns for ns, _, _ in rn]
+                log("%s %s x%d: %s ns/event" % (t.name, kind, n,
+                                                " ".join("%.1f" % ns for ns, _, _ in rn)))
+            for i, (t, token, r, p, b) in enumerate(zip(tracers, tokens, rs, pids, before)):
+                t.end_session(token)
+                after = consumer_counters(p)
+                total, discarded = t.trace_stats()
+                events = sum(e for (tt, _), rn in zip(items, runs) if tt is t
+                             for _, e, _ in rn)
+                if kind == "ints":
+                    r["bytes"] = total / max(events - discarded, 1)
+                    r["consumer"] = counters_per_million(b, after, events)
+                    r["cpu"] = r["consumer"]["cpu"]
         for label, expr in FILTERS:
             tokens = [t.session("ints", expr) for t in tracers]
             runs = interleaved(tracers, args.runs, lambda t: t.fire("ints", 1, args.events))
@@ -564,6 +568,12 @@ def ratio(u, l):
     return "%.2f" % (u / l) if l else "–"
 
 
+def paired(u, l):
+    """The median of the per-run ratios u[i] / l[i] of two figures whose
+    runs alternated (interleaved())."""
+    return statistics.median(a / b for a, b in zip(u, l))
+
+
 def table(ust, lt, start_ms, threads, args):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
@@ -576,13 +586,11 @@ def table(ust, lt, start_ms, threads, args):
             rows.append(("%s, %d thread%s, ns/event" % (names[kind], threads_n,
                                                         "s" if threads_n > 1 else ""),
                          spread(u), spread(l) if l else "–",
-                         ratio(statistics.median(u), statistics.median(l)) if l else "–",
+                         "%.2f" % paired(u, l) if l else "–",
                          targets.get((kind, threads_n), "")))
-        u1, u2 = statistics.median(ust[(kind, 1)]), statistics.median(ust[(kind, 2)])
-        l_sc = ("%.2f×" % (statistics.median(lt[(kind, 1)]) / statistics.median(lt[(kind, 2)]))
-                if lt else "–")
+        l_sc = "%.2f×" % paired(lt[(kind, 1)], lt[(kind, 2)]) if lt else "–"
         rows.append(("%s, 2 threads / 1 thread, events/s" % names[kind],
-                     "%.2f×" % (u1 / u2), l_sc, "–",
+                     "%.2f×" % paired(ust[(kind, 1)], ust[(kind, 2)]), l_sc, "–",
                      "≥ 1.8×" if kind == "ints" else ""))
     enabled = statistics.median(ust[("ints", 1)])
     for label, expr in FILTERS:
@@ -593,7 +601,7 @@ def table(ust, lt, start_ms, threads, args):
         rows.append(("typed event, filter '%s' %s, 1 thread, ns/event"
                      % (expr, "passes" if label == "pass" else "rejects"),
                      spread(u), spread(l) if l else "–",
-                     ratio(statistics.median(u), statistics.median(l)) if l else "–", target))
+                     "%.2f" % paired(u, l) if l else "–", target))
     for ctx in CONTEXTS + (ALL_CONTEXTS,) + PERF_CONTEXTS:
         target = ("≤ 15 ns" if ctx.startswith("perf:") else
                   "≤ 15 ns (5 × 3)" if ctx == ALL_CONTEXTS else "≤ 3 ns")
@@ -692,8 +700,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     print("Machine: " + machine())
     print("Runs: %d per figure, %d events per thread per run, alternating between the "
-          "tracers; ns/event is the median (min–max); with 2 threads it is wall time / "
-          "all events." % (args.runs, args.events))
+          "tracers and between 1 and 2 threads; ns/event is the median (min–max); with 2 "
+          "threads it is wall time / all events. Ratios and speed-ups of timed rows are "
+          "the medians of the per-run ratios." % (args.runs, args.events))
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
