@@ -414,7 +414,7 @@ def measure(tracers, args, contexts):
                 rs[tracers.index(t)][(kind, n)] = [ns for ns, _, _ in rn]
                 log("%s %s x%d: %s ns/event" % (t.name, kind, n,
                                                 " ".join("%.1f" % ns for ns, _, _ in rn)))
-            for i, (t, token, r, p, b) in enumerate(zip(tracers, tokens, rs, pids, before)):
+            for t, token, r, p, b in zip(tracers, tokens, rs, pids, before):
                 t.end_session(token)
                 after = consumer_counters(p)
                 total, discarded = t.trace_stats()
