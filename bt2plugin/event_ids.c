@@ -46,6 +46,8 @@ static struct ust_ids_layout *layout_of(struct ust_ids_cache *c,
 	static const char *const pid_names[] = { "vpid", "pid", NULL };
 	static const char *const tid_names[] = { "vtid", "tid", NULL };
 	static const char *const cpu_names[] = { "cpu_id", NULL };
+	static const char *const procname_names[] = { "procname", NULL };
+	const bt_field_class *common;
 	struct ust_ids_layout *l;
 	size_t i;
 
@@ -64,10 +66,15 @@ static struct ust_ids_layout *layout_of(struct ust_ids_cache *c,
 	l = &c->layouts[c->nr++];
 	l->sc = sc;
 	l->trace = NULL;
-	l->ctx_pid = member_index(bt_stream_class_borrow_event_common_context_field_class_const(sc),
-				  pid_names);
-	l->ctx_tid = member_index(bt_stream_class_borrow_event_common_context_field_class_const(sc),
-				  tid_names);
+	common = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	l->ctx_pid = member_index(common, pid_names);
+	l->ctx_tid = member_index(common, tid_names);
+	l->ctx_procname = member_index(common, procname_names);
+	if (l->ctx_procname >= 0 &&
+	    bt_field_class_get_type(bt_field_class_structure_member_borrow_field_class_const(
+		    bt_field_class_structure_borrow_member_by_index_const(common,
+			    (uint64_t)l->ctx_procname))) != BT_FIELD_CLASS_TYPE_STRING)
+		l->ctx_procname = -1;
 	l->pkt_cpu = member_index(bt_stream_class_borrow_packet_context_field_class_const(sc),
 				  cpu_names);
 	return l;
@@ -93,6 +100,9 @@ int ust_event_ids_get(struct ust_ids_cache *cache, const bt_event *ev,
 		ids->pid = l->trace_pid;
 	}
 	ids->tid = member_int(common, l->ctx_tid);
+	ids->procname = common && l->ctx_procname >= 0 ?
+		bt_field_string_get_value(bt_field_structure_borrow_member_field_by_index_const(
+			common, (uint64_t)l->ctx_procname)) : NULL;
 	ids->cpu = UST_ID_UNKNOWN;
 	if (l->pkt_cpu >= 0 && (pkt = bt_event_borrow_packet_const(ev)))
 		ids->cpu = member_int(bt_packet_borrow_context_field_const(pkt), l->pkt_cpu);

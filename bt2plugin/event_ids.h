@@ -2,7 +2,9 @@
 /*
  * Which process, thread and CPU an event belongs to, for any CTF trace:
  * the vpid/vtid contexts when the event has them (LTTng's contexts, UST's),
- * else the trace environment's vpid and the packet context's cpu_id.
+ * else the trace environment's vpid and the packet context's cpu_id; and
+ * the procname context, which is all that names the processes of a trace
+ * whose buffers several share (LTTng's per-UID buffers).
  */
 #ifndef UST_BT2_EVENT_IDS_H
 #define UST_BT2_EVENT_IDS_H
@@ -16,12 +18,14 @@ struct ust_event_ids {
 	int64_t pid;
 	int64_t tid;
 	int64_t cpu;
+	const char *procname;	/* the event's procname context, or NULL */
 };
 
 /* Where a stream class keeps each identifier: looked up by name once. */
 struct ust_ids_layout {
 	const bt_stream_class *sc;
 	int64_t ctx_pid, ctx_tid;	/* member index in the common context, or -1 */
+	int64_t ctx_procname;		/* the same, of a string member */
 	int64_t pkt_cpu;		/* member index in the packet context, or -1 */
 	const bt_trace *trace;		/* the last trace seen with this class, */
 	int64_t trace_pid;		/* and its environment's vpid */

@@ -3,27 +3,7 @@
 #include <math.h>
 
 #include "bt2plugin/json.h"
-
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
+#include "bt2plugin/utf8.h"
 
 void ust_json_u64(FILE *f, uint64_t v)
 {
@@ -55,8 +35,7 @@ static int plain(unsigned char c)
 void ust_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t run;
-	int n;
+	size_t run, n;
 
 	putc_unlocked('"', f);
 	while (*s) {
@@ -72,11 +51,12 @@ void ust_json_string(FILE *f, const char *str)
 			putc_unlocked(*s++, f);
 		} else if (*s < 0x20) {
 			fprintf(f, "\\u%04x", *s++);
-		} else if ((n = utf8_len(s)) > 0) {
-			fwrite(s, 1, (size_t)n, f);
+		} else if (ust_utf8_seq(s, &n)) {
+			fwrite_unlocked(s, 1, n, f);
 			s += n;
 		} else {
-			fprintf(f, "\\u%04x", *s++);
+			fputs_unlocked(UST_UTF8_REPLACEMENT, f);
+			s += n;
 		}
 	}
 	putc_unlocked('"', f);

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <babeltrace2/babeltrace.h>
 
-/* s as a JSON string, quotes included; bytes that are not valid UTF-8 are
- * written as \u00XX so that the document stays valid. */
+/* s as a JSON string, quotes included: always valid UTF-8, each ill-formed
+ * subpart of s (bt2plugin/utf8.h) replaced by U+FFFD as strict decoders do. */
 void ust_json_string(FILE *f, const char *s);
 void ust_json_u64(FILE *f, uint64_t v);
 void ust_json_i64(FILE *f, int64_t v);

@@ -3,8 +3,11 @@
  * Mapping (manual, "Looking at a trace"): one process per traced process,
  * one track per thread where the events carry vtid, else one per CPU;
  * every event once, as a span begin ("B"), a span end ("E") or an instant
- * ("i") with its fields as args; numeric fields named counter_* also as
- * counter samples ("C"); discarded events as a span on a track of their own.
+ * ("i") with its fields as args (payload members named as they are, but
+ * for a leading '$' doubled, so that "$ctx" and "$ectx", the contexts,
+ * never collide with one); numeric fields named counter_* also as counter
+ * samples ("C"); discarded events as spans on tracks of their own, per
+ * stream, where they never overlap (bt2plugin/discarded.h).
  * The JSON goes out as messages arrive: memory holds one entry per event
  * class and per track, never per event.
  */
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt2plugin/discarded.h"
 #include "bt2plugin/event_ids.h"
 #include "bt2plugin/json.h"
 #include "bt2plugin/ptrmap.h"
@@ -22,6 +26,7 @@
 
 /* Tracks of events without a thread: one per CPU, numbered above any tid. */
 #define CPU_TRACK_BASE		0x40000000
+/* Tracks of discarded ranges: numbered down from here, one per lane. */
 #define DISCARDED_TRACK		0x7ffffffe
 /* Deeper nesting is still written; only the end's check is skipped. */
 #define SPAN_DEPTH_MAX		256
@@ -41,8 +46,15 @@ struct ev_class {
 	uint64_t *counters;		/* payload member indexes */
 };
 
+/* A process named once: after its events' procname context when they
+ * carry one (ctx_named), else after its trace. */
+struct proc {
+	bool ctx_named;
+};
+
 struct track {
 	int64_t pid, tid;
+	struct proc *proc;
 	unsigned depth;
 	const char *open[SPAN_DEPTH_MAX];	/* ev_class names of open spans */
 };
@@ -53,14 +65,15 @@ struct perfetto {
 	struct ust_ids_cache ids;
 	struct ust_ptrmap classes;	/* bt_event_class * -> struct ev_class */
 	struct ust_ptrmap tracks;	/* track key -> struct track */
-	struct ust_ptrmap procs;	/* pid key -> (void *)1 once named */
+	struct ust_ptrmap procs;	/* pid key -> struct proc */
+	struct ust_lanes lanes;
 	int64_t last_ns;
 	/* Times are written relative to the first one: a JSON reader parses
 	 * them as doubles, which hold microseconds since 1970 only to about
 	 * a quarter of a microsecond. */
 	int64_t origin_ns;
 	bool have_origin;
-	uint64_t events, discarded;
+	uint64_t events, discarded, suspect;
 	bool any;			/* an element was written: next needs a comma */
 };
 
@@ -105,6 +118,21 @@ static bool has_suffix(const char *s, size_t len, const char *suffix)
 	return len > n && !memcmp(s + len - n, suffix, n);
 }
 
+/* `"NAME":` of a payload member, with a leading '$' doubled: keys with one
+ * '$' are the sink's own. */
+static char *payload_key(const char *comma, const char *name)
+{
+	char *dollar, *key;
+
+	if (name[0] != '$')
+		return json_text(comma, name, ":");
+	if (asprintf(&dollar, "$%s", name) < 0)
+		return NULL;
+	key = json_text(comma, dollar, ":");
+	free(dollar);
+	return key;
+}
+
 static struct ev_class *ev_class_new(const bt_event_class *ec)
 {
 	static const char *const begins[] = { "_begin", "_entry" };
@@ -145,7 +173,7 @@ static struct ev_class *ev_class_new(const bt_event_class *ec)
 		bt_field_class_type t = bt_field_class_get_type(
 			bt_field_class_structure_member_borrow_field_class_const(m));
 
-		c->keys[k] = json_text(k ? "," : "", bt_field_class_structure_member_get_name(m), ":");
+		c->keys[k] = payload_key(k ? "," : "", bt_field_class_structure_member_get_name(m));
 		if (!c->keys[k])
 			goto fail;
 
@@ -179,16 +207,29 @@ static void meta_name(struct perfetto *p, const char *what, int64_t pid, int64_t
 	fputs_unlocked("}}", p->out.f);
 }
 
-static int proc_named(struct perfetto *p, int64_t pid, const bt_trace *trace)
+/*
+ * The process of pid, named on first use after the procname context of its
+ * event when there is one and the pid is known (several processes share
+ * pid 0 when it is not), else after its trace (ust_trace_procname()).
+ */
+static struct proc *proc_get(struct perfetto *p, int64_t pid, const bt_trace *trace,
+			     const char *procname)
 {
 	uintptr_t key = ((uintptr_t)1 << 63) | (uint32_t)pid;
-	const char *procname;
+	struct proc *pr = ust_ptrmap_get(&p->procs, key);
 
-	if (ust_ptrmap_get(&p->procs, key))
-		return 0;
-	procname = ust_trace_procname(trace);
+	if (pr)
+		return pr;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr || ust_ptrmap_put(&p->procs, key, pr) < 0) {
+		free(pr);
+		return NULL;
+	}
+	pr->ctx_named = procname != NULL;
+	if (!procname)
+		procname = ust_trace_procname(trace);
 	meta_name(p, "process_name", pid, 0, procname ? procname : "trace");
-	return ust_ptrmap_put(&p->procs, key, (void *)1);
+	return pr;
 }
 
 static uintptr_t track_key(int64_t pid, int64_t tid)
@@ -198,14 +239,16 @@ static uintptr_t track_key(int64_t pid, int64_t tid)
 
 /* The track, created (and named) on first use. */
 static struct track *track_get(struct perfetto *p, int64_t pid, int64_t tid,
-			       const bt_trace *trace, const char *name)
+			       const bt_trace *trace, const char *procname, const char *name)
 {
 	uintptr_t key = track_key(pid, tid);
 	struct track *t = ust_ptrmap_get(&p->tracks, key);
+	struct proc *pr;
 
 	if (t)
 		return t;
-	if (proc_named(p, pid, trace) < 0)
+	pr = proc_get(p, pid, trace, procname);
+	if (!pr)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t || ust_ptrmap_put(&p->tracks, key, t) < 0) {
@@ -214,6 +257,7 @@ static struct track *track_get(struct perfetto *p, int64_t pid, int64_t tid,
 	}
 	t->pid = pid;
 	t->tid = tid;
+	t->proc = pr;
 	if (name)
 		meta_name(p, "thread_name", pid, tid, name);
 	return t;
@@ -225,12 +269,23 @@ static struct track *track_of(struct perfetto *p, const struct ust_event_ids *id
 	int64_t pid = ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid;
 	int64_t tid = ids->tid != UST_ID_UNKNOWN ? ids->tid :
 		      ids->cpu != UST_ID_UNKNOWN ? CPU_TRACK_BASE + ids->cpu : 0;
+	const char *procname = ids->pid == UST_ID_UNKNOWN ? NULL : ids->procname;
+	struct track *t;
 	char name[32];
 
-	if (ids->tid != UST_ID_UNKNOWN || ids->cpu == UST_ID_UNKNOWN)
-		return track_get(p, pid, tid, trace, NULL);
-	snprintf(name, sizeof(name), "CPU %" PRId64, ids->cpu);
-	return track_get(p, pid, tid, trace, name);
+	if (ids->tid != UST_ID_UNKNOWN || ids->cpu == UST_ID_UNKNOWN) {
+		t = track_get(p, pid, tid, trace, procname, NULL);
+	} else {
+		snprintf(name, sizeof(name), "CPU %" PRId64, ids->cpu);
+		t = track_get(p, pid, tid, trace, procname, name);
+	}
+	/* The process got its name from a track without events (losses)
+	 * before any of its events told its procname. */
+	if (t && procname && !t->proc->ctx_named) {
+		t->proc->ctx_named = true;
+		meta_name(p, "process_name", pid, 0, procname);
+	}
+	return t;
 }
 
 static const char *ph_of(struct track *t, const struct ev_class *c)
@@ -353,11 +408,17 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 		ust_json_field(p->out.f, bt_field_structure_borrow_member_field_by_index_const(payload, i));
 	}
 	ret = c->nr_members > 0;
-	if (common || specific) {
-		fputs_unlocked(ret ? ",\"ctx\":{" : "\"ctx\":{", p->out.f);
-		ret = common ? (int)ust_json_members(p->out.f, common, 0) : 0;
-		if (specific)
-			ust_json_members(p->out.f, specific, ret);
+	/* Two objects: the stream's and the event's contexts may have a
+	 * member of the same name. */
+	if (common) {
+		fputs_unlocked(ret ? ",\"$ctx\":{" : "\"$ctx\":{", p->out.f);
+		ust_json_members(p->out.f, common, 0);
+		putc_unlocked('}', p->out.f);
+		ret = 1;
+	}
+	if (specific) {
+		fputs_unlocked(ret ? ",\"$ectx\":{" : "\"$ectx\":{", p->out.f);
+		ust_json_members(p->out.f, specific, 0);
 		putc_unlocked('}', p->out.f);
 	}
 	fputs_unlocked("}}", p->out.f);
@@ -367,50 +428,58 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	return 0;
 }
 
-/* A span over the range the loss happened in, on a track of its own per
- * process, so that holes in the timeline are not mistaken for idleness. */
-static int on_discarded(struct perfetto *p, const bt_message *msg, bool packets)
+/* A span over the range the loss happened in, on a lane of its stream
+ * (one track per stream unless its ranges overlap), in the process of the
+ * trace, so that holes in the timeline are not mistaken for idleness. */
+static int on_discarded(struct perfetto *p, const bt_message *msg)
 {
-	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg) :
-				  bt_message_discarded_events_borrow_stream_const(msg);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	int64_t pid = ust_trace_pid(trace), begin = p->last_ns, end = p->last_ns;
-	uint64_t count = 0;
-	bool have_count, have_times;
+	const bt_trace *trace;
+	struct ust_discarded d;
+	int64_t pid, tid;
+	unsigned lane;
+	char name[64];
+	int ret;
 
-	if (packets) {
-		have_count = bt_message_discarded_packets_get_count(msg, &count) ==
-			     BT_PROPERTY_AVAILABILITY_AVAILABLE;
-		have_times = bt_stream_class_discarded_packets_have_default_clock_snapshots(sc);
-		if (have_times) {
-			begin = msg_ns(p, bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg));
-			end = msg_ns(p, bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
-		}
+	ust_discarded_read(msg, &d);
+	trace = bt_stream_borrow_trace_const(d.stream);
+	if (d.have_times) {
+		/* A range that ends before it begins is drawn as an instant. */
+		if (d.end_ns < d.begin_ns)
+			d.end_ns = d.begin_ns;
+		p->last_ns = d.end_ns;
 	} else {
-		have_count = bt_message_discarded_events_get_count(msg, &count) ==
-			     BT_PROPERTY_AVAILABILITY_AVAILABLE;
-		have_times = bt_stream_class_discarded_events_have_default_clock_snapshots(sc);
-		if (have_times) {
-			begin = msg_ns(p, bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
-			end = msg_ns(p, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
-		}
+		d.begin_ns = d.end_ns = p->last_ns;
 	}
+	pid = ust_trace_pid(trace);
 	pid = pid == UST_ID_UNKNOWN ? 0 : pid;
-	if (!track_get(p, pid, DISCARDED_TRACK, trace, "events discarded"))
+	ret = ust_lanes_place(&p->lanes, d.stream, d.begin_ns, d.end_ns, &tid, &lane);
+	if (ret < 0)
+		return ret;
+	if (lane)
+		snprintf(name, sizeof(name), "events discarded, stream %" PRIu64 " (%u)",
+			 bt_stream_get_id(d.stream), lane + 1);
+	else
+		snprintf(name, sizeof(name), "events discarded, stream %" PRIu64,
+			 bt_stream_get_id(d.stream));
+	if (!track_get(p, pid, tid, trace, NULL, name))
 		return -ENOMEM;
-	write_head(p, "X", packets ? "packets discarded" : "events discarded", "discarded",
-		   pid, DISCARDED_TRACK, begin);
+	write_head(p, "X", d.packets ? "packets discarded" : "events discarded", "discarded",
+		   pid, tid, d.begin_ns);
 	fputs_unlocked(",\"dur\":", p->out.f);
-	ust_json_us(p->out.f, end - begin);
+	ust_json_us(p->out.f, d.end_ns - d.begin_ns);
 	fputs_unlocked(",\"args\":{\"count\":", p->out.f);
-	if (have_count)
-		fprintf(p->out.f, "%" PRIu64, count);
+	if (d.have_count && !d.suspect)
+		ust_json_u64(p->out.f, d.count);
 	else
 		fputs_unlocked("null", p->out.f);
-	fprintf(p->out.f, ",\"stream\":%" PRIu64 "}}", bt_stream_get_id(stream));
-	if (!packets)
-		p->discarded += count;
+	/* As a string: JavaScript's numbers would round it. */
+	if (d.suspect)
+		fprintf(p->out.f, ",\"suspect_count\":\"%" PRIu64 "\"", d.count);
+	fprintf(p->out.f, ",\"stream\":%" PRIu64 "}}", bt_stream_get_id(d.stream));
+	if (d.suspect)
+		p->suspect++;
+	else if (!d.packets)
+		p->discarded += d.count;
 	return 0;
 }
 
@@ -422,9 +491,11 @@ static int on_msg(void *data, const bt_message *msg)
 	case BT_MESSAGE_TYPE_EVENT:
 		return on_event(p, msg);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return on_discarded(p, msg, false);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return on_discarded(p, msg, true);
+		return on_discarded(p, msg);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		ust_lanes_stream_end(&p->lanes, bt_message_stream_end_borrow_stream_const(msg));
+		return 0;
 	default:
 		return 0;
 	}
@@ -460,6 +531,7 @@ ust_perfetto_init(bt_self_component_sink *self, bt_self_component_sink_configura
 		ust_sink_error(&p->sink, "cannot create %s: %s", path, strerror(-ret));
 		goto end;
 	}
+	ust_lanes_init(&p->lanes, DISCARDED_TRACK);
 	fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
 	bt_self_component_set_data(p->sink.self, p);
 	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
@@ -487,8 +559,8 @@ bt_component_class_sink_consume_method_status ust_perfetto_consume(bt_self_compo
 		return status;
 	/* The counts let a reader check that nothing was cut off. */
 	fprintf(p->out.f, "\n],\"otherData\":{\"producer\":\"sink.ust.perfetto\",\"events\":%" PRIu64
-		",\"events_discarded\":%" PRIu64 ",\"origin_ns\":%" PRId64 "}}\n", p->events,
-		p->discarded, p->origin_ns);
+		",\"events_discarded\":%" PRIu64 ",\"discarded_suspect\":%" PRIu64
+		",\"origin_ns\":%" PRId64 "}}\n", p->events, p->discarded, p->suspect, p->origin_ns);
 	ret = ust_out_commit(&p->out);
 	if (ret < 0) {
 		ust_sink_error(&p->sink, "writing the JSON file: %s", strerror(-ret));
@@ -509,6 +581,7 @@ void ust_perfetto_finalize(bt_self_component_sink *self)
 	ust_ids_cache_fini(&p->ids);
 	ust_ptrmap_fini(&p->classes, ev_class_free);
 	ust_ptrmap_fini(&p->tracks, free);
-	ust_ptrmap_fini(&p->procs, NULL);
+	ust_ptrmap_fini(&p->procs, free);
+	ust_lanes_fini(&p->lanes);
 	free(p);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bt2plugin/summary_print.h"
+#include "bt2plugin/utf8.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -14,6 +15,13 @@ static int by_name(const void *a, const void *b)
 static int by_cpu(const void *a, const void *b)
 {
 	int64_t x = (*(struct ust_sum_row *const *)a)->cpu, y = (*(struct ust_sum_row *const *)b)->cpu;
+
+	return (x > y) - (x < y);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	int64_t x = (*(struct ust_sum_row *const *)a)->pid, y = (*(struct ust_sum_row *const *)b)->pid;
 
 	return (x > y) - (x < y);
 }
@@ -64,6 +72,9 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 		t->discarded);
 	if (t->discarded_packets)
 		fprintf(f, ", %" PRIu64 " packets discarded", t->discarded_packets);
+	if (t->suspect)
+		fprintf(f, ", %" PRIu64 " loss report%s with a suspect count (>= 2^63, not added)",
+			t->suspect, t->suspect > 1 ? "s" : "");
 	fprintf(f, "\nrate              %.0f events/s\n", rate(t->events, t->first_ns, t->last_ns));
 	fprintf(f, "packets           %" PRIu64 " in %" PRIu64 " streams\n", t->packets, t->streams);
 	if (t->have_bytes)
@@ -79,6 +90,18 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 		fprintf(f, "%-*s %12" PRIu64 " %14.0f %12.6f %12.6f\n", (int)w, r->name, r->count,
 			rate(r->count, r->first_ns, r->last_ns), secs(r->first_ns - t->first_ns),
 			secs(r->last_ns - t->first_ns));
+	}
+	if (tb->nr_procs) {
+		for (i = 0, w = 4; i < tb->nr_procs; i++)
+			if (strlen(tb->procs[i]->name) > w)
+				w = strlen(tb->procs[i]->name);
+		fprintf(f, "\n%-8s %-*s %12s %14s\n", "pid", (int)w, "name", "count", "events/s");
+		for (i = 0; i < tb->nr_procs; i++) {
+			const struct ust_sum_row *r = tb->procs[i];
+
+			fprintf(f, "%-8" PRId64 " %-*s %12" PRIu64 " %14.0f\n", r->pid, (int)w, r->name,
+				r->count, rate(r->count, r->first_ns, r->last_ns));
+		}
 	}
 	if (tb->nr_cpus) {
 		fprintf(f, "\n%-8s %12s %14s\n", "cpu", "count", "events/s");
@@ -98,20 +121,34 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 	}
 }
 
-static void xml_escaped(FILE *f, const char *s)
+/* s as XML attribute text: valid UTF-8 (ill-formed subparts as U+FFFD),
+ * no control characters XML 1.0 forbids. */
+static void xml_escaped(FILE *f, const char *str)
 {
-	for (; *s; s++) {
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	while (*s) {
 		switch (*s) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		default:
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				fprintf(f, "&#xFFFD;");
+			if (*s >= 0x80) {
+				if (ust_utf8_seq(s, &n))
+					fwrite(s, 1, n, f);
+				else
+					fputs(UST_UTF8_REPLACEMENT, f);
+				s += n;
+				continue;
+			}
+			if (*s < 0x20 && *s != '\t' && *s != '\n')
+				fputs(UST_UTF8_REPLACEMENT, f);
 			else
 				putc(*s, f);
 		}
+		s++;
 	}
 }
 
@@ -136,6 +173,8 @@ static void print_xml(FILE *f, const struct ust_sum_totals *t, const struct ust_
 		t->events ? t->last_ns - t->first_ns : 0);
 	if (t->have_bytes)
 		fprintf(f, " bytes=\"%" PRIu64 "\"", t->bytes);
+	if (t->suspect)
+		fprintf(f, " suspect_discard_reports=\"%" PRIu64 "\"", t->suspect);
 	fputs("/>\n", f);
 	fputs("  <events>\n", f);
 	for (i = 0; i < tb->nr_events; i++) {
@@ -144,7 +183,14 @@ static void print_xml(FILE *f, const struct ust_sum_totals *t, const struct ust_
 		putc('"', f);
 		xml_row_times(f, tb->events[i]);
 	}
-	fputs("  </events>\n  <cpus>\n", f);
+	fputs("  </events>\n  <processes>\n", f);
+	for (i = 0; i < tb->nr_procs; i++) {
+		fprintf(f, "    <process pid=\"%" PRId64 "\" name=\"", tb->procs[i]->pid);
+		xml_escaped(f, tb->procs[i]->name);
+		putc('"', f);
+		xml_row_times(f, tb->procs[i]);
+	}
+	fputs("  </processes>\n  <cpus>\n", f);
 	for (i = 0; i < tb->nr_cpus; i++) {
 		fprintf(f, "    <cpu id=\"%" PRId64 "\"", tb->cpus[i]->cpu);
 		xml_row_times(f, tb->cpus[i]);
@@ -162,6 +208,7 @@ void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_table
 		   bool xml)
 {
 	qsort(tables->events, tables->nr_events, sizeof(*tables->events), by_name);
+	qsort(tables->procs, tables->nr_procs, sizeof(*tables->procs), by_pid);
 	qsort(tables->cpus, tables->nr_cpus, sizeof(*tables->cpus), by_cpu);
 	qsort(tables->threads, tables->nr_threads, sizeof(*tables->threads), by_thread);
 	if (xml)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * Counts as messages arrive, prints at the end: memory holds one entry per
- * event class, CPU and thread, never per event.
+ * event class, event name, CPU, process and thread, never per event. Event
+ * rows are per name, whatever the number of traces (each has its own
+ * classes): a directory of per-PID traces gives one row per name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <ftw.h>
 
+#include "bt2plugin/discarded.h"
 #include "bt2plugin/event_ids.h"
 #include "bt2plugin/ptrmap.h"
 #include "bt2plugin/sink.h"
@@ -21,7 +24,9 @@ struct summary {
 	struct ust_out out;
 	bool xml;
 	struct ust_ids_cache ids;
-	struct ust_ptrmap by_class;	/* bt_event_class * -> struct ust_sum_row */
+	struct ust_ptrmap by_class;	/* bt_event_class * -> row of by_name */
+	struct ust_ptrmap by_name;	/* name hash -> struct ust_sum_row, chained */
+	struct ust_ptrmap by_proc;	/* pid key -> struct ust_sum_row */
 	struct ust_ptrmap by_cpu;	/* cpu key -> struct ust_sum_row */
 	struct ust_ptrmap by_thread;	/* (pid, tid) key -> struct ust_sum_row */
 	struct ust_sum_totals totals;
@@ -39,6 +44,88 @@ static struct ust_sum_row *row_get(struct ust_ptrmap *m, uintptr_t key)
 		return NULL;
 	}
 	return r;
+}
+
+static uintptr_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (uintptr_t)(h | (UINT64_C(1) << 63));
+}
+
+/* The row of the event name of ec, shared by the classes of that name of
+ * every trace; looked up by name once per class. */
+static struct ust_sum_row *name_row(struct summary *s, const bt_event_class *ec)
+{
+	struct ust_sum_row *r = ust_ptrmap_get(&s->by_class, (uintptr_t)ec), *head;
+	const char *name;
+	uintptr_t key;
+
+	if (r)
+		return r;
+	name = bt_event_class_get_name(ec);
+	name = name ? name : "(unnamed)";
+	key = name_hash(name);
+	head = ust_ptrmap_get(&s->by_name, key);
+	for (r = head; r && strcmp(r->name, name); r = r->next)
+		;
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return NULL;
+		r->name = strdup(name);
+		if (!r->name || (!head && ust_ptrmap_put(&s->by_name, key, r) < 0)) {
+			free(r->name);
+			free(r);
+			return NULL;
+		}
+		if (head) {
+			r->next = head->next;
+			head->next = r;
+		}
+	}
+	if (ust_ptrmap_put(&s->by_class, (uintptr_t)ec, r) < 0)
+		return NULL;
+	return r;
+}
+
+static void name_rows_free(void *p)
+{
+	struct ust_sum_row *r = p, *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		free(r->name);
+		free(r);
+	}
+}
+
+/* The process row of ids, named after the events' procname when they have
+ * one and the pid is known, else after the trace. */
+static struct ust_sum_row *proc_row(struct summary *s, const struct ust_event_ids *ids,
+				    const bt_trace *trace)
+{
+	int64_t pid = ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid;
+	struct ust_sum_row *r = row_get(&s->by_proc, ((uintptr_t)1 << 63) | (uint32_t)pid);
+	const char *name;
+
+	if (!r || r->name)
+		return r;
+	name = ids->pid != UST_ID_UNKNOWN && ids->procname ? ids->procname :
+	       ust_trace_procname(trace);
+	r->pid = pid;
+	r->name = strdup(name ? name : "trace");
+	return r->name ? r : NULL;
+}
+
+static void row_free(void *p)
+{
+	struct ust_sum_row *r = p;
+
+	free(r->name);
+	free(r);
 }
 
 static void row_count(struct ust_sum_row *r, int64_t ns)
@@ -66,15 +153,17 @@ static int on_event(struct summary *s, const bt_message *msg)
 	if (!t->events++)
 		t->first_ns = ns;
 	t->last_ns = ns;
-	r = row_get(&s->by_class, (uintptr_t)ec);
+	r = name_row(s, ec);
 	if (!r)
 		return -ENOMEM;
-	if (!r->name)
-		r->name = bt_event_class_get_name(ec);
 	row_count(r, ns);
 	ret = ust_event_ids_get(&s->ids, ev, &ids);
 	if (ret < 0)
 		return ret;
+	r = proc_row(s, &ids, bt_stream_borrow_trace_const(stream));
+	if (!r)
+		return -ENOMEM;
+	row_count(r, ns);
 	if (ids.cpu != UST_ID_UNKNOWN) {
 		r = row_get(&s->by_cpu, ((uintptr_t)1 << 63) | (uint32_t)ids.cpu);
 		if (!r)
@@ -99,7 +188,7 @@ static int on_event(struct summary *s, const bt_message *msg)
 static int on_msg(void *data, const bt_message *msg)
 {
 	struct summary *s = data;
-	uint64_t count;
+	struct ust_discarded d;
 
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
@@ -108,14 +197,14 @@ static int on_msg(void *data, const bt_message *msg)
 		s->totals.packets++;
 		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			s->totals.discarded += count;
-		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		if (bt_message_discarded_packets_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			s->totals.discarded_packets += count;
+		ust_discarded_read(msg, &d);
+		if (d.suspect)
+			s->totals.suspect++;
+		else if (d.have_count && d.packets)
+			s->totals.discarded_packets += d.count;
+		else if (d.have_count)
+			s->totals.discarded += d.count;
 		return 0;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		s->totals.streams++;
@@ -221,25 +310,49 @@ static struct ust_sum_row **rows_of(const struct ust_ptrmap *m)
 	return rows;
 }
 
+/* The rows of the name chains as an array, for sorting. */
+static struct ust_sum_row **name_rows_of(const struct ust_ptrmap *m, size_t *nr)
+{
+	struct ust_sum_row **rows, *r;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->cap; i++)
+		for (r = m->slots[i].key ? m->slots[i].value : NULL; r; r = r->next)
+			n++;
+	rows = calloc(n + 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	n = 0;
+	for (i = 0; i < m->cap; i++)
+		for (r = m->slots[i].key ? m->slots[i].value : NULL; r; r = r->next)
+			rows[n++] = r;
+	*nr = n;
+	return rows;
+}
+
 bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_component_sink *self)
 {
 	struct summary *s = bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
 	bt_component_class_sink_consume_method_status status = ust_sink_consume(&s->sink);
 	struct ust_sum_tables tables;
+	size_t nr_names = 0;
 	int ret = -ENOMEM;
 
 	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END)
 		return status;
 	tables = (struct ust_sum_tables) {
-		.events = rows_of(&s->by_class), .nr_events = s->by_class.nr,
+		.events = name_rows_of(&s->by_name, &nr_names), .nr_events = 0,
+		.procs = rows_of(&s->by_proc), .nr_procs = s->by_proc.nr,
 		.cpus = rows_of(&s->by_cpu), .nr_cpus = s->by_cpu.nr,
 		.threads = rows_of(&s->by_thread), .nr_threads = s->by_thread.nr,
 	};
-	if (tables.events && tables.cpus && tables.threads) {
+	tables.nr_events = nr_names;
+	if (tables.events && tables.procs && tables.cpus && tables.threads) {
 		ust_sum_print(s->out.f, &s->totals, &tables, s->xml);
 		ret = ust_out_commit(&s->out);
 	}
 	free(tables.events);
+	free(tables.procs);
 	free(tables.cpus);
 	free(tables.threads);
 	if (ret < 0) {
@@ -258,7 +371,9 @@ void ust_summary_finalize(bt_self_component_sink *self)
 	ust_out_abort(&s->out);
 	ust_sink_fini(&s->sink);
 	ust_ids_cache_fini(&s->ids);
-	ust_ptrmap_fini(&s->by_class, free);
+	ust_ptrmap_fini(&s->by_class, NULL);
+	ust_ptrmap_fini(&s->by_name, name_rows_free);
+	ust_ptrmap_fini(&s->by_proc, row_free);
 	ust_ptrmap_fini(&s->by_cpu, free);
 	ust_ptrmap_fini(&s->by_thread, free);
 	free(s);
