@@ -23,6 +23,7 @@ import bt2
 
 from ustest import (TOP_SRC, UST_SUMMARY, Tap, Workspace, app, bt2_sink, index_entries,
                     packets)
+from ustest import _value as value
 
 import lttngtest
 
@@ -53,20 +54,6 @@ def expect(v):
     if isinstance(v, dict):
         return {k: expect(x) for k, x in v.items()}
     return v
-
-
-def value(field):
-    if isinstance(field, bt2._StringFieldConst):
-        return str(field)
-    if isinstance(field, bt2._IntegerFieldConst):
-        return int(field)
-    if isinstance(field, bt2._RealFieldConst):
-        return float(field)
-    if isinstance(field, bt2._ArrayFieldConst):
-        return [value(f) for f in field]
-    if isinstance(field, bt2._StructureFieldConst):
-        return {k: value(v) for k, v in field.items()}
-    raise TypeError("unexpected field %r" % type(field))
 
 
 class Reading:
@@ -262,19 +249,23 @@ for f in sorted(os.listdir(trace)):
             break
     if patched:
         break
+# LTTng-UST's own counter sometimes goes backwards too: those count as well.
+natural = readings["per-UID"].suspect
+t.diag("suspect counts LTTng-UST wrote itself: %d" % natural)
 reading = Reading(suspect_dir)
-t.ok(patched and reading.suspect == 1,
+t.ok(patched and reading.suspect == natural + 1,
      "a packet's counter goes backwards: babeltrace2 reports a loss of 2^63 or more", patched)
 doc = check_perfetto("suspect count", suspect_dir, reading)
 if doc:
     odd = [e for e in doc["traceEvents"] if e.get("cat") == "discarded" and
            (e["args"]["count"] is None or e["args"]["count"] >= SUSPECT)]
-    t.ok(len(odd) == 1 and int(odd[0]["args"].get("suspect_count", "0")) >= SUSPECT and
-         doc["otherData"].get("discarded_suspect") == 1,
+    t.ok(len(odd) == reading.suspect and
+         all(int(e["args"].get("suspect_count", "0")) >= SUSPECT for e in odd) and
+         doc["otherData"].get("discarded_suspect") == reading.suspect,
          "the timeline flags that count as suspect instead of adding it", odd)
 text = check_summary("suspect count", suspect_dir, reading)
-t.ok(text and re.search(r"1 loss report with a suspect count", text),
-     "the summary says one loss report was not believed", text)
+t.ok(text and re.search(r"%d loss reports? with a suspect count" % reading.suspect, text),
+     "the summary says how many loss reports were not believed", text)
 
 # UST traces: strings that are not UTF-8, a payload member named ctx, the
 # procname context; two runs, so two traces in one directory.
