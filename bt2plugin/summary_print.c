@@ -121,8 +121,14 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 	}
 }
 
+/* Valid UTF-8 that XML 1.0 still forbids (its Char production). */
+static bool xml_nonchar(const unsigned char *s, size_t n)
+{
+	return n == 3 && s[0] == 0xef && s[1] == 0xbf && (s[2] == 0xbe || s[2] == 0xbf);
+}
+
 /* s as XML attribute text: valid UTF-8 (ill-formed subparts as U+FFFD),
- * no control characters XML 1.0 forbids. */
+ * nothing XML 1.0 forbids (control characters, U+FFFE, U+FFFF). */
 static void xml_escaped(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -136,7 +142,7 @@ static void xml_escaped(FILE *f, const char *str)
 		case '"': fputs("&quot;", f); break;
 		default:
 			if (*s >= 0x80) {
-				if (ust_utf8_seq(s, &n))
+				if (ust_utf8_seq(s, &n) && !xml_nonchar(s, n))
 					fwrite(s, 1, n, f);
 				else
 					fputs(UST_UTF8_REPLACEMENT, f);
