@@ -264,7 +264,7 @@ t.ok(patched and reading.suspect == natural + 1,
 doc = check_perfetto("suspect count", suspect_dir, reading)
 if doc:
     odd = [e for e in doc["traceEvents"] if e.get("cat") == "discarded" and
-           (e["args"]["count"] is None or e["args"]["count"] >= SUSPECT)]
+           ("suspect_count" in e["args"] or (e["args"]["count"] or 0) >= SUSPECT)]
     t.ok(len(odd) == reading.suspect and
          all(int(e["args"].get("suspect_count", "0")) >= SUSPECT for e in odd) and
          doc["otherData"].get("discarded_suspect") == reading.suspect,
