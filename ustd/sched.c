@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include "libustcomm/log.h"
+#include "ustd/sched.h"
+
+/*
+ * The slice ustd asks for: under EEVDF a task's deadline is its slice
+ * ahead, and a woken task whose deadline is earlier than the running one's
+ * preempts it. A drain takes tens of microseconds per packet; 100 us is
+ * the shortest slice the kernel accepts.
+ */
+#define USTD_SLICE_NS	100000u
+
+/* struct sched_attr of sched_setattr(2), which glibc does not declare. */
+struct ustd_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+bool ustd_sched_nice_valid(long nice)
+{
+	return nice >= -20 && nice <= 19;
+}
+
+static int sched_set(int nice, uint64_t slice)
+{
+	struct ustd_sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = 0,		/* SCHED_OTHER */
+		.sched_nice = nice,
+		.sched_runtime = slice,
+	};
+
+	return syscall(SYS_sched_setattr, 0, &attr, 0) < 0 ? -errno : 0;
+}
+
+/* The lowest nice RLIMIT_NICE lets an unprivileged process take. */
+static int sched_nice_floor(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NICE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return -20;
+	return rl.rlim_cur >= 40 ? -20 : 20 - (int)rl.rlim_cur;
+}
+
+void ustd_sched_setup(int nice, bool verbose)
+{
+	uint64_t slice = USTD_SLICE_NS;
+	int cur, floor, want, ret;
+
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		cur = 0;
+	/* Never lower the priority ustd was started with. */
+	want = nice < cur ? nice : cur;
+	ret = sched_set(want, slice);
+	if (ret == -EPERM && want < cur) {
+		floor = sched_nice_floor();
+		want = floor > cur ? cur : floor;
+		ret = sched_set(want, slice);
+	}
+	/* A kernel that refuses the slice (before 6.12 it is ignored). */
+	if (ret == -EINVAL) {
+		slice = 0;
+		ret = sched_set(want, slice);
+	}
+	if (ret < 0) {
+		ustcomm_dbg("sched_setattr: %s", strerror(-ret));
+		want = cur;
+		slice = 0;
+	}
+	if (!verbose)
+		return;
+	fprintf(stderr, "ustd: scheduling: nice %d%s\n", want,
+		slice ? ", 100 us slices" : "");
+	if (want > nice)
+		fprintf(stderr, "ustd: nice %d not allowed (root, CAP_SYS_NICE or RLIMIT_NICE needed): on a busy machine writers may discard more (manual 8.7)\n",
+			nice);
+}
