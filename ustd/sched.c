@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,10 @@
  */
 #define USTD_SLICE_NS	100000u
 
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK	0x01
+#endif
+
 /* struct sched_attr of sched_setattr(2), which glibc does not declare. */
 struct ustd_sched_attr {
 	uint32_t size;
@@ -29,17 +34,25 @@ struct ustd_sched_attr {
 	uint64_t sched_period;
 };
 
-bool ustd_sched_nice_valid(long nice)
+bool ustd_sched_nice_valid(long v)
 {
-	return nice >= -20 && nice <= 19;
+	return v >= -20 && v <= 19;
 }
 
-static int sched_set(int nice, uint64_t slice)
+bool ustd_sched_rt_prio_valid(long v)
+{
+	return v >= 0 && v <= 99;
+}
+
+static int sched_set(uint32_t policy, uint32_t prio, int nice, uint64_t slice)
 {
 	struct ustd_sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = 0,		/* SCHED_OTHER */
+		.sched_policy = policy,
+		/* A child (none today) must not inherit a real-time policy. */
+		.sched_flags = SCHED_FLAG_RESET_ON_FORK,
 		.sched_nice = nice,
+		.sched_priority = prio,
 		.sched_runtime = slice,
 	};
 
@@ -56,27 +69,44 @@ static int sched_nice_floor(void)
 	return rl.rlim_cur >= 40 ? -20 : 20 - (int)rl.rlim_cur;
 }
 
-void ustd_sched_setup(int nice, bool verbose)
+/*
+ * SCHED_FIFO: ustd runs as soon as a writer wakes it, whatever else is
+ * runnable. It cannot take a CPU for itself: it sleeps in epoll_wait()
+ * between wakeups, its work per wakeup is bounded (one ring per stream),
+ * and the kernel's real-time throttling leaves 5 % of every CPU to the
+ * others in any case.
+ */
+static bool sched_try_fifo(int rt_prio)
+{
+	return rt_prio > 0 && sched_set(SCHED_FIFO, (uint32_t)rt_prio, 0, 0) == 0;
+}
+
+void ustd_sched_setup(int rt_prio, int nice, bool verbose)
 {
 	uint64_t slice = USTD_SLICE_NS;
 	int cur, floor, want, ret;
 
+	if (sched_try_fifo(rt_prio)) {
+		if (verbose)
+			fprintf(stderr, "ustd: scheduling: SCHED_FIFO, priority %d\n", rt_prio);
+		return;
+	}
 	errno = 0;
 	cur = getpriority(PRIO_PROCESS, 0);
 	if (errno)
 		cur = 0;
 	/* Never lower the priority ustd was started with. */
 	want = nice < cur ? nice : cur;
-	ret = sched_set(want, slice);
+	ret = sched_set(SCHED_OTHER, 0, want, slice);
 	if (ret == -EPERM && want < cur) {
 		floor = sched_nice_floor();
 		want = floor > cur ? cur : floor;
-		ret = sched_set(want, slice);
+		ret = sched_set(SCHED_OTHER, 0, want, slice);
 	}
 	/* A kernel that refuses the slice (before 6.12 it is ignored). */
 	if (ret == -EINVAL) {
 		slice = 0;
-		ret = sched_set(want, slice);
+		ret = sched_set(SCHED_OTHER, 0, want, slice);
 	}
 	if (ret < 0) {
 		ustcomm_dbg("sched_setattr: %s", strerror(-ret));
@@ -85,9 +115,8 @@ void ustd_sched_setup(int nice, bool verbose)
 	}
 	if (!verbose)
 		return;
-	fprintf(stderr, "ustd: scheduling: nice %d%s\n", want,
-		slice ? ", 100 us slices" : "");
-	if (want > nice)
-		fprintf(stderr, "ustd: nice %d not allowed (root, CAP_SYS_NICE or RLIMIT_NICE needed): on a busy machine writers may discard more (manual 8.7)\n",
-			nice);
+	fprintf(stderr, "ustd: scheduling: nice %d%s\n", want, slice ? ", 100 us slices" : "");
+	if (rt_prio > 0 || want > nice)
+		fprintf(stderr, "ustd: %s not allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO or RLIMIT_NICE needed): on a busy machine writers may discard more (manual 8.7)\n",
+			rt_prio > 0 ? "SCHED_FIFO" : "a lower nice value");
 }

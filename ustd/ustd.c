@@ -398,7 +398,8 @@ int main(int argc, const char **argv)
 	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
 	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
-	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT, rc, ret;
+	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT;
+	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1, .spare_fd = -1,
 		.listen_watch.kind = USTD_WATCH_LISTEN,
@@ -421,8 +422,11 @@ int main(int argc, const char **argv)
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
 		  "say which application is traced where", NULL },
+		{ "realtime", '\0', POPT_ARG_INT, &rt_prio, 0,
+		  "run with the SCHED_FIFO policy at this priority where allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO), so that ustd drains before busy writers fill their buffers (default 1; 0: never)",
+		  "PRIO" },
 		{ "nice", '\0', POPT_ARG_INT, &nice, 0,
-		  "run at this nice value, or at the lowest one allowed, so that ustd drains before busy writers fill their buffers (default -10)",
+		  "without SCHED_FIFO, run at this nice value, or at the lowest one allowed (default -10)",
 		  "N" },
 		{ "stats", '\0', POPT_ARG_NONE, &stats, 0,
 		  "when each trace ends, say how fast its sub-buffers were drained: time from full to free, waiting and writing, percentiles",
@@ -453,6 +457,11 @@ int main(int argc, const char **argv)
 	}
 	if (!ustd_sched_nice_valid(nice)) {
 		ustcomm_err("--nice %d: expected a nice value from -20 to 19", nice);
+		ret = -EINVAL;
+		goto end;
+	}
+	if (!ustd_sched_rt_prio_valid(rt_prio)) {
+		ustcomm_err("--realtime %d: expected a priority from 1 to 99, or 0 for none", rt_prio);
 		ret = -EINVAL;
 		goto end;
 	}
@@ -507,7 +516,7 @@ int main(int argc, const char **argv)
 	d.sock_path = sock_path;
 
 	ustd_raise_fd_limit();
-	ustd_sched_setup(nice, verbose);
+	ustd_sched_setup(rt_prio, nice, verbose);
 	ret = ustd_setup_signals(&d);
 	if (ret < 0) {
 		ustcomm_err("cannot set up signal handling: %s", strerror(-ret));
