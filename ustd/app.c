@@ -301,6 +301,19 @@ enum app_end_how {
 	APP_END_LIVE,		/* still running (protocol error, ustd exiting) */
 };
 
+/* ustd --stats: how fast this trace's sub-buffers were given back. */
+static void app_report_stats(const struct ustd_app *app)
+{
+	const struct ustd_app_stream *as;
+	uint64_t discarded = 0;
+	char what[sizeof(app->label) + 16];
+
+	for (as = app->streams; as; as = as->next)
+		discarded += as->stream.out.discarded;
+	snprintf(what, sizeof(what), "%s", app->label);
+	ustd_drain_stats_report(app->stats, what, discarded, stderr);
+}
+
 static void app_end(struct ustd_app *app, enum app_end_how how)
 {
 	const struct ustd_rescue_ctx rescue = { .layouts = &app->layouts, .uuid = app->uuid };
@@ -314,6 +327,8 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		else if (ret > 0)
 			app_close_stream(as);
 	}
+	if (app->stats)
+		app_report_stats(app);
 	if (app->relayed)
 		app_relay_close(app);
 	app_close_streams(app);
@@ -397,6 +412,12 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 	memcpy(app->uuid, hello->uuid, sizeof(app->uuid));
 	app->clock = hello->clock;
 	app->started = time(NULL);
+	if (app->ctx->stats) {
+		/* Without memory the trace goes on, without its figures. */
+		app->stats = calloc(1, sizeof(*app->stats));
+		if (app->stats)
+			app->stats->tsc = app->clock == USTCOMM_CLOCK_TSC;
+	}
 	snprintf(app->procname, sizeof(app->procname), "%s", hello->procname);
 	snprintf(app->label, sizeof(app->label), "%s[%d]", app->procname, (int)app->pid);
 	if (hello->pid != (uint32_t)app->pid)
@@ -485,6 +506,7 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 		*why = "STREAM buffer that cannot be mapped";
 		return ret;
 	}
+	as->stream.stats = app->stats;
 	if (app_has_stream(app, as->stream.name))
 		ret = -EEXIST;
 	else if (app->relayed)
@@ -904,6 +926,7 @@ void ustd_app_free(struct ustd_app *app)
 		free(as);
 	}
 	ustd_layouts_free(&app->layouts);
+	free(app->stats);
 	ustcomm_strbuf_free(&app->metadata);
 	if (app->relayed)
 		ustd_relay_close(&app->sink.relay);

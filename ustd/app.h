@@ -47,6 +47,7 @@ struct ustd_ctx {
 	int live_fd;
 	char hostname[USTD_RELAY_HOSTNAME_MAX];	/* as relay sessions name it */
 	bool verbose;
+	bool stats;			/* --stats: report each trace's drain */
 };
 
 struct ustd_app;
@@ -94,6 +95,7 @@ struct ustd_app {
 	char relay_path[USTD_RELAY_HOSTNAME_MAX + USTD_TRACE_NAME_MAX + 1];
 	struct ustd_app_stream *streams;
 	struct ustd_layouts layouts;	/* from EVENT_LAYOUT, for crash rescue */
+	struct ustd_drain_stats *stats;	/* ustd --stats, else NULL */
 	char *snap_dir;			/* SNAPSHOT received, not answered yet */
 	unsigned snap_count;		/* snapshots written, for their names */
 	bool said_hello;

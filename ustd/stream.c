@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
+#include "ustd/drain_stats.h"
 #include "ustd/packet_index.h"
 #include "ustd/rescue.h"
 #include "ustd/stream.h"
@@ -315,12 +316,15 @@ static void stream_corrupted(const struct ustd_stream *s, int err)
  */
 static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 {
+	uint64_t drain_start = 0, write_start = 0, ts_begin = 0, ts_end = 0;
 	const char *packet;
 	size_t len;
 	uint32_t i;
 	int ret = 0;
 
 	*more = false;
+	if (s->stats)
+		drain_start = ustd_drain_stats_now(s->stats);
 	for (i = 0; i < s->cb.subbuf_count; i++) {
 		if (limit && !ustcomm_cbuf_next_ends_before(&s->cb, *limit)) {
 			/* Written after the socket was read: next round. */
@@ -335,10 +339,20 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 			ret = 1;
 			goto end;
 		}
+		if (s->stats) {
+			/* Read now: the release clears the sub-buffer. */
+			ts_begin = ust_get_u64(packet + UST_PKT_TIMESTAMP_BEGIN);
+			ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
+			write_start = ustd_drain_stats_now(s->stats);
+		}
 		ret = stream_write_packet(s, &s->out, packet, len);
 		if (ret < 0)
 			goto end;
 		ustcomm_cbuf_put(&s->cb);
+		if (s->stats)
+			ustd_drain_stats_packet(s->stats, s->cb.subbuf_count, ts_begin, ts_end,
+						drain_start, write_start,
+						ustd_drain_stats_now(s->stats));
 	}
 	*more = true;
 end:

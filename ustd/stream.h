@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "libustcomm/consumer.h"
 #include "libustcomm/protocol.h"
+#include "ustd/drain_stats.h"
 #include "ustd/layouts.h"
 #include "ustd/relay.h"
 #include "ustd/trace_dir.h"
@@ -64,6 +65,7 @@ struct ustd_stream {
 	bool open;
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */
 	const char *dir;		/* the trace directory, for messages */
+	struct ustd_drain_stats *stats;	/* the trace's (ustd --stats), or NULL */
 };
 
 /* Maps the buffer described by desc, which ustcomm_check_stream() accepted.

@@ -26,6 +26,7 @@
 #include "ustd/adopt.h"
 #include "ustd/app.h"
 #include "ustd/relay.h"
+#include "ustd/sched.h"
 #include "ustd/trace_dir.h"
 
 #define USTD_MAX_EVENTS	64
@@ -397,7 +398,8 @@ int main(int argc, const char **argv)
 	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
 	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
-	int ready_fd = -1, verbose = 0, rc, ret;
+	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT;
+	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1, .spare_fd = -1,
 		.listen_watch.kind = USTD_WATCH_LISTEN,
@@ -420,6 +422,15 @@ int main(int argc, const char **argv)
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
 		  "say which application is traced where", NULL },
+		{ "realtime", '\0', POPT_ARG_INT, &rt_prio, 0,
+		  "run with the SCHED_FIFO policy at this priority where allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO), so that ustd drains before busy writers fill their buffers (default 1; 0: never)",
+		  "PRIO" },
+		{ "nice", '\0', POPT_ARG_INT, &nice, 0,
+		  "without SCHED_FIFO, run at this nice value, or at the lowest one allowed (default -10)",
+		  "N" },
+		{ "stats", '\0', POPT_ARG_NONE, &stats, 0,
+		  "when each trace ends, say how fast its sub-buffers were drained: time from full to free, waiting and writing, percentiles",
+		  NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
@@ -444,7 +455,18 @@ int main(int argc, const char **argv)
 		ret = -EBADF;
 		goto end;
 	}
+	if (!ustd_sched_nice_valid(nice)) {
+		ustcomm_err("--nice %d: expected a nice value from -20 to 19", nice);
+		ret = -EINVAL;
+		goto end;
+	}
+	if (!ustd_sched_rt_prio_valid(rt_prio)) {
+		ustcomm_err("--realtime %d: expected a priority from 1 to 99, or 0 for none", rt_prio);
+		ret = -EINVAL;
+		goto end;
+	}
 	d.ctx.verbose = verbose;
+	d.ctx.stats = stats;
 	if (live_arg) {
 		errno = 0;
 		live_timer_us = strtoul(live_arg, &end, 10);
@@ -494,6 +516,7 @@ int main(int argc, const char **argv)
 	d.sock_path = sock_path;
 
 	ustd_raise_fd_limit();
+	ustd_sched_setup(rt_prio, nice, verbose);
 	ret = ustd_setup_signals(&d);
 	if (ret < 0) {
 		ustcomm_err("cannot set up signal handling: %s", strerror(-ret));

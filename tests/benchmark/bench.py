@@ -184,13 +184,17 @@ class Ust:
         self.channels = None
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
+        # ustd --stats: one line per trace, the drain's latencies.
+        self.stats_path = os.path.join(self.dir, "ustd-stats")
+        self.stats_seen = 0
 
     def start(self):
         rfd, wfd = os.pipe()
         relay = ["--relay", self.relay, "--live-timer", "0"] if self.relay else []
-        self.proc = subprocess.Popen(
-            [self.ustd, "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)] + relay,
-            pass_fds=(wfd,), env=dict(os.environ, UST_RUNDIR=self.run))
+        with open(self.stats_path, "a") as err:
+            self.proc = subprocess.Popen(
+                [self.ustd, "--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)]
+                + relay, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
         os.close(wfd)
         ready = os.read(rfd, 1)
         os.close(rfd)
@@ -205,6 +209,28 @@ class Ust:
 
     def consumer_pids(self):
         return [self.proc.pid]
+
+    def drain_stats(self):
+        """The drain latencies ustd reported for the traces that ended
+        since the last call (after trace_stats(), which waits for them):
+        a list of {"full": (p50, p90, p99, max), "wait": ..., "write": ...,
+        "fill": ...} in microseconds."""
+        lines = read(self.stats_path).splitlines()
+        new, self.stats_seen = lines[self.stats_seen:], len(lines)
+        out = []
+        for line in new:
+            if ": drain of " not in line:
+                if line.strip():
+                    log("ustd said: " + line)
+                continue
+            r = {}
+            for key, label in (("full", "from full to free: "), ("wait", "waiting for the drain: "),
+                               ("write", "writing: "), ("fill", "filling a packet: ")):
+                f = line.split(label, 1)[1].split(";")[0].split()
+                r[key] = tuple(float(f[i]) for i in (1, 3, 5, 7))
+            r["subbufs"] = int(line.rsplit("sub-buffers ", 1)[1].split()[0])
+            out.append(r)
+        return out
 
     def env(self, traced):
         env = dict(os.environ, UST_RUNDIR=self.run, UST_DAEMON_SOCKET=self.sock)
@@ -234,8 +260,9 @@ class Ust:
         self.autoprobe = None
         self.channels = None
 
-    def fire(self, kind, threads, count, traced=True):
-        out = subprocess.run([self.worker, kind, str(threads), str(count)],
+    def fire(self, kind, threads, count, traced=True, rate=None):
+        out = subprocess.run([self.worker, kind, str(threads), str(count)] +
+                             ([str(rate)] if rate else []),
                              env=self.env(traced), check=True,
                              stdout=subprocess.PIPE, text=True).stdout
         return parse_worker(out)
@@ -330,11 +357,12 @@ class Lttng:
         self.lttng("stop", name)
         self.lttng("destroy", name)
 
-    def fire(self, kind, threads, count, traced=True):
+    def fire(self, kind, threads, count, traced=True, rate=None):
         env = self.environ()
         if not traced:
             env["LTTNG_UST_REGISTER_TIMEOUT"] = "0"
-        out = subprocess.run(self.prefix + [self.worker, kind, str(threads), str(count)],
+        out = subprocess.run(self.prefix + [self.worker, kind, str(threads), str(count)] +
+                             ([str(rate)] if rate else []),
                              env=env, check=True, stdout=subprocess.PIPE,
                              text=True).stdout
         return parse_worker(out)
@@ -364,6 +392,9 @@ def compile_filter(libpath, expr):
     return ctypes.string_at(prog, length.value).hex()
 
 
+# What --only can choose.
+SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
+            "startup")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -404,7 +435,7 @@ def measure(tracers, args, contexts):
     try:
         # 1 and 2 threads alternate too, for the speed-up of each run.
         items = [(t, n) for n in (1, 2) for t in tracers]
-        for kind in KINDS:
+        for kind in KINDS if "events" in args.only else ():
             tokens = [t.session(kind) for t in tracers]
             pids = [t.consumer_pids() for t in tracers]
             before = [consumer_counters(p) for p in pids]
@@ -424,7 +455,7 @@ def measure(tracers, args, contexts):
                     r["bytes"] = total / max(events - discarded, 1)
                     r["consumer"] = counters_per_million(b, after, events)
                     r["cpu"] = r["consumer"]["cpu"]
-        for label, expr in FILTERS:
+        for label, expr in FILTERS if "filters" in args.only else ():
             tokens = [t.session("ints", expr) for t in tracers]
             runs = interleaved(tracers, args.runs, lambda t: t.fire("ints", 1, args.events))
             for t, token, r, rn in zip(tracers, tokens, rs, runs):
@@ -447,28 +478,90 @@ def measure(tracers, args, contexts):
                 tracer.end_session(token)
             tracer.trace_stats()
             return diffs
-        runs = interleaved(tracers, args.runs, context_run)
+        runs = (interleaved(tracers, args.runs, context_run) if "contexts" in args.only
+                else [[] for _ in tracers])
         for t, r, rn in zip(tracers, rs, runs):
-            for ctx in contexts:
+            for ctx in contexts if rn else ():
                 r[("context", ctx)] = [d[ctx] for d in rn]
                 log("%s context %s: %s ns/event more" % (t.name, ctx,
                                                           " ".join("%.1f" % d[ctx] for d in rn)))
-        for t, r in zip(tracers, rs):
-            token = t.session("ints")
-            t.fire("ints", 1, args.loss_events)
-            t.end_session(token)
-            r["loss"] = t.trace_stats()[1]
-            log("%s: %d of %d events discarded" % (t.name, r["loss"], args.loss_events))
+        for n in (1, 2) if "loss" in args.only else ():
+            for t, r in zip(tracers, rs):
+                r[("loss", n)], drain = loss_run(t, n, args.loss_events)
+                if drain:
+                    r[("drain", n)] = drain
+        for t, r in zip(tracers, rs) if "sustained" in args.only else ():
+            r["sustained"] = sustained_rate(t, args)
     finally:
         for tracer in tracers:
             tracer.stop()
     # The loop's own cost, measured the same way, is taken out.
-    runs = interleaved(tracers, args.runs,
-                       lambda t: t.fire("ints", 1, args.disabled_events, traced=False)[0] -
-                       t.fire("none", 1, args.disabled_events, traced=False)[0])
-    for r, rn in zip(rs, runs):
-        r["disabled"] = rn
+    if "disabled" in args.only:
+        runs = interleaved(tracers, args.runs,
+                           lambda t: t.fire("ints", 1, args.disabled_events, traced=False)[0] -
+                           t.fire("none", 1, args.disabled_events, traced=False)[0])
+        for r, rn in zip(rs, runs):
+            r["disabled"] = rn
     return rs
+
+
+def loss_run(tracer, threads, events):
+    """Events discarded of events at full speed, with threads writer
+    threads and default buffers; and, for UST, the drain's latencies."""
+    if hasattr(tracer, "drain_stats"):
+        tracer.drain_stats()        # the rows before
+    token = tracer.session("ints")
+    tracer.fire("ints", threads, events // threads)
+    tracer.end_session(token)
+    loss = tracer.trace_stats()[1]
+    drain = tracer.drain_stats()[-1:] if hasattr(tracer, "drain_stats") else []
+    log("%s, %d thread%s: %d of %d events discarded%s"
+        % (tracer.name, threads, "s" if threads > 1 else "", loss, events,
+           "; full to free, us: p50 %.0f p90 %.0f p99 %.0f max %.0f" % drain[0]["full"]
+           if drain else ""))
+    return loss, drain[0] if drain else None
+
+
+def sustained_rate(tracer, args):
+    """The highest rate, in events per second, that one thread sustains
+    for args.sustain seconds with nothing discarded: full speed when
+    nothing is lost there, else a bisection of paced rates below it. The
+    figure is the rate achieved by the best run without discards."""
+    def probe(rate, paced):
+        count = int(rate * args.sustain)
+        for _ in range(3):
+            token = tracer.session("ints")
+            ns, events, _ = tracer.fire("ints", 1, count, rate=rate if paced else None)
+            tracer.end_session(token)
+            lost = tracer.trace_stats()[1]
+            # A writer faster than the estimate: again, long enough.
+            if lost or events * ns / 1e9 >= args.sustain:
+                break
+            count = int(count * args.sustain / (events * ns / 1e9) * 1.1)
+        if hasattr(tracer, "drain_stats"):
+            tracer.drain_stats()
+        achieved = 1e9 / ns
+        log("%s sustained: %.2f M events/s %s for %.1f s: %d discarded"
+            % (tracer.name, achieved / 1e6, "paced" if paced else "full speed",
+               events * ns / 1e9, lost))
+        return lost == 0, achieved
+
+    token = tracer.session("ints")
+    full = 1e9 / tracer.fire("ints", 1, 1000000)[0]
+    tracer.end_session(token)
+    tracer.trace_stats()
+    ok, achieved = probe(full, False)
+    if ok:
+        return achieved
+    lo, hi, best = 0.0, full, 0.0
+    for _ in range(args.sustain_steps):
+        mid = (lo + hi) / 2
+        ok, achieved = probe(mid, True)
+        if ok:
+            lo, best = mid, max(best, achieved)
+        else:
+            hi = mid
+    return best
 
 
 def free_ports(n):
@@ -524,12 +617,13 @@ def measure_relay(tracer, args, relayd):
         after = consumer_counters(pids)
         relayd.stats()
         r["cpu"] = counters_per_million(before, after, sum(e for _, e, _ in runs))["cpu"]
-        token = tracer.session("ints")
-        tracer.fire("ints", 1, args.loss_events)
-        tracer.end_session(token)
-        r["loss"] = relayd.stats()[1]
-        log("%s relayed: %.2f consumer ms per million events, %d of %d discarded"
-            % (tracer.name, r["cpu"], r["loss"], args.loss_events))
+        for n in (1, 2):
+            token = tracer.session("ints")
+            tracer.fire("ints", n, args.loss_events // n)
+            tracer.end_session(token)
+            r[("loss", n)] = relayd.stats()[1]
+            log("%s relayed, %d thread(s): %.2f consumer ms per million events, %d of %d "
+                "discarded" % (tracer.name, n, r["cpu"], r[("loss", n)], args.loss_events))
     finally:
         tracer.stop()
         tracer.relay = None
@@ -574,12 +668,16 @@ def paired(u, l):
     return statistics.median(a / b for a, b in zip(u, l))
 
 
+def fmt_pct(p):
+    return "%.0f / %.0f / %.0f / %.0f" % p
+
+
 def table(ust, lt, start_ms, threads, args):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
     targets = {("ints", 1): "≤ 25 ns, ≤ 0.25× LTTng-UST", ("mark", 1): "≤ 40 ns, ≤ 0.2× LTTng-UST"}
-    for kind in KINDS:
+    for kind in KINDS if ("ints", 1) in ust else ():
         for threads_n in (1, 2):
             u = ust[(kind, threads_n)]
             l = lt[(kind, threads_n)] if lt else None
@@ -592,17 +690,19 @@ def table(ust, lt, start_ms, threads, args):
         rows.append(("%s, 2 threads / 1 thread, events/s" % names[kind],
                      "%.2f×" % paired(ust[(kind, 1)], ust[(kind, 2)]), l_sc, "–",
                      "≥ 1.8×" if kind == "ints" else ""))
-    enabled = statistics.median(ust[("ints", 1)])
-    for label, expr in FILTERS:
+    for label, expr in FILTERS if ("filter", "pass") in ust else ():
+        enabled = statistics.median(ust[("ints", 1)]) if ("ints", 1) in ust else None
         u = ust[("filter", label)]
         l = lt[("filter", label)] if lt else None
-        target = ("≤ %.1f (enabled + 5 ns)" % (enabled + 5) if label == "pass"
-                  else "≤ 10 ns, ≤ 0.3× LTTng-UST")
+        target = (("≤ %.1f (enabled + 5 ns)" % (enabled + 5) if enabled else "≤ enabled + 5 ns")
+                  if label == "pass" else "≤ 10 ns, ≤ 0.3× LTTng-UST")
         rows.append(("typed event, filter '%s' %s, 1 thread, ns/event"
                      % (expr, "passes" if label == "pass" else "rejects"),
                      spread(u), spread(l) if l else "–",
                      "%.2f" % paired(u, l) if l else "–", target))
     for ctx in CONTEXTS + (ALL_CONTEXTS,) + PERF_CONTEXTS:
+        if ("context", CONTEXTS[0]) not in ust:
+            break
         target = ("≤ 15 ns" if ctx.startswith("perf:") else
                   "≤ 15 ns (5 × 3)" if ctx == ALL_CONTEXTS else "≤ 3 ns")
         label = ("context %s, added to an enabled typed event, ns"
@@ -616,32 +716,62 @@ def table(ust, lt, start_ms, threads, args):
         um, lm = statistics.median(u), statistics.median(l) if l else None
         rows.append((label, spread(u), spread(l) if l else "–",
                      ratio(um, lm) if lm and lm > 0 and um > 0 else "–", target))
-    rows.append(("disabled site, ns (minus the empty loop)", spread2(ust["disabled"]),
-                 spread2(lt["disabled"]) if lt else "–",
-                 ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
-                 if lt else "–", "≤ 0.5 ns"))
-    rows.append(("bytes per event on disk (two 32-bit ints)", "%.2f" % ust["bytes"],
-                 "%.2f" % lt["bytes"] if lt else "–",
-                 ratio(ust["bytes"], lt["bytes"]) if lt else "–", "≤ 12"))
-    rows.append(("events discarded of %dM at full speed, default buffers"
-                 % (args.loss_events // 1000000), str(ust["loss"]),
-                 str(lt["loss"]) if lt else "–", "–", "0"))
-    rows.append(("consumer CPU ms per million events", "%.2f" % ust["cpu"],
-                 "%.2f" % lt["cpu"] if lt else "–",
-                 ratio(ust["cpu"], lt["cpu"]) if lt else "–", "≤ 0.7× LTTng-UST"))
+    if "disabled" in ust:
+        rows.append(("disabled site, ns (minus the empty loop)", spread2(ust["disabled"]),
+                     spread2(lt["disabled"]) if lt else "–",
+                     ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
+                     if lt else "–", "≤ 0.5 ns, ≤ LTTng-UST"))
+    if "bytes" in ust:
+        rows.append(("bytes per event on disk (two 32-bit ints)", "%.2f" % ust["bytes"],
+                     "%.2f" % lt["bytes"] if lt else "–",
+                     ratio(ust["bytes"], lt["bytes"]) if lt else "–", "≤ 12"))
+    for n in (1, 2) if ("loss", 1) in ust else ():
+        rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s"
+                     % (args.loss_events // 1000000, n, "s" if n > 1 else ""),
+                     str(ust[("loss", n)]), str(lt[("loss", n)]) if lt else "–", "–", "0"))
+    for n in (1, 2) if ("drain", 1) in ust else ():
+        d = ust[("drain", n)]
+        rows.append(("sub-buffer full to free in those runs, %d thread%s, µs p50 / p90 / p99 / max"
+                     % (n, "s" if n > 1 else ""), fmt_pct(d["full"]), "–", "–",
+                     "< %.0f µs (the rest of the ring, p50)"
+                     % (d["fill"][0] * (d["subbufs"] - 1))))
+    if "sustained" in ust:
+        su, sl = ust["sustained"], lt.get("sustained") if lt else None
+        rows.append(("highest rate sustained %g s with 0 discarded, 1 thread, M events/s"
+                     % args.sustain, "%.2f" % (su / 1e6), "%.2f" % (sl / 1e6) if sl else "–",
+                     ratio(su, sl) if sl else "–", "≥ 2× LTTng-UST"))
+    if "cpu" in ust:
+        rows.append(("consumer CPU ms per million events", "%.2f" % ust["cpu"],
+                     "%.2f" % lt["cpu"] if lt else "–",
+                     ratio(ust["cpu"], lt["cpu"]) if lt else "–", "≤ 0.7× LTTng-UST"))
     if "relay" in ust:
         ur, lr = ust["relay"], lt.get("relay") if lt else None
         rows.append(("streaming to a local lttng-relayd: consumer CPU ms per million events",
                      "%.2f" % ur["cpu"], "%.2f" % lr["cpu"] if lr else "–",
                      ratio(ur["cpu"], lr["cpu"]) if lr else "–", ""))
-        rows.append(("streaming to a local lttng-relayd: events discarded of %dM at full speed"
-                     % (args.loss_events // 1000000), str(ur["loss"]),
-                     str(lr["loss"]) if lr else "–", "–", "0"))
-    rows.append(("start-up of an untraced -lust program, ms (threads)",
-                 "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
+        for n in (1, 2):
+            rows.append(("streaming to a local lttng-relayd: events discarded of %dM at full "
+                         "speed, %d thread%s" % (args.loss_events // 1000000, n,
+                                                 "s" if n > 1 else ""),
+                         str(ur[("loss", n)]), str(lr[("loss", n)]) if lr else "–", "–", "0"))
+    if start_ms is not None:
+        rows.append(("start-up of an untraced -lust program, ms (threads)",
+                     "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
            "|---|---|---|---|---|"]
     out += ["| %s |" % " | ".join(r) for r in rows]
+    return "\n".join(out)
+
+
+def drain_table(ust):
+    """The drain's latencies in the loss runs (ustd --stats), manual 8.7."""
+    out = ["| ustd drain, µs: p50 / p90 / p99 / max | 1 thread | 2 threads |", "|---|---|---|"]
+    for key, label in (("full", "sub-buffer full to free"),
+                       ("wait", "of it, until the drain starts (wake-up, scheduling)"),
+                       ("write", "of it, writing the packet and clearing the sub-buffer"),
+                       ("fill", "the writers filling one packet")):
+        out.append("| %s | %s | %s |" % (label, fmt_pct(ust[("drain", 1)][key]),
+                                         fmt_pct(ust[("drain", 2)][key])))
     return "\n".join(out)
 
 
@@ -670,7 +800,16 @@ def main():
     ap.add_argument("--loss-events", type=int, default=10000000)
     ap.add_argument("--disabled-events", type=int, default=200000000)
     ap.add_argument("--no-lttng", action="store_true")
+    ap.add_argument("--sustain", type=float, default=5.0,
+                    help="seconds each run of the sustained-rate row lasts")
+    ap.add_argument("--sustain-steps", type=int, default=5,
+                    help="bisection steps of the sustained rate when full speed loses events")
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help="comma-separated sections to run, of: " + ", ".join(SECTIONS))
     args = ap.parse_args()
+    args.only = set(args.only.split(","))
+    if not args.only <= set(SECTIONS):
+        ap.error("--only: unknown section %s" % ", ".join(sorted(args.only - set(SECTIONS))))
 
     tmp = tempfile.mkdtemp(prefix="ust-bench.")
     os.chmod(tmp, 0o755)    # the LTTng side may run as another user
@@ -684,7 +823,7 @@ def main():
                                                       if perf_available(ust.libustcomm, c))
         results = measure([ust, lt] if lt else [ust], args, contexts)
         ust_r, lt_r = results[0], (results[1] if lt else None)
-        if shutil.which("lttng-relayd"):
+        if "relay" in args.only and shutil.which("lttng-relayd"):
             relayd = Relayd(tmp)
             try:
                 ust_r["relay"] = measure_relay(ust, args, relayd)
@@ -692,7 +831,8 @@ def main():
                     lt_r["relay"] = measure_relay(lt, args, relayd)
             finally:
                 relayd.cleanup()
-        start_ms, threads = startup(args.builddir, 50)
+        start_ms, threads = (startup(args.builddir, 50) if "startup" in args.only
+                             else (None, None))
     finally:
         ust.cleanup()
         if lt:
@@ -707,8 +847,12 @@ def main():
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
     print(table(ust_r, lt_r, start_ms, threads, args))
-    print()
-    print(consumer_table(ust_r, lt_r))
+    if "consumer" in ust_r:
+        print()
+        print(consumer_table(ust_r, lt_r))
+    if ("drain", 2) in ust_r:
+        print()
+        print(drain_table(ust_r))
     return 0
 
 

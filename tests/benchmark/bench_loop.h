@@ -25,7 +25,12 @@ struct bench_run {
 	pthread_barrier_t barrier;
 	int kind;
 	uint32_t count;
+	double ns_per_event;		/* paced: each thread's interval, else 0 */
+	uint64_t t0;			/* paced: when the threads start */
 };
+
+/* Events between two looks at the clock when paced. */
+#define BENCH_PACE_BATCH	256
 
 static uint64_t bench_now(void)
 {
@@ -51,6 +56,25 @@ static int bench_threads(void)
 	return n;
 }
 
+/*
+ * Paced: event i of a thread is due at t0 + i * ns_per_event. Ahead of
+ * that, the thread sleeps (so that it leaves the CPU to the consumer, as a
+ * program doing other work would) and spins only for the last 50 us.
+ */
+static void bench_pace(const struct bench_run *run, uint32_t i)
+{
+	uint64_t due = run->t0 + (uint64_t)((double)i * run->ns_per_event), now;
+	struct timespec ts;
+
+	while ((now = bench_now()) < due) {
+		if (due - now > 50000) {
+			ts.tv_sec = (time_t)((due - 50000) / 1000000000u);
+			ts.tv_nsec = (long)((due - 50000) % 1000000000u);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
+	}
+}
+
 static void *bench_thread(void *arg)
 {
 	struct bench_run *run = arg;
@@ -66,7 +90,31 @@ static void *bench_thread(void *arg)
 	return NULL;
 }
 
-/* bench KIND THREADS COUNT: prints "ns_per_event elapsed_ns events threads_at_start". */
+/*
+ * The thread of a paced run: bench_thread() in batches, each on a barrier
+ * of its own (one thread: no wait), paced between batches. So the loop
+ * that measures is bench_thread()'s, compiled as it was before pacing
+ * existed (bench_fire() inlined in it, and in it only).
+ */
+static void *bench_thread_paced(void *arg)
+{
+	struct bench_run *run = arg, batch = *run;
+	uint32_t i;
+
+	pthread_barrier_wait(&run->barrier);
+	for (i = 0; i < run->count; i += batch.count) {
+		bench_pace(run, i);
+		batch.count = run->count - i < BENCH_PACE_BATCH ? run->count - i : BENCH_PACE_BATCH;
+		pthread_barrier_init(&batch.barrier, NULL, 1);
+		bench_thread(&batch);
+		pthread_barrier_destroy(&batch.barrier);
+	}
+	return NULL;
+}
+
+/* bench KIND THREADS COUNT [RATE]: prints "ns_per_event elapsed_ns events
+ * threads_at_start". With RATE, the threads together fire RATE events per
+ * second at most. */
 static int bench_main(int argc, char **argv)
 {
 	struct bench_run run;
@@ -74,9 +122,10 @@ static int bench_main(int argc, char **argv)
 	int threads_at_start = bench_threads();
 	uint64_t t0, t1;
 	int nthreads, i;
+	double rate = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s ints|string|mark|none THREADS COUNT\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s ints|string|mark|none THREADS COUNT [RATE]\n", argv[0]);
 		return 2;
 	}
 	for (run.kind = 0; bench_kinds[run.kind]; run.kind++)
@@ -84,13 +133,19 @@ static int bench_main(int argc, char **argv)
 			break;
 	nthreads = atoi(argv[2]);
 	run.count = (uint32_t)strtoul(argv[3], NULL, 0);
-	if (!bench_kinds[run.kind] || nthreads < 1 || nthreads > 64) {
+	if (argc == 5)
+		rate = strtod(argv[4], NULL);
+	if (!bench_kinds[run.kind] || nthreads < 1 || nthreads > 64 || rate < 0) {
 		fprintf(stderr, "%s: bad arguments\n", argv[0]);
 		return 2;
 	}
+	run.ns_per_event = rate > 0 ? 1e9 * nthreads / rate : 0;
+	/* The first batch is due a little after the threads exist. */
+	run.t0 = bench_now() + 1000000u;
 	pthread_barrier_init(&run.barrier, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL, bench_thread, &run)) {
+		if (pthread_create(&tids[i], NULL,
+				   run.ns_per_event > 0 ? bench_thread_paced : bench_thread, &run)) {
 			fprintf(stderr, "%s: cannot create a thread\n", argv[0]);
 			return 1;
 		}

@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from ustest import (BT2_PLUGIN_PATH, TOP_SRC, UST_SUMMARY, Tap, Workspace, app,
+from ustest import (BT2_PLUGIN_PATH, TOP_SRC, UST_SUMMARY, Tap, Workspace, app, flood_trace,
                     bt2_sink, read_trace)
 
 N = 200
@@ -105,8 +105,10 @@ bad = subprocess.run([UST_SUMMARY, "--mi", "json", trace], capture_output=True, 
 t.ok(bad.returncode == 2 and "xml" in bad.stderr, "ust-summary refuses an unknown format")
 
 # Discarded events: a visible range per loss, totals equal babeltrace2's.
-res = ws.usttrace(["--subbuf-size", "4096", "--subbuf-num", "2", app("burst"), "100000"])
-burst = [d for d in ws.trace_dirs() if "/burst-" in d][0]
+# Small buffers flooded while ustd is stopped, so that they overflow
+# however fast ustd drains.
+flood_trace(t, ws, "losses", 1, 100000, True, UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=2)
+burst = [d for d, _, files in os.walk(os.path.join(ws.root, "losses")) if "metadata" in files][0]
 _, discarded = read_trace(burst)
 loss_json = os.path.join(ws.root, "loss.json")
 r = bt2_sink([burst], "sink.ust.perfetto", 'path="%s"' % loss_json)

@@ -14,9 +14,9 @@ MAGIC, VERSION = 0x55535450, 5
 HELLO, METADATA, STREAM = 1, 2, 3
 
 
-def start_ustd(ws, sock, out):
+def start_ustd(ws, sock, out, args=()):
     r, w = os.pipe()
-    proc = subprocess.Popen([USTD, "-o", out, "-s", sock, "--ready-fd", str(w)],
+    proc = subprocess.Popen([USTD, "-o", out, "-s", sock, "--ready-fd", str(w)] + list(args),
                             pass_fds=(w,), stderr=subprocess.PIPE, text=True,
                             env=ws.env())
     os.close(w)
@@ -127,4 +127,38 @@ bad = subprocess.run([USTD, "-o", os.path.join(blocker, "sub"), "-s",
                      timeout=30, env=ws2.env())
 t.ok(bad.returncode != 0 and "output" in bad.stderr, "an unusable output directory is refused",
      bad.stderr)
+for opt, val in (("--nice", "20"), ("--nice", "-21"), ("--realtime", "100"),
+                 ("--realtime", "-1")):
+    bad = subprocess.run([USTD, opt, val, "-o", ws2.out, "-s", os.path.join(ws2.rundir, "other")],
+                         capture_output=True, text=True, timeout=30, env=ws2.env())
+    t.ok(bad.returncode != 0 and "%s %s" % (opt, val) in bad.stderr,
+         "ustd %s %s is refused with the reason" % (opt, val), bad.stderr)
+
+# ustd asks to run first when woken (manual 8.7): SCHED_FIFO where it may,
+# else a lower nice value; never a lower priority than it was started with.
+started_nice = os.getpriority(os.PRIO_PROCESS, 0)
+for args, label in (((), "by default"), (("--realtime", "0"), "with --realtime 0"),
+                    (("--realtime", "0", "--nice", "5"), "with --nice above its own")):
+    proc3, ready3 = start_ustd(ws2, os.path.join(ws2.rundir, "sched"), ws2.out, args)
+    # Children (none today) are not to inherit it: SCHED_RESET_ON_FORK.
+    policy = os.sched_getscheduler(proc3.pid) if ready3 else None
+    reset = policy is not None and policy & os.SCHED_RESET_ON_FORK
+    policy = policy & ~os.SCHED_RESET_ON_FORK if policy is not None else None
+    nice = os.getpriority(os.PRIO_PROCESS, proc3.pid) if ready3 else None
+    prio = os.sched_getparam(proc3.pid).sched_priority if ready3 else None
+    proc3.send_signal(signal.SIGTERM)
+    proc3.wait(timeout=60)
+    if args == ():
+        want_fifo = os.geteuid() == 0
+        t.ok(ready3 and (policy == os.SCHED_FIFO and prio == 1 and reset if want_fifo
+                         else policy == os.SCHED_OTHER and nice <= started_nice),
+             "ustd %s: %s" % (label, "SCHED_FIFO priority 1" if want_fifo
+                              else "normal policy, nice not raised"), (policy, prio, nice))
+    elif "5" in args:
+        t.ok(ready3 and policy == os.SCHED_OTHER and nice == started_nice,
+             "ustd %s: keeps nice %d" % (label, started_nice), (policy, nice))
+    else:
+        want = -10 if os.geteuid() == 0 else started_nice
+        t.ok(ready3 and policy == os.SCHED_OTHER and nice <= want,
+             "ustd %s: normal policy, nice %d or lower" % (label, want), (policy, nice))
 t.done()

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ustd's place in the scheduler. Writers discard when ustd does not give a
+ * sub-buffer back within one ring's time (a few ms at full speed), and with
+ * every CPU busy (two writer threads on two CPUs, a loaded machine) the
+ * wait to be scheduled after a wakeup was most of that (manual 8.7). ustd
+ * works little per wakeup and sleeps often, so it asks to run first.
+ */
+#ifndef USTD_SCHED_H
+#define USTD_SCHED_H
+
+#include <stdbool.h>
+
+/* What ustd asks for by default (--realtime, --nice). */
+#define USTD_RT_PRIO_DEFAULT	1
+#define USTD_NICE_DEFAULT	(-10)
+
+/* True when v is a nice value (-20 to 19), a SCHED_FIFO priority (1 to
+ * 99) or 0 for none. */
+bool ustd_sched_nice_valid(long v);
+bool ustd_sched_rt_prio_valid(long v);
+
+/*
+ * Asks for SCHED_FIFO at rt_prio (0: not), where the process may have it
+ * (root, CAP_SYS_NICE, RLIMIT_RTPRIO); else for the normal policy at nice
+ * (or the lowest RLIMIT_NICE allows) with a short time slice, so that
+ * ustd's wakeups preempt a busy writer (Linux 6.12 and later; ignored
+ * before). Call before any thread is created: threads inherit it. Never
+ * fails: -v (verbose) says what was had.
+ */
+void ustd_sched_setup(int rt_prio, int nice, bool verbose);
+
+#endif
