@@ -77,7 +77,7 @@ __ust_marker_check_format(const char *format, ...)
  *	trace_mark_level(ust, disk_full, UST_LOGLEVEL_ERR, "free %lu", n); */
 #define trace_mark_level(chan, ev, level, ...) \
 	do { \
-		static struct ust_event_desc __ust_marker_desc = \
+		static struct ust_event_desc __ust_marker_desc __UST_SDT_MARK_DESC_ATTR = \
 			__UST_EVENT_DESC_INIT(#chan, #ev, __UST_ARG_FIRST(__VA_ARGS__), \
 					      NULL, 0, (level)); \
 		__UST_SECTION_ENTRY(UST_SECTION_EVENTS, __ust_marker_desc); \
@@ -96,6 +96,7 @@ __ust_marker_check_format(const char *format, ...)
 		} \
 	} while (0)
 #else
+#define __UST_SDT_MARK_DESC_ATTR
 #define __UST_MARKER_EMIT(chan, ev, desc, ...) \
 	do { \
 		if (ust_unlikely(ust_site_enabled((desc).enabled))) \

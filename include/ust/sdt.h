@@ -14,7 +14,8 @@
  * the site's own enabled word, whose lower half is libust's
  * (UST_SITE_UST_MASK; libust stores to that half only). Either makes the
  * word non-zero, and the site then sees which. The arguments are
- * evaluated once, into locals, whoever is attached.
+ * evaluated once, into locals, whoever is attached. (C++ markers have no
+ * semaphore: see __UST_SDT_DESC_ATTR.)
  *
  * The note is sys/sdt.h's version 3 note, built from sys/sdt.h's own
  * macros, with one difference: its semaphore is given as an address
@@ -39,7 +40,8 @@
 #ifdef __cplusplus
 #define __UST_SDT_AUTO	auto
 #else
-#define __UST_SDT_AUTO	__auto_type
+/* gcc >= 4.9 and clang have it; __extension__ keeps -pedantic quiet. */
+#define __UST_SDT_AUTO	__extension__ __auto_type
 #endif
 
 #define __UST_SDT_NOTE(provider, name, n) \
@@ -61,17 +63,36 @@
 	_SDT_ASM_1(994:	.balign 4) \
 	_SDT_ASM_1(	.popsection)
 
-/* The probe of the site whose descriptor is desc, with n arguments. */
-#define __UST_SDT_PROBE(provider, name, desc, n, arglist) \
-	__UST_SDT_PROBE_(provider, name, desc, n, arglist)
-#define __UST_SDT_PROBE_(provider, name, desc, n, arglist) \
+/* The probe of a site, with n arguments; sem is its semaphore's address. */
+#define __UST_SDT_PROBE(provider, name, sem, n, arglist) \
+	__UST_SDT_PROBE_(provider, name, sem, n, arglist)
+#define __UST_SDT_PROBE_(provider, name, sem, n, arglist) \
 	do { \
 		__asm__ __volatile__(__UST_SDT_NOTE(provider, name, n) \
-				     : : [__ust_sem] "i" ((char *)&(desc).enabled + \
-							  __UST_SDT_SEM_OFFSET), \
+				     : : [__ust_sem] "i" (sem), \
 				     _SDT_ASM_OPERANDS_##n arglist); \
 		__asm__ __volatile__(_SDT_ASM_BASE); \
 	} while (0)
+
+/*
+ * perf and bpftrace find a semaphore's place in the file through the
+ * section named .probes, where sys/sdt.h puts its semaphores: a
+ * semaphore elsewhere would be taken for one at a wrong offset. The
+ * descriptors whose word serves as semaphore are placed there, and only
+ * those: a typed event's (file scope), a C marker's. A C++ marker's static
+ * may be a COMDAT object (inline function, template), which cannot share
+ * a section with the others (core.h), so its probe has no semaphore: it
+ * fires while libust records the marker.
+ */
+#define __UST_SDT_DESC_ATTR	__attribute__((section(".probes")))
+#define __UST_SDT_SEM(desc)	((char *)&(desc).enabled + __UST_SDT_SEM_OFFSET)
+#ifdef __cplusplus
+#define __UST_SDT_MARK_DESC_ATTR
+#define __UST_SDT_MARK_SEM(desc)	((char *)0)
+#else
+#define __UST_SDT_MARK_DESC_ATTR	__UST_SDT_DESC_ATTR
+#define __UST_SDT_MARK_SEM(desc)	__UST_SDT_SEM(desc)
+#endif
 
 /*
  * A marker's enabled branch: its arguments counted (__UST_SDT_COUNT gives
@@ -93,25 +114,25 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc) __UST_ARG_REST(__VA_ARGS__)); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 0, ());
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ());
 #define __UST_SDT_MARK_0(chan, ev, desc, flags, fmt) \
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc)); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 0, ());
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ());
 #define __UST_SDT_MARK_1(chan, ev, desc, flags, fmt, a1) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 1, (__ust_a1));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 1, (__ust_a1));
 #define __UST_SDT_MARK_2(chan, ev, desc, flags, fmt, a1, a2) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 2, (__ust_a1, __ust_a2));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 2, (__ust_a1, __ust_a2));
 #define __UST_SDT_MARK_3(chan, ev, desc, flags, fmt, a1, a2, a3) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -119,7 +140,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 3, (__ust_a1, __ust_a2, __ust_a3));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 3, (__ust_a1, __ust_a2, __ust_a3));
 #define __UST_SDT_MARK_4(chan, ev, desc, flags, fmt, a1, a2, a3, a4) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -128,7 +149,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 4, (__ust_a1, __ust_a2, __ust_a3, __ust_a4));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 4, (__ust_a1, __ust_a2, __ust_a3, __ust_a4));
 #define __UST_SDT_MARK_5(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -138,7 +159,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 5, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 5, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5));
 #define __UST_SDT_MARK_6(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -149,7 +170,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 6, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 6, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6));
 #define __UST_SDT_MARK_7(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -161,7 +182,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 7, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 7, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7));
 #define __UST_SDT_MARK_8(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -174,7 +195,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 8, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 8, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8));
 #define __UST_SDT_MARK_9(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -188,7 +209,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 9, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 9, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9));
 #define __UST_SDT_MARK_10(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -203,7 +224,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 10, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 10, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10));
 #define __UST_SDT_MARK_11(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -219,7 +240,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 11, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 11, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11));
 #define __UST_SDT_MARK_12(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) \
 	__UST_SDT_AUTO __ust_a1 = (a1); \
 	__UST_SDT_AUTO __ust_a2 = (a2); \
@@ -236,7 +257,7 @@
 	if ((flags) & UST_SITE_UST_MASK) \
 		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11, __ust_a12); \
 	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, desc, 12, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11, __ust_a12));
+		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 12, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11, __ust_a12));
 
 /* A typed event's argument count from __UST_TE_NARGS (1: none, 2 per pair). */
 #define __UST_SDT_TE_N(pargs)	__UST_ARG_CAT(__UST_SDT_TE_N_, __UST_TE_NARGS pargs)

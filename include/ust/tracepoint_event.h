@@ -125,12 +125,13 @@
 		if (__ust_flags & UST_SITE_UST_MASK) \
 			__ust_probe_##prov##___##ev(__UST_TE_NAMES pargs); \
 		if (__UST_SDT_ATTACHED(__ust_flags)) \
-			__UST_SDT_PROBE(prov, ev, __ust_event_##prov##___##ev, \
+			__UST_SDT_PROBE(prov, ev, __UST_SDT_SEM(__ust_event_##prov##___##ev), \
 					__UST_SDT_TE_N(pargs), (__UST_TE_NAMES pargs)); \
 	}
 #else
 #define __UST_TE_FIRE(prov, ev)	__ust_probe_##prov##___##ev
 #define __UST_TE_SDT(prov, ev, pargs)
+#define __UST_SDT_DESC_ATTR
 #endif
 
 /* What every file that includes the provider header sees. The descriptor
@@ -161,7 +162,7 @@
 		__UST_TE_EACH(DESC, fseq) \
 		__UST_FIELD_DESC_INIT(NULL, 0, 0, 0, 0, 0, 0) \
 	}; \
-	__attribute__((visibility("hidden"))) \
+	__attribute__((visibility("hidden"))) __UST_SDT_DESC_ATTR \
 	struct ust_event_desc __ust_event_##prov##___##ev = \
 		__UST_EVENT_DESC_INIT(#prov, #ev, NULL, __ust_fields_##prov##___##ev, \
 				      sizeof(__ust_fields_##prov##___##ev) / \
