@@ -250,11 +250,24 @@ void ust_rcu_read_unlock(void);
 #else
 #define __UST_ASM_PTR	".long"
 #endif
+/*
+ * The operand is the descriptor's symbol. In code built with -fPIC, a static
+ * of a C++ inline function or template with default visibility may be
+ * preempted by another object's copy: clang names it with "s", g++ (before
+ * 14) has no constraint for it and reports "asm operand 0 probably does
+ * not match constraints" (manual 2.7: build such libraries with
+ * -fvisibility=hidden).
+ */
+#ifdef __clang__
+#define __UST_ASM_SYM	"s"
+#else
+#define __UST_ASM_SYM	"i"
+#endif
 #define __UST_SECTION_ENTRY(section, obj) \
 	__asm__ __volatile__(".pushsection " section ", \"aw\"\n\t" \
 			     ".balign " __UST_STR(__SIZEOF_POINTER__) "\n\t" \
 			     __UST_ASM_PTR " %c0\n\t" \
-			     ".popsection" : : "i" (&(obj)))
+			     ".popsection" : : __UST_ASM_SYM (&(obj)))
 
 /*
  * The linker defines __start_/__stop_ for each section in each object; hidden

@@ -2,6 +2,7 @@
 /* A C++ library with its own provider, loaded and unloaded by mx_main.cpp. */
 #include <string>
 #include <ust/marker.h>
+#include "mx_shared.h"
 #define UST_CREATE_PROBES
 #include <ust/tracepoint_event.h>
 
@@ -17,7 +18,8 @@ struct Worker {
 
 } // namespace
 
-extern "C" void mx_lib_run(int n);
+/* Built with -fvisibility=hidden, as libraries should be: this is its API. */
+extern "C" __attribute__((visibility("default"))) void mx_lib_run(int n);
 
 extern "C" void mx_lib_run(int n)
 {
@@ -27,4 +29,7 @@ extern "C" void mx_lib_run(int n)
 		trace_mark(mxlib, loop, "i %d", i);
 		w.work(i, "lib");
 	}
+	mx_everywhere(2);
+	if (n < 0)
+		mx_everywhere(-1);
 }

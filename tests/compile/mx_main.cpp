@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 	mxapp::in_namespace(3);
 
 	if (argc > 1) {
+		mx_everywhere(1);
 		void *lib = dlopen(argv[1], RTLD_NOW);
 		if (!lib) {
 			fprintf(stderr, "%s\n", dlerror());
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
 		run(2);
 		dlclose(lib);
 		trace_mark(mx, after_dlclose, "ok %d", 1);
+		mx_everywhere(3);
 	}
 	puts("done");
 	return 0;

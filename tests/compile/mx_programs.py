@@ -35,7 +35,9 @@ def expected(lang):
                ("mx:lambda", {"x": 1}), ("mx:lambda", {"x": 2}),
                ("mx:member", {"id": 42, "name": "srv"}), request(42, "srv", 2.0),
                ("mx:ns", {"n": 3})]
+        ev += [("mx:everywhere", {"from": 1})]
         for i in range(2):
             ev += [("mxlib:loop", {"i": i}), ("mxlib:call", {"i": i, "what": "lib"})]
-        ev += [("mx:after_dlclose", {"ok": 1})]
+        ev += [("mx:everywhere", {"from": 2}), ("mx:after_dlclose", {"ok": 1}),
+               ("mx:everywhere", {"from": 3})]
     return ev

@@ -24,4 +24,17 @@ extern "C"
 #endif
 void mx_other(void);
 
+#ifdef __cplusplus
+/*
+ * Called by the program and, twice, by its dlopen'ed library: always
+ * inlined, so the library lists its copy's descriptor twice, and after
+ * dlclose() libust must hold no site of it (else stopping the trace writes
+ * into the unmapped library).
+ */
+inline __attribute__((always_inline)) void mx_everywhere(int from)
+{
+	trace_mark(mx, everywhere, "from %d", from);
+}
+#endif
+
 #endif

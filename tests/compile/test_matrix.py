@@ -7,7 +7,8 @@ instrumented program with -Wall -Wextra -Werror -pedantic -O2: markers, a
 tracepoint with a probe, typed events, spans, a filtered event, a function
 in a header called from two files, a provider header shared by C and C++
 files; the C++ programs add templates, a lambda, a member function, a
-namespace, std::string and a C++ library loaded and unloaded with dlopen.
+namespace, std::string and a C++ library (-fvisibility=hidden) loaded and
+unloaded with dlopen, which lists an inlined marker twice.
 All of them then run under one usttrace -f (one ustd for the lot), and
 babeltrace2's bindings read back every program's exact events: names,
 field values, counts, order.
@@ -114,7 +115,7 @@ def build_cxx(cxx, std, probes):
             return False, "\n".join(log), None, None
         objs.append(o)
     lib = obj("libmx-%s.so" % tag)
-    ok, diag = run([cxx, flag] + FLAGS + INCLUDES + ["-fPIC", "-shared",
+    ok, diag = run([cxx, flag] + FLAGS + INCLUDES + ["-fPIC", "-fvisibility=hidden", "-shared",
                    os.path.join(SRC, "mx_lib.cpp"), "-o", lib] + LINK)
     log.append(diag)
     if not ok:

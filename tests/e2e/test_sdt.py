@@ -57,7 +57,7 @@ if t.ok(ok, "gcc -std=c11 -DUST_SDT=1 -Wall -Wextra -Werror -pedantic builds the
     progs["c"] = (os.path.join(b, "mx-sdt-c"), None)
 steps = [["gcc", "-std=c11"] + FLAGS + ["-c", os.path.join(SRC, "mx_probes.c"), "-o",
                                        os.path.join(b, "probes.o")],
-         ["g++", "-std=c++17"] + FLAGS + ["-fPIC", "-shared", os.path.join(SRC, "mx_lib.cpp"),
+         ["g++", "-std=c++17"] + FLAGS + ["-fPIC", "-fvisibility=hidden", "-shared", os.path.join(SRC, "mx_lib.cpp"),
                                          "-o", os.path.join(b, "libmx-sdt.so")] + LINK,
          ["g++", "-std=c++17"] + FLAGS + [os.path.join(SRC, "mx_main.cpp"), "-x", "c++",
                                          os.path.join(SRC, "mx_other.c"), "-x", "none",
