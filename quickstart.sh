@@ -4,17 +4,21 @@
 # The two quick-start commands of the README, on a fresh Debian 12 machine:
 #   ./quickstart.sh demo   install what is missing, build, trace the demo
 #                          program with usttrace and print its events
-#   ./quickstart.sh test   install what is missing, build, run the whole test
-#                          suite twice (plain, then with ASan+UBSan), then
-#                          `make check-stress` for STRESS_SECONDS (default 10)
-#                          under TSan and ASan, and end with the line
-#                          "N passed, M failed"
+#   ./quickstart.sh test   install what is missing, then five stages, each
+#                          announced on stderr as it starts and ends with its
+#                          counts and time: build; the test suite (plain);
+#                          the suite again with ASan+UBSan; tests/stress for
+#                          STRESS_SECONDS (default 10) under TSan and under
+#                          ASan+UBSan; the compile matrix (every compiler and
+#                          language standard). It ends with the line
+#                          "N passed, M failed" and fails if M > 0 or nothing ran.
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
-libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang"
+libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang g++ \
+systemtap-sdt-dev"
 
 say() { printf 'quickstart: %s\n' "$*" >&2; }
 
@@ -53,22 +57,72 @@ build() {
 	make -s -C "$dir" -j"$jobs" check TESTS= >/dev/null || { say "building the tests failed in $dir"; exit 1; }
 }
 
-# check DIR: runs the suite there; adds its counts to passed/failed/skipped.
+# stage NAME: announces stage NAME and starts its clock.
+stage() {
+	stage_no=$((stage_no + 1))
+	stage_name=$1
+	stage_t0=$(date +%s)
+	stage_p=$passed stage_f=$failed stage_s=$skipped
+	say "[$stage_no/5] $stage_name ..."
+}
+
+# stage_end [WHAT]: the stage's counts (or WHAT) and time.
+stage_end() {
+	secs=$(($(date +%s) - stage_t0))
+	if [ $# -gt 0 ]; then
+		say "[$stage_no/5] $stage_name: $1 (${secs} s)"
+	else
+		say "[$stage_no/5] $stage_name: $((passed - stage_p)) passed, $((failed - stage_f)) failed, $((skipped - stage_s)) skipped (${secs} s)"
+	fi
+	echo "$stage_name ${secs}" >>"$top/build/quickstart-times"
+}
+
+# check DIR [TESTS]: `make check` there (every test, or TESTS), saying
+# each failure as it comes and every 30 s how many tests are done; adds
+# its counts to passed/failed/skipped.
 check() {
 	dir=$1
-	make -C "$dir" -j"$jobs" check >"$dir/check.out" 2>&1 || true
+	shift
+	mark="$dir/.quickstart-stage"
+	touch "$mark"
+	total=$#
+	[ $total -gt 0 ] || total=$(make -s -C "$dir" list-tests | wc -l)
+	ticker "$dir" "$mark" "$total" &
+	tick=$!
+	if [ $# -gt 0 ]; then
+		make -C "$dir" -j"$jobs" check TESTS="$*" 2>&1
+	else
+		make -C "$dir" -j"$jobs" check 2>&1
+	fi | tee "$dir/check.out" | grep -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
+	kill "$tick" 2>/dev/null || true
+	wait "$tick" 2>/dev/null || true
 	tally "$dir" "$dir/check.out"
 }
 
-# check_stress DIR SECONDS: `make check-stress` there (it builds the tree
-# twice more, with ThreadSanitizer and with ASan+UBSan) and adds its counts.
+# ticker DIR MARK TOTAL: every 30 s, how many of TOTAL tests have finished.
+ticker() {
+	while sleep 30; do
+		n=$(find "$1" -name '*.trs' -newer "$2" 2>/dev/null | wc -l)
+		say "  $stage_name: $n of $3 tests done ($(($(date +%s) - stage_t0)) s)"
+	done
+}
+
+# The suite without the compile matrix, which is a stage of its own.
+suite_tests() {
+	make -s -C "$1" list-tests | grep -v '^tests/compile/test_matrix.py$' | tr '\n' ' '
+}
+
+# check_stress SECONDS: tests/stress under ThreadSanitizer (`make
+# check-stress`, its own build) and under ASan+UBSan (in build-sanitize,
+# already built, rather than a third build of the same configuration).
 check_stress() {
-	top_build=$1
-	rm -f "$top_build/stress-tsan/test-suite.log" "$top_build/stress-asan/test-suite.log"
-	make -C "$top_build" -s -j"$jobs" check-stress STRESS_SECONDS="$2" \
-		>"$top_build/check-stress.out" 2>&1 || true
-	tally "$top_build/stress-tsan" "$top_build/check-stress.out"
-	tally "$top_build/stress-asan" /dev/null
+	rm -f "$top/build/stress-tsan/test-suite.log"
+	make -C "$top/build" -s -j"$jobs" check-stress STRESS_SECONDS="$1" \
+		STRESS_BUILDS=tsan:--enable-tsan >"$top/build/check-stress.out" 2>&1 || true
+	tally "$top/build/stress-tsan" "$top/build/check-stress.out"
+	make -C "$top/build-sanitize" -j"$jobs" check TESTS=tests/stress/test_stress.py \
+		STRESS_SECONDS="$1" >"$top/build-sanitize/check-stress.out" 2>&1 || true
+	tally "$top/build-sanitize" "$top/build-sanitize/check-stress.out"
 }
 
 # tally DIR OUTPUT: adds the counts of DIR/test-suite.log.
@@ -111,12 +165,25 @@ demo)
 	;;
 test)
 	install_missing
-	passed=0 failed=0 skipped=0
+	passed=0 failed=0 skipped=0 stage_no=0
+	mkdir -p "$top/build"
+	: >"$top/build/quickstart-times"
+	stage "build"
 	build "$top/build"
-	check "$top/build"
+	stage_end "libust, ustd, ustctl, usttrace, the plugin and the test programs built"
+	stage "plain suite"
+	check "$top/build" $(suite_tests "$top/build")
+	stage_end
+	stage "sanitizers (ASan+UBSan build and suite)"
 	build "$top/build-sanitize" --enable-sanitizers
-	check "$top/build-sanitize"
-	check_stress "$top/build" "${STRESS_SECONDS:-10}"
+	check "$top/build-sanitize" $(suite_tests "$top/build-sanitize")
+	stage_end
+	stage "stress (${STRESS_SECONDS:-10} s under TSan, then under ASan+UBSan)"
+	check_stress "${STRESS_SECONDS:-10}"
+	stage_end
+	stage "compile matrix (gcc, clang: C99-C17; g++, clang++: C++11-C++23)"
+	check "$top/build" tests/compile/test_matrix.py
+	stage_end
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
 	else

@@ -20,6 +20,28 @@ struct ust_event_state *ust_registry_first(void)
 	return events;
 }
 
+/*
+ * Stores flag in libust's half of a site's enabled word (UST_SITE_UST_MASK
+ * in core.h), never in the other half: that is the semaphore of the
+ * site's sys/sdt.h probes, which the kernel counts up and down on its own
+ * (uprobe ref_ctr) while perf, bpftrace or gdb are attached, and which a
+ * store of the whole word would overwrite. The halves are distinct bytes,
+ * so neither store disturbs the other; the site reads the whole word.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SITE_UST_HALF	1
+#else
+#define SITE_UST_HALF	0
+#endif
+typedef uint16_t __attribute__((may_alias)) site_half_t;
+
+static void site_store(struct ust_event_desc *desc, int32_t flag, int memorder)
+{
+	site_half_t *half = (site_half_t *)&desc->enabled + SITE_UST_HALF;
+
+	__atomic_store_n(half, (uint16_t)flag, memorder);
+}
+
 /* The enabled flag of an active event's sites. */
 static int32_t site_flag(const struct ust_event_state *ev)
 {
@@ -39,7 +61,7 @@ void ust_registry_set_active(struct ust_event_state *ev, int active)
 	 * with the acquire loads in event.c.
 	 */
 	for (i = 0; i < ev->nr_sites; i++)
-		__atomic_store_n(&ev->sites[i]->enabled, flag, __ATOMIC_RELEASE);
+		site_store(ev->sites[i], flag, __ATOMIC_RELEASE);
 }
 
 static int fields_equal(const struct ust_field_desc *a, const struct ust_field_desc *b,
@@ -185,10 +207,18 @@ static int state_add_site(struct ust_event_state *ev, struct ust_event_desc *des
 	/* Release: pairs with the acquire load of priv in ust_event_reserve(). */
 	__atomic_store_n(&desc->priv, ev, __ATOMIC_RELEASE);
 	if (ev->active)
-		__atomic_store_n(&desc->enabled, site_flag(ev), __ATOMIC_RELEASE);
+		site_store(desc, site_flag(ev), __ATOMIC_RELEASE);
 	return 0;
 }
 
+/*
+ * A descriptor may be listed more than once: a marker's section entry is
+ * emitted with each copy of its code (inlined, cloned), and a C++ inline
+ * function's static is one object for the whole program, listed by every
+ * object that has a copy of the function. Each listing is one more entry
+ * in the state's sites, each unlisting removes one, and the descriptor is
+ * detached with its last (ust_registry_remove_site()).
+ */
 struct ust_event_state *ust_registry_add_site(struct ust_event_desc *desc,
 					      uint32_t desc_version)
 {
@@ -229,17 +259,22 @@ void ust_registry_remove_site(struct ust_event_desc *desc, uint32_t desc_version
 	struct ust_event_state *ev = desc->priv;
 	uint32_t i;
 
-	__atomic_store_n(&desc->enabled, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELAXED);
-	if (!ev)
-		return;
-	for (i = 0; i < ev->nr_sites; i++) {
-		if (ev->sites[i] == desc) {
-			ev->sites[i] = ev->sites[--ev->nr_sites];
-			if (desc_version < 2 && !desc->format)
-				ev->nr_unfiltered_sites--;
-			break;
+	if (ev) {
+		for (i = 0; i < ev->nr_sites; i++) {
+			if (ev->sites[i] == desc) {
+				ev->sites[i] = ev->sites[--ev->nr_sites];
+				if (desc_version < 2 && !desc->format)
+					ev->nr_unfiltered_sites--;
+				break;
+			}
+		}
+		/* Listed again (ust_registry_add_site()): the site stays. */
+		for (i = 0; i < ev->nr_sites; i++) {
+			if (ev->sites[i] == desc)
+				return;
 		}
 	}
+	site_store(desc, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELAXED);
 	/* The state stays: its id is in the trace's metadata for good. */
 }

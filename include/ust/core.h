@@ -16,6 +16,34 @@
 extern "C" {
 #endif
 
+/*
+ * The headers build as C99 and later and as C++11 and later, warning-free
+ * with -Wall -Wextra -pedantic. The GNU extensions they use are builtins
+ * (__builtin_expect, __atomic_load_n), __attribute__ (section, visibility,
+ * constructor, weak, format) and __asm__: gcc and clang have all of them,
+ * and -pedantic accepts them as they are spelled here. Descriptors are
+ * initialised positionally, every member given, because C++ before C++20
+ * has no designated initializers and -Wextra's -Wmissing-field-initializers
+ * reports any member left out.
+ */
+#ifdef __cplusplus
+/* The symbols a provider header declares have C linkage, so that C and C++
+ * files of one program share them. */
+#define __UST_EXTERN_C	extern "C"
+#define __UST_STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define __UST_EXTERN_C	extern
+#define __UST_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#else
+/* C99: gcc and clang have C11's _Static_assert; __extension__ keeps
+ * -pedantic quiet about it. */
+#define __UST_EXTERN_C	extern
+#define __UST_STATIC_ASSERT(cond, msg)	__extension__ _Static_assert(cond, msg)
+#endif
+
+#define __UST_STR(x)	__UST_STR_(x)
+#define __UST_STR_(x)	#x
+
 #define ust_likely(x)	__builtin_expect(!!(x), 1)
 #define ust_unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -33,6 +61,16 @@ extern "C" {
 /* Bits of a site's enabled flag, set by libust. */
 #define UST_SITE_ENABLED	1
 #define UST_SITE_FILTERED	2	/* a filter applies: typed probes call ust_event_reserve_filtered() */
+/* libust's half of the word: it stores these 16 bits only; the other half
+ * is the semaphore of the site's sys/sdt.h probes (ust/sdt.h). */
+#define UST_SITE_UST_MASK	0xffff
+
+/* UST_SDT: sites are sys/sdt.h probes too (ust/sdt.h); the default is
+ * what libust was configured with. */
+#include <ust/config.h>
+#ifndef UST_SDT
+#define UST_SDT	UST_HAVE_SDT
+#endif
 
 /*
  * Severity levels, LTTng's: a site declares one (trace_mark_level(),
@@ -102,6 +140,14 @@ union ust_filter_arg {
 	double dbl;
 	const char *str;
 };
+
+/* Every member of a struct ust_event_desc, in order; libust's are zero. */
+#define __UST_EVENT_DESC_INIT(channel, name, format, fields, nr_fields, level) \
+	{ 0, (nr_fields), (channel), (name), (format), (fields), NULL, (level), 0 }
+
+/* Every member of a struct ust_field_desc, in order. */
+#define __UST_FIELD_DESC_INIT(name, kind, size, is_signed, base, len_size, length) \
+	{ (name), (kind), (size), (is_signed), (base), (len_size), { 0, 0, 0 }, (length) }
 
 /* A probe connected to a tracepoint: func has the tracepoint's prototype
  * with a leading void *data. The array is NULL-terminated, RCU-protected. */
@@ -181,6 +227,47 @@ void ust_rcu_read_unlock(void);
 
 #define UST_SECTION_EVENTS	"__ust_events"
 #define UST_SECTION_TRACEPOINTS	"__ust_tracepoints"
+
+/*
+ * The sections are plain writable data ("aw"), whatever the compiler or
+ * -fPIC/-fPIE/-fno-pie: a compiler gives a named section one set of flags
+ * per translation unit and refuses an object whose flags differ, so every
+ * entry must get the same. Entries at file scope (TRACE_EVENT's,
+ * DEFINE_TRACE's) are non-const pointers for that reason: a const one
+ * would be read-only data ("a") where no relocation is needed. A marker's
+ * entry is placed by the assembler, not by a section attribute: in C++ a
+ * static inside an inline function or a template instantiation is a
+ * COMDAT object, which g++ puts in a COMDAT group of the section ("awG")
+ * and then reports as a section type conflict with every other entry of
+ * the translation unit; g++ 12 also drops the section attribute of such a
+ * static in a function template altogether. The assembler's entry is
+ * emitted once per copy of the site's code (an inlined or cloned function
+ * lists its marker more than once): libust counts a descriptor's entries
+ * and registers it once.
+ */
+#if __SIZEOF_POINTER__ == 8
+#define __UST_ASM_PTR	".quad"
+#else
+#define __UST_ASM_PTR	".long"
+#endif
+/*
+ * The operand is the descriptor's symbol. In code built with -fPIC, a static
+ * of a C++ inline function or template with default visibility may be
+ * preempted by another object's copy: clang names it with "s", g++ (before
+ * 14) has no constraint for it and reports "asm operand 0 probably does
+ * not match constraints" (manual 2.7: build such libraries with
+ * -fvisibility=hidden).
+ */
+#ifdef __clang__
+#define __UST_ASM_SYM	"s"
+#else
+#define __UST_ASM_SYM	"i"
+#endif
+#define __UST_SECTION_ENTRY(section, obj) \
+	__asm__ __volatile__(".pushsection " section ", \"aw\"\n\t" \
+			     ".balign " __UST_STR(__SIZEOF_POINTER__) "\n\t" \
+			     __UST_ASM_PTR " %c0\n\t" \
+			     ".popsection" : : __UST_ASM_SYM (&(obj)))
 
 /*
  * The linker defines __start_/__stop_ for each section in each object; hidden

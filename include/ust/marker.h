@@ -64,9 +64,11 @@ __ust_marker_check_format(const char *format, ...)
 }
 
 /*
- * The descriptor and its section entry are block-scope statics, one per
- * site. The check sees the format behind a blank so that an empty format
- * does not trip -Wformat-zero-length.
+ * The descriptor is a block-scope static, one per site (one per program for
+ * a site in a C++ inline function, one per instantiation in a template);
+ * the assembler lists it in the events section (core.h says why not a
+ * section attribute). The check sees the format behind a blank so that an
+ * empty format does not trip -Wformat-zero-length.
  */
 #define trace_mark(chan, ev, ...) \
 	trace_mark_level(chan, ev, UST_LOGLEVEL_DEFAULT, __VA_ARGS__)
@@ -75,20 +77,31 @@ __ust_marker_check_format(const char *format, ...)
  *	trace_mark_level(ust, disk_full, UST_LOGLEVEL_ERR, "free %lu", n); */
 #define trace_mark_level(chan, ev, level, ...) \
 	do { \
-		static struct ust_event_desc __ust_marker_desc = { \
-			.channel = #chan, \
-			.name = #ev, \
-			.format = __UST_ARG_FIRST(__VA_ARGS__), \
-			.loglevel = (level), \
-		}; \
-		static struct ust_event_desc *const __ust_marker_ptr \
-			__attribute__((section(UST_SECTION_EVENTS), used)) = \
-			&__ust_marker_desc; \
+		static struct ust_event_desc __ust_marker_desc __UST_SDT_MARK_DESC_ATTR = \
+			__UST_EVENT_DESC_INIT(#chan, #ev, __UST_ARG_FIRST(__VA_ARGS__), \
+					      NULL, 0, (level)); \
+		__UST_SECTION_ENTRY(UST_SECTION_EVENTS, __ust_marker_desc); \
 		if (0) \
 			__ust_marker_check_format(" " __VA_ARGS__); \
-		if (ust_unlikely(ust_site_enabled(__ust_marker_desc.enabled))) \
-			ust_marker_emit(&__ust_marker_desc \
-					__UST_ARG_REST(__VA_ARGS__)); \
+		__UST_MARKER_EMIT(chan, ev, __ust_marker_desc, __VA_ARGS__); \
 	} while (0)
+
+#if UST_SDT
+#include <ust/sdt.h>
+#define __UST_MARKER_EMIT(chan, ev, desc, ...) \
+	do { \
+		int32_t __ust_flags = ust_site_enabled((desc).enabled); \
+		if (ust_unlikely(__ust_flags)) { \
+			__UST_SDT_MARK(chan, ev, desc, __ust_flags, __VA_ARGS__) \
+		} \
+	} while (0)
+#else
+#define __UST_SDT_MARK_DESC_ATTR
+#define __UST_MARKER_EMIT(chan, ev, desc, ...) \
+	do { \
+		if (ust_unlikely(ust_site_enabled((desc).enabled))) \
+			ust_marker_emit(&(desc) __UST_ARG_REST(__VA_ARGS__)); \
+	} while (0)
+#endif
 
 #endif

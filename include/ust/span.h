@@ -18,9 +18,21 @@
 
 #include <ust/marker.h>
 
-#define ust_span_begin(provider, name, ...) \
-	trace_mark(provider, name##_begin, "" __VA_ARGS__)
-#define ust_span_end(provider, name, ...) \
-	trace_mark(provider, name##_end, "" __VA_ARGS__)
+/*
+ * The provider and name are split off the argument list so that a span
+ * without a format leaves no variadic argument empty (-pedantic before
+ * C23 and C++20); the format gets a "" in front so that it may be left out.
+ */
+#define ust_span_begin(...)	__UST_SPAN(_begin, __VA_ARGS__)
+#define ust_span_end(...)	__UST_SPAN(_end, __VA_ARGS__)
+#define __UST_SPAN(suffix, ...) \
+	__UST_SPAN_(suffix, __UST_ARG_FIRST(__VA_ARGS__), __UST_ARG_TAIL(__VA_ARGS__))
+#define __UST_SPAN_(suffix, provider, ...) \
+	__UST_SPAN_MARK(provider, __UST_ARG_FIRST(__VA_ARGS__), suffix, \
+			"" __UST_ARG_TAIL(__VA_ARGS__))
+#define __UST_SPAN_MARK(provider, name, suffix, ...) \
+	__UST_SPAN_MARK_(provider, name, suffix, __VA_ARGS__)
+#define __UST_SPAN_MARK_(provider, name, suffix, ...) \
+	trace_mark(provider, name##suffix, __VA_ARGS__)
 
 #endif

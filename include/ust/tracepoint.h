@@ -34,10 +34,11 @@
 #define DECLARE_TRACE_NOARGS(name) \
 	__UST_DECLARE_TRACE(name, (void), (), (void *__ust_data), (__ust_p->data))
 
+/* The entry is not const: core.h's UST_SECTION_EVENTS says why. */
 #define DEFINE_TRACE(tp) \
 	__attribute__((visibility("hidden"))) \
-	struct ust_tracepoint __ust_tracepoint_##tp = { .name = #tp }; \
-	static struct ust_tracepoint *const __ust_tracepoint_ptr_##tp \
+	struct ust_tracepoint __ust_tracepoint_##tp = { 0, #tp, NULL, NULL }; \
+	static struct ust_tracepoint *__ust_tracepoint_ptr_##tp \
 		__attribute__((section(UST_SECTION_TRACEPOINTS), used)) = \
 		&__ust_tracepoint_##tp
 
@@ -59,7 +60,7 @@
  * declaration takes the semicolon after DECLARE_TRACE(...).
  */
 #define __UST_DECLARE_TRACE(name, proto, args, data_proto, data_args) \
-	extern struct ust_tracepoint __ust_tracepoint_##name \
+	__UST_EXTERN_C struct ust_tracepoint __ust_tracepoint_##name \
 		__attribute__((visibility("hidden"))); \
 	static __attribute__((noinline, unused)) void \
 	__ust_tracepoint_call_##name proto \

@@ -106,19 +106,47 @@
 #define __UST_TE_EVENT_(prov, ev, args) \
 	do { \
 		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled))) \
-			__ust_probe_##prov##___##ev args; \
+			__UST_TE_FIRE(prov, ev) args; \
 	} while (0)
 
-/* What every file that includes the provider header sees. */
+/*
+ * What an enabled site calls: the probe, or with UST_SDT a function that
+ * calls the probe when libust's half of the word is set and is the site's
+ * sys/sdt.h probe (ust/sdt.h), once per inlined copy.
+ */
+#if UST_SDT
+#include <ust/sdt.h>
+#define __UST_TE_FIRE(prov, ev)	__ust_sdt_##prov##___##ev
+#define __UST_TE_SDT(prov, ev, pargs) \
+	static inline __attribute__((unused, always_inline)) void \
+	__ust_sdt_##prov##___##ev(__UST_TE_PROTO pargs) \
+	{ \
+		int32_t __ust_flags = ust_site_enabled(__ust_event_##prov##___##ev.enabled); \
+		if (__ust_flags & UST_SITE_UST_MASK) \
+			__ust_probe_##prov##___##ev(__UST_TE_NAMES pargs); \
+		if (__UST_SDT_ATTACHED(__ust_flags)) \
+			__UST_SDT_PROBE(prov, ev, __UST_SDT_SEM(__ust_event_##prov##___##ev), \
+					__UST_SDT_TE_N(pargs), (__UST_TE_NAMES pargs)); \
+	}
+#else
+#define __UST_TE_FIRE(prov, ev)	__ust_probe_##prov##___##ev
+#define __UST_TE_SDT(prov, ev, pargs)
+#define __UST_SDT_DESC_ATTR
+#endif
+
+/* What every file that includes the provider header sees. The descriptor
+ * and the probe have C linkage: a provider header serves C and C++ files of
+ * one program alike. */
 #define __UST_TE_DECLARE(prov, ev, pargs) \
-	extern struct ust_event_desc __ust_event_##prov##___##ev \
+	__UST_EXTERN_C struct ust_event_desc __ust_event_##prov##___##ev \
 		__attribute__((visibility("hidden"))); \
-	extern void __ust_probe_##prov##___##ev(__UST_TE_PROTO pargs) \
+	__UST_EXTERN_C void __ust_probe_##prov##___##ev(__UST_TE_PROTO pargs) \
 		__attribute__((visibility("hidden"))); \
+	__UST_TE_SDT(prov, ev, pargs) \
 	static inline __attribute__((unused)) void trace_##prov##_##ev(__UST_TE_PROTO pargs) \
 	{ \
 		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled))) \
-			__ust_probe_##prov##___##ev(__UST_TE_NAMES pargs); \
+			__UST_TE_FIRE(prov, ev)(__UST_TE_NAMES pargs); \
 	}
 
 /*
@@ -132,19 +160,15 @@
 #define __UST_TE_DEFINE(prov, ev, level, pargs, fseq) \
 	static const struct ust_field_desc __ust_fields_##prov##___##ev[] = { \
 		__UST_TE_EACH(DESC, fseq) \
-		{ .name = NULL } \
+		__UST_FIELD_DESC_INIT(NULL, 0, 0, 0, 0, 0, 0) \
 	}; \
-	__attribute__((visibility("hidden"))) \
-	struct ust_event_desc __ust_event_##prov##___##ev = { \
-		.nr_fields = sizeof(__ust_fields_##prov##___##ev) / \
-			     sizeof(__ust_fields_##prov##___##ev[0]) - 1, \
-		.channel = #prov, \
-		.name = #ev, \
-		.format = NULL, \
-		.fields = __ust_fields_##prov##___##ev, \
-		.loglevel = (level), \
-	}; \
-	static struct ust_event_desc *const __ust_event_ptr_##prov##___##ev \
+	__attribute__((visibility("hidden"))) __UST_SDT_DESC_ATTR \
+	struct ust_event_desc __ust_event_##prov##___##ev = \
+		__UST_EVENT_DESC_INIT(#prov, #ev, NULL, __ust_fields_##prov##___##ev, \
+				      sizeof(__ust_fields_##prov##___##ev) / \
+				      sizeof(__ust_fields_##prov##___##ev[0]) - 1, \
+				      (level)); \
+	static struct ust_event_desc *__ust_event_ptr_##prov##___##ev \
 		__attribute__((section(UST_SECTION_EVENTS), used)) = \
 		&__ust_event_##prov##___##ev; \
 	void __ust_probe_##prov##___##ev(__UST_TE_PROTO_UNUSED pargs) \
@@ -157,7 +181,7 @@
 				 UST_SITE_FILTERED)) { \
 			const union ust_filter_arg __ust_fargs[] = { \
 				__UST_TE_EACH(FARG, fseq) \
-				{ .s64 = 0 } \
+				__ust_te_farg_s64(0) \
 			}; \
 			if (ust_event_reserve_filtered(&__ust_ctx, &__ust_event_##prov##___##ev, \
 						       __ust_len, __ust_fargs, \
@@ -267,32 +291,31 @@
 
 #define __UST_TE_SIGNED(type)		((type)-1 < (type)1)
 #define __UST_TE_ASSERT_INT(type, what) \
-	_Static_assert(sizeof(type) == 1 || sizeof(type) == 2 || \
+	__UST_STATIC_ASSERT(sizeof(type) == 1 || sizeof(type) == 2 || \
 		       sizeof(type) == 4 || sizeof(type) == 8, \
 		       what ": the type must be an integer of 1, 2, 4 or 8 bytes");
 
 /* Field descriptors. */
 #define __UST_TE_DESC___ust_integer(type, field, expr, radix) \
-	{ .name = #field, .kind = UST_FIELD_INTEGER, .size = sizeof(type), \
-	  .is_signed = __UST_TE_SIGNED(type), .base = radix },
+	__UST_FIELD_DESC_INIT(#field, UST_FIELD_INTEGER, sizeof(type), \
+			      __UST_TE_SIGNED(type), (radix), 0, 0),
 #define __UST_TE_DESC___ust_float(type, field, expr) \
-	{ .name = #field, .kind = UST_FIELD_FLOAT, .size = sizeof(type), \
-	  .is_signed = 1, .base = 10 },
+	__UST_FIELD_DESC_INIT(#field, UST_FIELD_FLOAT, sizeof(type), 1, 10, 0, 0),
 #define __UST_TE_DESC___ust_string(field, expr) \
-	{ .name = #field, .kind = UST_FIELD_STRING },
+	__UST_FIELD_DESC_INIT(#field, UST_FIELD_STRING, 0, 0, 0, 0, 0),
 #define __UST_TE_DESC___ust_array(type, field, expr, count) \
-	{ .name = #field, .kind = UST_FIELD_ARRAY, .size = sizeof(type), \
-	  .is_signed = __UST_TE_SIGNED(type), .base = 10, .length = (count) },
+	__UST_FIELD_DESC_INIT(#field, UST_FIELD_ARRAY, sizeof(type), \
+			      __UST_TE_SIGNED(type), 10, 0, (count)),
 #define __UST_TE_DESC___ust_sequence(type, field, expr, ltype, lexpr) \
-	{ .name = #field, .kind = UST_FIELD_SEQUENCE, .size = sizeof(type), \
-	  .is_signed = __UST_TE_SIGNED(type), .base = 10, .len_size = sizeof(ltype) },
+	__UST_FIELD_DESC_INIT(#field, UST_FIELD_SEQUENCE, sizeof(type), \
+			      __UST_TE_SIGNED(type), 10, sizeof(ltype), 0),
 
 /* Declarations only: each expression evaluated once, into a local. */
 #define __UST_TE_PREP___ust_integer(type, field, expr, radix) \
 	__UST_TE_ASSERT_INT(type, "ctf_integer " #field) \
 	type __ust_f_##field = (type)(expr);
 #define __UST_TE_PREP___ust_float(type, field, expr) \
-	_Static_assert(sizeof(type) == 4 || sizeof(type) == 8, \
+	__UST_STATIC_ASSERT(sizeof(type) == 4 || sizeof(type) == 8, \
 		       "ctf_float " #field ": the type must be float or double"); \
 	type __ust_f_##field = (type)(expr);
 #define __UST_TE_PREP___ust_string(field, expr) \
@@ -304,7 +327,7 @@
 #define __UST_TE_PREP___ust_sequence(type, field, expr, ltype, lexpr) \
 	__UST_TE_ASSERT_INT(type, "ctf_sequence " #field) \
 	__UST_TE_ASSERT_INT(ltype, "ctf_sequence " #field " length") \
-	_Static_assert(!__UST_TE_SIGNED(ltype), \
+	__UST_STATIC_ASSERT(!__UST_TE_SIGNED(ltype), \
 		       "ctf_sequence " #field ": the length type must be unsigned"); \
 	const void *__ust_f_##field = (expr); \
 	ltype __ust_l_##field = (ltype)(lexpr);
@@ -330,13 +353,13 @@
 
 /* The filter's view of each field (union ust_filter_arg). */
 #define __UST_TE_FARG___ust_integer(type, field, expr, radix) \
-	{ .s64 = (int64_t)__ust_f_##field },
+	__ust_te_farg_s64((int64_t)__ust_f_##field),
 #define __UST_TE_FARG___ust_float(type, field, expr) \
-	{ .dbl = (double)__ust_f_##field },
+	__ust_te_farg_dbl((double)__ust_f_##field),
 #define __UST_TE_FARG___ust_string(field, expr) \
-	{ .str = __ust_f_##field },
-#define __UST_TE_FARG___ust_array(type, field, expr, count)	{ .s64 = 0 },
-#define __UST_TE_FARG___ust_sequence(type, field, expr, ltype, lexpr)	{ .s64 = 0 },
+	__ust_te_farg_str(__ust_f_##field),
+#define __UST_TE_FARG___ust_array(type, field, expr, count)	__ust_te_farg_s64(0),
+#define __UST_TE_FARG___ust_sequence(type, field, expr, ltype, lexpr)	__ust_te_farg_s64(0),
 
 /* Copies into the payload at __ust_p. */
 #define __UST_TE_WRITE___ust_integer(type, field, expr, radix) \
@@ -362,6 +385,31 @@
 static inline const char *__ust_te_string(const char *s)
 {
 	return s ? s : "(null)";
+}
+
+/* Union members by name without C99's designators, which C++ lacks. */
+static inline union ust_filter_arg __ust_te_farg_s64(int64_t v)
+{
+	union ust_filter_arg a;
+
+	a.s64 = v;
+	return a;
+}
+
+static inline union ust_filter_arg __ust_te_farg_dbl(double v)
+{
+	union ust_filter_arg a;
+
+	a.dbl = v;
+	return a;
+}
+
+static inline union ust_filter_arg __ust_te_farg_str(const char *v)
+{
+	union ust_filter_arg a;
+
+	a.str = v;
+	return a;
 }
 
 static inline int __ust_te_sequence_fits(uint64_t length, size_t elem_size)

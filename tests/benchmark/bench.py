@@ -502,6 +502,26 @@ def measure(tracers, args, contexts):
                            t.fire("none", 1, args.disabled_events, traced=False)[0])
         for r, rn in zip(rs, runs):
             r["disabled"] = rn
+        # The same worker built with -DUST_SDT=1 (sys/sdt.h probes at every
+        # site), alternating with the plain one: a typed event and a marker.
+        ust = tracers[0]
+        sdt_worker = ust.worker + "_sdt"
+        if os.path.exists(sdt_worker):
+            plain_worker = ust.worker
+
+            def disabled(item):
+                worker, kind = item
+                ust.worker = worker
+                try:
+                    return (ust.fire(kind, 1, args.disabled_events, traced=False)[0] -
+                            ust.fire("none", 1, args.disabled_events, traced=False)[0])
+                finally:
+                    ust.worker = plain_worker
+            items = [(w, k) for k in ("ints", "mark") for w in (plain_worker, sdt_worker)]
+            for item, rn in zip(items, interleaved(items, args.runs, disabled)):
+                rs[0][("disabled", "sdt" if item[0] == sdt_worker else "plain", item[1])] = rn
+                log("disabled %s, %s: %s ns" % (item[1], os.path.basename(item[0]),
+                                               " ".join("%.2f" % x for x in rn)))
     return rs
 
 
@@ -721,6 +741,15 @@ def table(ust, lt, start_ms, threads, args):
                      spread2(lt["disabled"]) if lt else "–",
                      ratio(statistics.median(ust["disabled"]), statistics.median(lt["disabled"]))
                      if lt else "–", "≤ 0.5 ns, ≤ LTTng-UST"))
+        for kind, what in (("ints", "typed event"), ("mark", "marker")):
+            if ("disabled", "sdt", kind) not in ust:
+                continue
+            p, s = ust[("disabled", "plain", kind)], ust[("disabled", "sdt", kind)]
+            rows.append(("disabled %s without / with sys/sdt.h probes (UST_SDT=1), ns; "
+                         "last column: with minus without, median of the runs" % what,
+                         "%s / %s" % (spread2(p), spread2(s)), "–",
+                         "%+.2f ns" % statistics.median(b - a for a, b in zip(p, s)),
+                         "0 (unchanged)"))
     if "bytes" in ust:
         rows.append(("bytes per event on disk (two 32-bit ints)", "%.2f" % ust["bytes"],
                      "%.2f" % lt["bytes"] if lt else "–",
