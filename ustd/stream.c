@@ -274,23 +274,39 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 /*
  * To relayd when the trace is relayed; when that fails, the trace moves
  * to local files (sink->lost) and the packet goes there.
+ *
+ * A relayed packet is copied before it is sent and kept until relayd
+ * confirms writing it (relay_pending.h); lost() writes the copies, this
+ * one included, to the fallback. out->len counts the fallback file only.
  */
 static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_out *out,
 			       const char *packet, size_t len)
 {
+	uint64_t ring = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count;
 	size_t written = len;
+	bool kept;
 	int ret;
 
 	if (out->sink) {
+		kept = ustd_relay_pending_keep(&out->sink->pending, out, ring, out->sent, packet,
+					       len) == 0;
 		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
 					     packet, len);
 		if (ret == 0) {
 			out->sent++;
+			written = 0;
+			if (!kept || ustd_relay_pending_over(&out->sink->pending))
+				ret = out->sink->spill(out->sink, kept ? NULL : out, packet, len);
+			if (ret < 0)
+				return ret;
 			goto done;
 		}
 		out->sink->lost(out->sink);
 		if (out->sink || out->fd < 0)
 			return ret;
+		written = 0;
+		if (kept)
+			goto done;
 	}
 	ret = stream_write_local(s, out, packet, len, &written);
 	if (ret < 0)
