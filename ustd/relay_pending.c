@@ -84,7 +84,8 @@ static void pending_drop(struct ustd_relay_pending *p, struct ustd_pending_strea
 }
 
 int ustd_relay_pending_keep(struct ustd_relay_pending *p, struct ustd_stream_out *out,
-			    uint64_t ring, uint64_t seq, const char *pkt, size_t len)
+			    uint64_t ring, uint64_t seq, const char *pkt, size_t len,
+			    const char **kept)
 {
 	struct ustd_pending_stream *ps = pending_stream(p, out, ring);
 	struct ustd_pending_pkt *copy;
@@ -102,6 +103,7 @@ int ustd_relay_pending_keep(struct ustd_relay_pending *p, struct ustd_stream_out
 	*ps->tail = copy;
 	ps->tail = &copy->next;
 	p->bytes += len;
+	*kept = copy->data;
 	return 0;
 }
 

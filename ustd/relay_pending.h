@@ -54,12 +54,14 @@ struct ustd_relay_pending {
 };
 
 /*
- * Keeps a copy of packet seq (the stream's sequence number at relayd) of
- * out's stream, whose ring holds ring bytes, after dropping the copies
- * relayd confirmed since. Returns 0, or -ENOMEM with nothing kept.
+ * Keeps a copy (*kept) of packet seq (the stream's sequence number at
+ * relayd) of out's stream, whose ring holds ring bytes, after dropping the
+ * copies relayd confirmed since. The copy stays valid until the next call
+ * that drops or writes copies. Returns 0, or -ENOMEM with nothing kept.
  */
 int ustd_relay_pending_keep(struct ustd_relay_pending *p, struct ustd_stream_out *out,
-			    uint64_t ring, uint64_t seq, const char *pkt, size_t len);
+			    uint64_t ring, uint64_t seq, const char *pkt, size_t len,
+			    const char **kept);
 
 /* Drops every copy that relayd has confirmed. */
 void ustd_relay_pending_drop_confirmed(struct ustd_relay_pending *p);
