@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
+#include "ustd/relay_fallback.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -92,6 +93,7 @@ static void app_stop_trace(struct ustd_app *app, int err)
 		ustd_relay_close(&app->sink.relay);
 		app->relayed = false;
 	}
+	ustd_relay_pending_free(&app->sink.pending);
 }
 
 /* The packets relayd may lack, stream by stream, for the message. */
@@ -120,13 +122,13 @@ static uint64_t app_unconfirmed(const struct ustd_app *app, char *buf, size_t si
 
 /*
  * relayd went away (sink->lost): the trace goes on in a local directory
- * of the same name under the output directory, started with all the
- * metadata sent so far. Streams are not closed here: a caller may be in
- * the middle of one.
+ * of the same name under the output directory (relay_fallback.h), which
+ * begins with every packet relayd had not confirmed writing. Streams are
+ * not closed here: a caller may be in the middle of one.
  */
 static void app_relay_lost(struct ustd_sink *sink)
 {
-	struct ustd_app *app = (struct ustd_app *)((char *)sink - offsetof(struct ustd_app, sink));
+	struct ustd_app *app = ustd_fallback_app(sink);
 	struct ustd_app_stream *as;
 	char unconfirmed[512];
 	uint64_t lost;
@@ -137,15 +139,13 @@ static void app_relay_lost(struct ustd_sink *sink)
 	lost = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
 	app->relayed = false;
 	ustd_relay_close(&sink->relay);
-	ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
-				    app->started);
-	if (ret == 0 && app->metadata.len)
-		ret = ustd_trace_dir_append_metadata(&app->td, app->metadata.buf,
-						     app->metadata.len);
+	ret = ustd_fallback_open(app);
+	if (ret == 0)
+		ret = ustd_fallback_write_kept(app);
+	ustd_relay_pending_free(&sink->pending);
 	for (as = app->streams; as; as = as->next) {
 		as->stream.out.sink = NULL;
-		if (ret == 0 && as->stream.open)
-			ret = ustd_stream_create_file(&as->stream, &app->td);
+		as->stream.dir = app->td.path ? app->td.path : as->stream.dir;
 	}
 	if (ret < 0) {
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s), and cannot keep the trace in %s either: %s; tracing of %s stopped",
@@ -155,7 +155,7 @@ static void app_relay_lost(struct ustd_sink *sink)
 		return;
 	}
 	if (lost)
-		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); the rest of the trace goes to %s. relayd may lack %llu packets it never confirmed writing: %s",
+		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); the rest of the trace goes to %s, beginning with the %llu packets relayd had not confirmed writing: %s",
 			    app->relay_text, app->label, sink->relay.err, app->td.path,
 			    (unsigned long long)lost, unconfirmed);
 	else
@@ -227,6 +227,7 @@ static int app_relay_open(struct ustd_app *app)
 	int ret;
 
 	app->sink.lost = app_relay_lost;
+	app->sink.spill = ustd_fallback_spill;
 	app_unique_session_name(app);
 	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
 		 app->trace_name);
@@ -275,9 +276,16 @@ static void app_relay_close(struct ustd_app *app)
 	if (!app->relayed)
 		return;
 	left = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
-	if (left)
-		ustcomm_err("lttng-relayd at %s did not confirm writing %llu packets of %s within 2 s: %s",
-			    app->relay_text, (unsigned long long)left, app->label, unconfirmed);
+	if (left) {
+		ret = ustd_fallback_open(app);
+		if (ret == 0)
+			ret = ustd_fallback_write_kept(app);
+		ustcomm_err("lttng-relayd at %s did not confirm writing %llu packets of %s within 2 s (%s): %s %s",
+			    app->relay_text, (unsigned long long)left, app->label, unconfirmed,
+			    ret < 0 ? "they may be lost, the fallback failed:" : "they are written to",
+			    ret < 0 ? strerror(-ret) : app->td.path);
+		ret = 0;
+	}
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (as->stream.out.sink)
 			ret = ustd_relay_close_stream(&app->sink.relay, as->stream.out.handle,
@@ -291,6 +299,7 @@ static void app_relay_close(struct ustd_app *app)
 	app_note(app, "trace of %s is complete at lttng-relayd %s, session %s", app->label,
 		 app->relay_text, app->trace_name);
 	ustd_relay_close(&app->sink.relay);
+	ustd_relay_pending_free(&app->sink.pending);
 	app->relayed = false;
 }
 
@@ -551,6 +560,9 @@ static int app_metadata(struct ustd_app *app, const char *text, size_t len)
 
 	if (app->relayed) {
 		ret = ustcomm_strbuf_append(&app->metadata, text, len);
+		/* A fallback opened while relayed follows the metadata too. */
+		if (ret == 0 && app->td.path)
+			ret = ustd_trace_dir_append_metadata(&app->td, text, len);
 		if (ret < 0)
 			return ret;
 		ret = ustd_relay_send_metadata(&app->sink.relay, app->meta_handle, text, len);
@@ -930,6 +942,7 @@ void ustd_app_free(struct ustd_app *app)
 	ustcomm_strbuf_free(&app->metadata);
 	if (app->relayed)
 		ustd_relay_close(&app->sink.relay);
+	ustd_relay_pending_free(&app->sink.pending);
 	free(app->snap_dir);
 	free(app->own_output);
 	ustcomm_receiver_fini(&app->rx);

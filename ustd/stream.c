@@ -275,31 +275,60 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 /*
  * To relayd when the trace is relayed; when that fails, the trace moves
  * to local files (sink->lost) and the packet goes there.
+ *
+ * A relayed packet is copied before it is sent and kept until relayd
+ * confirms writing it (relay_pending.h); lost() writes the copies, this
+ * one included, to the fallback. out->len counts the fallback file only.
+ * With the copy made, the sub-buffer goes back to the writers (release:
+ * the packet is its next one, *released says so) before the send, so
+ * that the copy does not keep it from them any longer than the send did.
  */
 static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_out *out,
-			       const char *packet, size_t len)
+			       const char *packet, size_t len, struct ustcomm_cbuf *release,
+			       bool *released)
 {
+	uint64_t ring = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count;
+	/* Read now: a copy sent may be written to the fallback and reused. */
+	uint64_t discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
+	uint64_t ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
 	size_t written = len;
+	const char *copy;
+	bool kept;
 	int ret;
 
 	if (out->sink) {
+		kept = ustd_relay_pending_keep(&out->sink->pending, out, ring, out->sent, packet,
+					       len, &copy) == 0;
+		if (kept && release) {
+			ustcomm_cbuf_put(release);
+			*released = true;
+			packet = copy;
+		}
 		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
 					     packet, len);
 		if (ret == 0) {
 			out->sent++;
+			written = 0;
+			if (!kept || ustd_relay_pending_over(&out->sink->pending))
+				ret = out->sink->spill(out->sink, kept ? NULL : out, packet, len);
+			if (ret < 0)
+				return ret;
 			goto done;
 		}
 		out->sink->lost(out->sink);
 		if (out->sink || out->fd < 0)
 			return ret;
+		written = 0;
+		if (kept)
+			goto done;
 	}
 	ret = stream_write_local(s, out, packet, len, &written);
 	if (ret < 0)
 		return ret;
 done:
 	out->len += written;
-	out->discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
-	out->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
+	out->discarded = discarded;
+	out->ts_end = ts_end;
 	return 0;
 }
 
@@ -318,6 +347,7 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 {
 	uint64_t drain_start = 0, write_start = 0, ts_begin = 0, ts_end = 0;
 	const char *packet;
+	bool released;
 	size_t len;
 	uint32_t i;
 	int ret = 0;
@@ -345,10 +375,12 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 			ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
 			write_start = ustd_drain_stats_now(s->stats);
 		}
-		ret = stream_write_packet(s, &s->out, packet, len);
+		released = false;
+		ret = stream_write_packet(s, &s->out, packet, len, &s->cb, &released);
 		if (ret < 0)
 			goto end;
-		ustcomm_cbuf_put(&s->cb);
+		if (!released)
+			ustcomm_cbuf_put(&s->cb);
 		if (s->stats)
 			ustd_drain_stats_packet(s->stats, s->cb.subbuf_count, ts_begin, ts_end,
 						drain_start, write_start,
@@ -417,7 +449,7 @@ static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint6
 		 * discard the writers made: the count must not go back. */
 		if (ust_get_u64(copy + UST_PKT_EVENTS_DISCARDED) < out->discarded)
 			ust_put_u64(copy + UST_PKT_EVENTS_DISCARDED, out->discarded);
-		return stream_write_packet(s, out, copy, len);
+		return stream_write_packet(s, out, copy, len, NULL, NULL);
 	}
 	if (!rescue || count > target)
 		return 0;
@@ -447,7 +479,7 @@ static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint6
 		    s->name, (unsigned long long)in.seq_num, (unsigned long long)res.kept,
 		    (unsigned long long)res.dropped);
 	if (res.buf)
-		ret = stream_write_packet(s, out, res.buf, res.len);
+		ret = stream_write_packet(s, out, res.buf, res.len, NULL, NULL);
 	free(res.buf);
 	return ret;
 }

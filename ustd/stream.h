@@ -15,6 +15,7 @@
 #include "ustd/drain_stats.h"
 #include "ustd/layouts.h"
 #include "ustd/relay.h"
+#include "ustd/relay_pending.h"
 #include "ustd/trace_dir.h"
 
 /*
@@ -25,8 +26,17 @@ struct ustd_sink {
 	struct ustd_relay relay;
 	/* Called once, when sending failed: moves every stream of the trace
 	 * to local files (their out.sink becomes NULL, and their fd and
-	 * idx_fd the new files unless those could not be made). */
+	 * idx_fd the new files unless those could not be made), beginning
+	 * with the packets relayd had not confirmed. */
 	void (*lost)(struct ustd_sink *sink);
+	/* Copies of the packets relayd has not confirmed writing. */
+	struct ustd_relay_pending pending;
+	/* The copies passed their bound, or one could not be made (out, pkt
+	 * and len: that packet): asks relayd what it wrote, and writes the
+	 * rest to the fallback (relay_fallback.h). Returns 0 or a negative
+	 * errno. */
+	int (*spill)(struct ustd_sink *sink, struct ustd_stream_out *out, const char *pkt,
+		     size_t len);
 };
 
 /* Where packets go: the stream's trace file or a snapshot's, with its

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A long-running program to control while it runs:
- *   ticker [-t THREADS] [-i MICROSECONDS] [-b]
+ *   ticker [-t THREADS] [-i MICROSECONDS] [-n TICKS] [-b]
  * Each thread emits ust:tick with its number and a sequence number, then
  * sleeps; ust:tock and other:count come from the main thread. "ready" on
- * stdout once every thread runs; SIGTERM or SIGINT ends it normally, after
- * printing "emitted THREAD COUNT" per thread. -b blocks SIGIO in every
+ * stdout once every thread runs; SIGTERM or SIGINT ends it normally, as
+ * does every thread having emitted TICKS ticks (-n), after printing
+ * "emitted THREAD COUNT" per thread. -b blocks SIGIO in every
  * thread (after libust started), as some programs do.
  */
 #include <errno.h>
@@ -20,6 +21,8 @@
 
 static volatile sig_atomic_t stop;
 static long interval_us = 1000;
+static unsigned long max_ticks;		/* 0: until SIGTERM */
+static unsigned finished;		/* threads done with their ticks */
 
 static void on_term(int sig)
 {
@@ -43,11 +46,12 @@ static void *worker(void *arg)
 	unsigned t = (unsigned)(uintptr_t)arg;
 	unsigned long *count = calloc(1, sizeof(*count));
 
-	while (count && !stop) {
+	while (count && !stop && (!max_ticks || *count < max_ticks)) {
 		trace_mark(ust, tick, "thread %u seq %lu", t, *count);
 		(*count)++;
 		pause_a_while();
 	}
+	__atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 	return count;
 }
 
@@ -58,7 +62,7 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	int opt, block = 0, n = 0;
 
-	while ((opt = getopt(argc, argv, "t:i:b")) != -1) {
+	while ((opt = getopt(argc, argv, "t:i:n:b")) != -1) {
 		switch (opt) {
 		case 't':
 			nr_threads = (unsigned)atoi(optarg);
@@ -66,11 +70,14 @@ int main(int argc, char **argv)
 		case 'i':
 			interval_us = atol(optarg);
 			break;
+		case 'n':
+			max_ticks = strtoul(optarg, NULL, 10);
+			break;
 		case 'b':
 			block = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: ticker [-t THREADS] [-i MICROSECONDS] [-b]\n");
+			fprintf(stderr, "usage: ticker [-t THREADS] [-i MICROSECONDS] [-n TICKS] [-b]\n");
 			return 2;
 		}
 	}
@@ -94,7 +101,7 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	while (!stop) {
+	while (!stop && __atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nr_threads) {
 		trace_mark(ust, tock, "n %d", n);
 		trace_mark(other, count, "n %d name %s", n, "ticker");
 		n++;
