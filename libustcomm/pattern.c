@@ -24,18 +24,70 @@ static int glob_match(const char *p, const char *s)
 	return !*s;
 }
 
-int ustcomm_pattern_match(const char *pattern, const char *full_name)
+/*
+ * Every name q matches, p matches: q read as text matches p, except that a
+ * '?' of p does not stand for a '*' of q (one character is not any run).
+ * Each '*' of q then lies within a run some '*' of p takes, so whatever it
+ * stands for, p still matches.
+ */
+static int glob_covers(const char *p, const char *q)
 {
-	char buf[256];
-	const char *slash;
-	size_t len;
+	for (; *p; p++, q++) {
+		if (*p == '*') {
+			while (p[1] == '*')
+				p++;
+			if (!p[1])
+				return 1;
+			for (; *q; q++) {
+				if (glob_covers(p + 1, q))
+					return 1;
+			}
+			return 0;
+		}
+		if (!*q || (*p == '?' ? *q == '*' : *p != *q))
+			return 0;
+	}
+	return !*q;
+}
 
-	slash = strchr(pattern, '/');
-	len = strlen(pattern);
-	if (slash && !strchr(pattern, ':') && len < sizeof(buf)) {
+/* pattern in the "channel:name" spelling, in buf when it had to change. */
+static const char *canonical(const char *pattern, char *buf, size_t size)
+{
+	const char *slash = strchr(pattern, '/');
+	size_t len = strlen(pattern);
+
+	if (slash && !strchr(pattern, ':') && len < size) {
 		memcpy(buf, pattern, len + 1);
 		buf[slash - pattern] = ':';
 		pattern = buf;
 	}
-	return glob_match(pattern, full_name);
+	return pattern;
+}
+
+int ustcomm_pattern_match(const char *pattern, const char *full_name)
+{
+	char buf[256];
+
+	return glob_match(canonical(pattern, buf, sizeof(buf)), full_name);
+}
+
+int ustcomm_pattern_covers(const char *outer, const char *inner)
+{
+	char obuf[256], ibuf[256];
+
+	return glob_covers(canonical(outer, obuf, sizeof(obuf)),
+			   canonical(inner, ibuf, sizeof(ibuf)));
+}
+
+int ustcomm_pattern_valid(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (!len || len > USTCOMM_PATTERN_MAX)
+		return 0;
+	for (; *p; p++) {
+		if (*p <= ' ' || *p > '~' || *p == ',')
+			return 0;
+	}
+	return 1;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <ust/ustctl.h>
 #include <ust/version.h>
+#include "libustcomm/ctl_protocol.h"
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "ustctl/command.h"
@@ -220,6 +221,9 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 					  poptStrerror(rc));
 	if (*trace && !**trace)
 		return ustctl_usage_error(cmd, "-t needs a trace name");
+	if (*trace && strlen(*trace) >= USTCOMM_CTL_TRACE_NAME_MAX)
+		return ustctl_usage_error(cmd, "-t %.20s...: a trace name has at most %u bytes",
+					  *trace, USTCOMM_CTL_TRACE_NAME_MAX - 1);
 	if (*dir && !**dir)
 		return ustctl_usage_error(cmd, "-o needs a directory");
 	if (o->relay && !*o->relay)
