@@ -3,8 +3,14 @@
 
 #include "libustcomm/pattern.h"
 
-/* The recursion depth is bounded by the number of '*' in the pattern. */
-static int glob_match(const char *p, const char *s)
+/*
+ * Whether s matches the glob p. With covers, s is itself a glob read as
+ * text, and a '?' of p does not stand for a '*' of s (one character is not
+ * any run): then every name s matches, p matches, since each '*' of s lies
+ * within a run some '*' of p takes. The recursion depth is bounded by the
+ * number of '*' in the pattern.
+ */
+static int glob_match(const char *p, const char *s, int covers)
 {
 	for (; *p; p++, s++) {
 		if (*p == '*') {
@@ -13,41 +19,15 @@ static int glob_match(const char *p, const char *s)
 			if (!p[1])
 				return 1;
 			for (; *s; s++) {
-				if (glob_match(p + 1, s))
+				if (glob_match(p + 1, s, covers))
 					return 1;
 			}
 			return 0;
 		}
-		if (!*s || (*p != '?' && *p != *s))
+		if (!*s || (*p == '?' ? covers && *s == '*' : *p != *s))
 			return 0;
 	}
 	return !*s;
-}
-
-/*
- * Every name q matches, p matches: q read as text matches p, except that a
- * '?' of p does not stand for a '*' of q (one character is not any run).
- * Each '*' of q then lies within a run some '*' of p takes, so whatever it
- * stands for, p still matches.
- */
-static int glob_covers(const char *p, const char *q)
-{
-	for (; *p; p++, q++) {
-		if (*p == '*') {
-			while (p[1] == '*')
-				p++;
-			if (!p[1])
-				return 1;
-			for (; *q; q++) {
-				if (glob_covers(p + 1, q))
-					return 1;
-			}
-			return 0;
-		}
-		if (!*q || (*p == '?' ? *q == '*' : *p != *q))
-			return 0;
-	}
-	return !*q;
 }
 
 /* pattern in the "channel:name" spelling, in buf when it had to change. */
@@ -68,15 +48,15 @@ int ustcomm_pattern_match(const char *pattern, const char *full_name)
 {
 	char buf[256];
 
-	return glob_match(canonical(pattern, buf, sizeof(buf)), full_name);
+	return glob_match(canonical(pattern, buf, sizeof(buf)), full_name, 0);
 }
 
 int ustcomm_pattern_covers(const char *outer, const char *inner)
 {
 	char obuf[256], ibuf[256];
 
-	return glob_covers(canonical(outer, obuf, sizeof(obuf)),
-			   canonical(inner, ibuf, sizeof(ibuf)));
+	return glob_match(canonical(outer, obuf, sizeof(obuf)),
+			  canonical(inner, ibuf, sizeof(ibuf)), 1);
 }
 
 int ustcomm_pattern_valid(const char *p)

@@ -36,8 +36,10 @@ static void ustctl_print_help(poptContext pc)
 	printf("\nCommands (ustctl COMMAND --help describes each):\n");
 	for (i = 0; i < ustctl_nr_commands; i++)
 		printf("  %-16s %s\n", ustctl_commands[i].name, ustctl_commands[i].summary);
-	printf("\nExit status: 0 when everything succeeded, 1 when a command failed for\n"
-	       "some process, 2 for a bad command line (then nothing was sent).\n");
+	printf("\nExit status: 0 when everything succeeded; 1 when the operation failed\n"
+	       "for some process (gone, no answer, refused); 2 when the command line is\n"
+	       "wrong (options, arguments, a filter that does not parse or fits none of\n"
+	       "the events, a bad session file), then nothing changed and the usage follows.\n");
 }
 
 /*
