@@ -12,8 +12,8 @@ import os
 import re
 import time
 
-from ustest import (CTL_HEADER, CTL_MAGIC, CTL_VERSION, Tap, Workspace, babeltrace_check,
-                    ctl_call, ctl_request, read_trace)
+from ustest import (CTL_CMDS, CTL_HEADER, CTL_MAGIC, CTL_VERSION, Tap, Workspace,
+                    babeltrace_check, ctl_call, ctl_request, read_trace)
 
 t = Tap()
 ws = Workspace()
@@ -215,7 +215,7 @@ t.ok(mem_after["VmData"] - mem_before["VmData"] < 1024,
 
 # 5. LOAD_SESSION on the wire: bounded and checked like every request.
 sock = ws.app_socket(ticker.pid)
-LOAD = 23
+LOAD = CTL_CMDS["load-session"]
 huge = CTL_HEADER.pack(CTL_MAGIC, CTL_VERSION, LOAD, 0, 3, 64 << 20, 0)
 t.eq(ctl_call(sock, huge + b"x" * 4096, hang_up=True), None,
      "a load-session announcing 64 MB: the connection is closed, nothing read further")
