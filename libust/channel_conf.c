@@ -17,6 +17,21 @@ struct chan_conf {
 
 static struct chan_conf confs[CHAN_CONF_MAX];
 static unsigned nr_confs;
+/* ust_chan_conf_save()'s copy. */
+static struct chan_conf saved[CHAN_CONF_MAX];
+static unsigned nr_saved;
+
+void ust_chan_conf_save(void)
+{
+	memcpy(saved, confs, sizeof(confs));
+	nr_saved = nr_confs;
+}
+
+void ust_chan_conf_restore(void)
+{
+	memcpy(confs, saved, sizeof(confs));
+	nr_confs = nr_saved;
+}
 
 static struct chan_conf *conf_find(const char *channel)
 {

@@ -28,6 +28,10 @@ void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def
 int ust_chan_conf_add_context(const char *channel, int id);
 /* The contexts channel records, in recording order. */
 void ust_chan_conf_contexts(const char *channel, struct ustcomm_ctx_set *set);
+/* Keeps a copy of every setting; restore puts it back (load-session's
+ * all or nothing). */
+void ust_chan_conf_save(void);
+void ust_chan_conf_restore(void);
 /* Appends the channels' part of the GET_SESSION reply (ctl_protocol.h). */
 void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32_t def_num,
 			    uint32_t *nr);

@@ -54,6 +54,7 @@ struct conn {
 	int fd;				/* -1: free slot */
 	char *in;
 	size_t in_len;
+	size_t in_cap;			/* IN_CAP, more while a load-session arrives */
 	struct ustcomm_strbuf out;
 	size_t out_off;
 	uint64_t age;			/* order of acceptance, to evict the oldest */
@@ -84,6 +85,7 @@ static void conn_close(struct conn *c)
 	ust_free(c->in);
 	c->in = NULL;
 	c->in_len = 0;
+	c->in_cap = 0;
 	ustcomm_strbuf_free(&c->out);
 	c->out_off = 0;
 	c->refused = 0;
@@ -118,11 +120,43 @@ static int conn_flush(struct conn *c)
 	return 1;
 }
 
+/*
+ * A request longer than the buffer (load-session, up to its own bound)
+ * gets a buffer its size, a mapping of its own freed with the connection.
+ * Returns the longest payload the request at the head may have.
+ */
+static uint32_t conn_make_room(struct conn *c)
+{
+	struct ustcomm_ctl_header hdr;
+	uint32_t max;
+	size_t need;
+	char *bigger;
+
+	if (c->in_len < sizeof(hdr))
+		return USTCOMM_CTL_MAX_REQUEST;
+	memcpy(&hdr, c->in, sizeof(hdr));
+	max = ustcomm_ctl_max_request(hdr.cmd);
+	need = sizeof(hdr) + (size_t)hdr.payload_len;
+	/* Only a well-formed header earns memory; decode refuses the rest. */
+	if (hdr.magic != USTCOMM_CTL_MAGIC || hdr.version != USTCOMM_CTL_VERSION ||
+	    hdr.payload_len > max || need <= c->in_cap)
+		return max;
+	bigger = ust_zalloc(need);
+	if (!bigger)
+		return USTCOMM_CTL_MAX_REQUEST;	/* refused as too long: the controller sees EOF */
+	memcpy(bigger, c->in, c->in_len);
+	ust_free(c->in);
+	c->in = bigger;
+	c->in_cap = need;
+	return max;
+}
+
 /* Handles every whole request buffered, stopping when a reply is stuck. */
 static int conn_handle(struct conn *c)
 {
 	struct ustcomm_ctl_msg msg;
 	ssize_t used;
+	uint32_t max;
 	int ret;
 
 	for (;;) {
@@ -133,7 +167,8 @@ static int conn_handle(struct conn *c)
 			c->in_len = 0;
 			return 1;
 		}
-		used = ustcomm_ctl_decode(c->in, c->in_len, USTCOMM_CTL_MAX_REQUEST, &msg);
+		max = conn_make_room(c);
+		used = ustcomm_ctl_decode(c->in, c->in_len, max, &msg);
 		if (used == 0)
 			return 1;
 		if (used < 0)
@@ -157,7 +192,7 @@ static void conn_service(struct conn *c)
 			goto drop;
 		if (ret == 0)
 			return;
-		n = recv(c->fd, c->in + c->in_len, IN_CAP - c->in_len, MSG_DONTWAIT);
+		n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
 		if (n == 0)
 			goto drop;
 		if (n < 0) {
@@ -238,6 +273,7 @@ static void accept_all(void)
 		if (slot->fd >= 0)
 			conn_drop(slot);
 		slot->in = ust_zalloc(IN_CAP);
+		slot->in_cap = IN_CAP;
 		if (!slot->in || (ctl.mode == UST_CONTROL_SIGNAL && make_async(fd) < 0)) {
 			ust_free(slot->in);
 			slot->in = NULL;

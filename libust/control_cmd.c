@@ -43,24 +43,6 @@ static void add_u32(struct reply *r, uint32_t v)
 	add(r, num);
 }
 
-/* Strictly decimal digits, within uint32_t. */
-static int parse_u32(const char *s, uint32_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s || strlen(s) > 10)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v > UINT32_MAX)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static const char *field_type(const struct ust_field_desc *f, char *buf, size_t len)
 {
 	const char *sign = f->is_signed ? "int" : "uint";
@@ -181,7 +163,7 @@ static int set_subbuf(struct reply *r, const char *const *args, int is_num)
 {
 	uint32_t v;
 
-	if (parse_u32(args[2], &v) < 0) {
+	if (ustcomm_parse_u32(args[2], &v) < 0) {
 		r->error = "the value is not a decimal number";
 		return -EINVAL;
 	}
@@ -309,6 +291,15 @@ void ust_control_handle(const struct ustcomm_ctl_msg *req, struct ustcomm_strbuf
 	if (ret < 0) {
 		r.error = ret == -EPROTO ? "unknown command or malformed request" :
 			"wrong number of arguments for this command";
+		goto reply;
+	}
+	if (req->cmd == USTCOMM_CTL_LOAD_SESSION) {
+		/* More strings than args holds: it walks the message itself. */
+		ret = ust_trace_load_session(req);
+		if (ret >= 0) {
+			add_u32(&r, (uint32_t)ret);
+			ret = 0;
+		}
 		goto reply;
 	}
 	while ((s = ustcomm_ctl_next(req, &pos)) != NULL)

@@ -5,6 +5,7 @@
 #include "libust/channel.h"
 #include "libust/context.h"
 #include "libust/filter.h"
+#include "libust/filter_reclaim.h"
 #include "libust/getcpu.h"
 #include "libust/registry.h"
 #include "libust/ring_buffer.h"
@@ -86,8 +87,18 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 	if (ust_unlikely(!ev))
 		return -ENOENT;
 	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-	if (f && !ust_filters_pass(f, args))
-		return -ECANCELED;
+	if (f) {
+		/* The set is read inside a reclamation section (filter_reclaim.h):
+		 * loaded again there, since the one above may be retired already. */
+		struct ust_filter_reader *r = ust_filter_read_lock();
+		int pass;
+
+		f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
+		pass = !f || ust_filters_pass(f, args);
+		ust_filter_read_unlock(r);
+		if (!pass)
+			return -ECANCELED;
+	}
 	return reserve(ctx, ev, payload_len, ip);
 }
 

@@ -6,9 +6,8 @@
  *
  * A set is built under ust_lock, published into ust_event_state.filters
  * with a release store and read by writers with an acquire load; it is
- * immutable once published and never freed, since a preempted writer may
- * hold it at any time (a rule change leaks the event's previous set: a
- * few hundred bytes per event and change).
+ * immutable once published. A set replaced is freed once no writer can
+ * hold it any more (filter_reclaim.h).
  */
 #ifndef UST_FILTER_H
 #define UST_FILTER_H

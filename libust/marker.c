@@ -3,6 +3,7 @@
 #include <stdarg.h>
 
 #include "libust/filter.h"
+#include "libust/filter_reclaim.h"
 #include "libust/marker_format.h"
 #include "libust/registry.h"
 #include "libustcomm/common.h"
@@ -26,9 +27,16 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 	filters = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(filters != NULL)) {
 		union ust_filter_arg args[UST_MARKER_MAX_FIELDS];
+		struct ust_filter_reader *r;
+		int pass;
 
 		ust_filter_marker_args(&ev->marker, ap, args);
-		if (!ust_filters_pass(filters, args))
+		/* Loaded again inside the reclamation section (filter_reclaim.h). */
+		r = ust_filter_read_lock();
+		filters = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
+		pass = !filters || ust_filters_pass(filters, args);
+		ust_filter_read_unlock(r);
+		if (!pass)
 			goto end;
 	}
 	len = ust_marker_payload_size(&ev->marker, ap, str_lens);

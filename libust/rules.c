@@ -4,16 +4,17 @@
 #include <string.h>
 
 #include "libust/filter.h"
+#include "libust/filter_reclaim.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
+#include "libustcomm/ctl_protocol.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/pattern.h"
 
-#define MAX_RULES		1024
-#define PATTERN_MAX		255
+#define MAX_RULES		USTCOMM_CTL_RULES_MAX
 
 struct rule {
 	char *pattern;
@@ -38,19 +39,6 @@ static const struct ust_filter_prog reject_prog = {
 	.data = "",
 };
 
-static int valid_pattern(const char *p)
-{
-	size_t len = strlen(p);
-
-	if (!len || len > PATTERN_MAX)
-		return 0;
-	for (; *p; p++) {
-		if (*p <= ' ' || *p > '~' || *p == ',')
-			return 0;
-	}
-	return 1;
-}
-
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev)
 {
 	return ustcomm_pattern_match(spec->pattern, ev->full_name) &&
@@ -70,43 +58,126 @@ static void rule_free(struct rule *r)
 	ust_free(r->prog);
 }
 
-static void rule_remove(unsigned i)
+/*
+ * Changes are made to a copy, staged, which replaces the live table whole
+ * on commit. Both share the rules they hold in common (the same serial),
+ * so removing one of those from staged frees nothing, while a rule made
+ * since ust_rules_begin() is freed when it goes; commit frees what only
+ * the old table held and abort what only staged held. Both tables are in
+ * serial order: a rule is appended with the next serial, and removals keep
+ * the order.
+ */
+static struct rule *staged;
+static unsigned nr_staged;
+static int staging;
+static uint32_t first_staged_serial;	/* rules from here on are staged's alone */
+
+static void staged_remove(unsigned i)
 {
-	rule_free(&rules[i]);
-	memmove(&rules[i], &rules[i + 1], (nr_rules - i - 1) * sizeof(*rules));
-	nr_rules--;
+	if (staged[i].serial >= first_staged_serial)
+		rule_free(&staged[i]);
+	memmove(&staged[i], &staged[i + 1], (nr_staged - i - 1) * sizeof(*staged));
+	nr_staged--;
 }
 
-/* Rules the new one makes pointless: the same one, or all of its pattern. */
+/* Frees the rules of a that b does not hold. */
+static void free_missing(const struct rule *a, unsigned nr_a, const struct rule *b, unsigned nr_b)
+{
+	unsigned i, j = 0;
+
+	for (i = 0; i < nr_a; i++) {
+		while (j < nr_b && b[j].serial < a[i].serial)
+			j++;
+		if (j == nr_b || b[j].serial != a[i].serial)
+			rule_free((struct rule *)&a[i]);
+	}
+}
+
+/*
+ * Rules the new one makes pointless: the same one; with a plain rule (no
+ * level, no filter), every older rule whose pattern it covers, since it
+ * decides every event such a rule matches and, enable or disable, hides
+ * the filters before it.
+ */
 static void remove_superseded(const struct ust_rule_spec *spec, const char *filter)
 {
 	int plain = spec->level_match == USTCOMM_LEVEL_ANY && !filter;
 	unsigned i = 0;
 
-	while (i < nr_rules) {
-		const struct rule *r = &rules[i];
+	while (i < nr_staged) {
+		const struct rule *r = &staged[i];
 		int same = !strcmp(r->pattern, spec->pattern) && r->level_match == spec->level_match &&
 			r->level == spec->level && !r->filter == !filter &&
 			(!filter || !strcmp(r->filter, filter));
 
-		if (same || (plain && !strcmp(r->pattern, spec->pattern)))
-			rule_remove(i);
+		if (same || (plain && ustcomm_pattern_covers(spec->pattern, r->pattern)))
+			staged_remove(i);
 		else
 			i++;
 	}
 }
 
-int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
+/*
+ * Disable rules older than every enable rule change nothing: the newest
+ * matching rule of an event would then be a disable rule or none, both
+ * meaning disabled, and no filter is older than them. Dropping them lets
+ * disable rules empty the table.
+ */
+static void remove_leading_disables(void)
+{
+	while (nr_staged && !staged[0].enable)
+		staged_remove(0);
+}
+
+int ust_rules_begin(char *err, size_t err_size)
+{
+	if (!rules)
+		rules = ust_zalloc(MAX_RULES * sizeof(*rules));
+	if (!staged)
+		staged = ust_zalloc(MAX_RULES * sizeof(*staged));
+	if (!rules || !staged) {
+		ustcomm_format(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(staged, rules, nr_rules * sizeof(*rules));
+	nr_staged = nr_rules;
+	first_staged_serial = next_serial;
+	staging = 1;
+	return 0;
+}
+
+void ust_rules_commit(void)
+{
+	struct rule *old = rules;
+	unsigned nr_old = nr_rules;
+
+	free_missing(old, nr_old, staged, nr_staged);
+	rules = staged;
+	nr_rules = nr_staged;
+	staged = old;
+	nr_staged = 0;
+	staging = 0;
+}
+
+void ust_rules_abort(void)
+{
+	if (!staging)
+		return;
+	free_missing(staged, nr_staged, rules, nr_rules);
+	nr_staged = 0;
+	staging = 0;
+}
+
+int ust_rules_stage(const struct ust_rule_spec *spec, char *err, size_t err_size)
 {
 	const char *filter = spec->filter && *spec->filter ? spec->filter : NULL;
 	struct ust_filter_error ferr;
 	struct rule r = { .enable = spec->enable, .level_match = spec->level_match,
 			  .level = spec->level };
-	int ret;
 
-	if (!valid_pattern(spec->pattern)) {
-		ustcomm_format(err, err_size, "invalid pattern '%s': give a name or a glob of printable characters without spaces or commas, at most %d",
-			       spec->pattern, PATTERN_MAX);
+	if (!ustcomm_pattern_valid(spec->pattern)) {
+		ustcomm_format(err, err_size, "invalid pattern '%s': " USTCOMM_PATTERN_RULE,
+			       spec->pattern);
 		return -EINVAL;
 	}
 	if (filter && !spec->enable) {
@@ -123,13 +194,8 @@ int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
 			       ferr.offset, ferr.text);
 		return -EINVAL;
 	}
-	if (!rules) {
-		rules = ust_zalloc(MAX_RULES * sizeof(*rules));
-		if (!rules)
-			goto nomem;
-	}
 	remove_superseded(spec, filter);
-	if (nr_rules == MAX_RULES) {
+	if (nr_staged == MAX_RULES) {
 		ustcomm_format(err, err_size, "too many enable and disable rules (at most %d)",
 			       MAX_RULES);
 		return -ENOSPC;
@@ -141,19 +207,37 @@ int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
 		r.filter = ust_strdup(filter);
 		r.prog = ust_zalloc(spec->prog_len);
 		if (!r.filter || !r.prog)
-			goto nomem_rule;
+			goto nomem;
 		memcpy(r.prog, spec->prog, spec->prog_len);
 		r.prog_len = (uint32_t)spec->prog_len;
 	}
 	r.serial = next_serial++;
-	rules[nr_rules++] = r;
+	staged[nr_staged++] = r;
+	remove_leading_disables();
 	return 0;
-nomem_rule:
-	rule_free(&r);
 nomem:
-	ret = -ENOMEM;
+	rule_free(&r);
 	ustcomm_format(err, err_size, "out of memory");
+	return -ENOMEM;
+}
+
+int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
+{
+	int ret = ust_rules_begin(err, err_size);
+
+	if (ret < 0)
+		return ret;
+	ret = ust_rules_stage(spec, err, err_size);
+	if (ret < 0)
+		ust_rules_abort();
+	else
+		ust_rules_commit();
 	return ret;
+}
+
+unsigned ust_rules_count(void)
+{
+	return nr_rules;
 }
 
 /* The filter's view of the event's fields: NULL when out of memory. */
@@ -213,6 +297,30 @@ static const struct ust_filter_prog *link_rule(const struct rule *r,
 	return p;
 }
 
+static void set_free(void *set)
+{
+	struct ust_event_filters *f = set;
+	uint32_t i;
+
+	for (i = 0; i < f->nr; i++) {
+		if (f->progs[i] != &reject_prog)
+			ust_free((void *)f->progs[i]);
+	}
+	ust_free(f);
+}
+
+/* Publishes f (NULL: none) and retires the set it replaces. */
+static void set_filters(struct ust_event_state *ev, struct ust_event_filters *f)
+{
+	struct ust_event_filters *old = ev->filters;
+
+	if (old == f)
+		return;
+	/* Release: pairs with the acquire loads in ust_event_reserve_filtered() (event.c) and marker.c. */
+	__atomic_store_n(&ev->filters, f, __ATOMIC_RELEASE);
+	ust_filter_retire(old, set_free);
+}
+
 /* Whether the published set is built from exactly these rules, in order. */
 static int same_set(const struct ust_event_filters *f, const unsigned *idx, unsigned n)
 {
@@ -263,8 +371,7 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
 	if (ev->nr_unfiltered_sites)
 		ustcomm_err("event %s: %u of its sites were built with UST headers older than filters; they record without filtering",
 			    ev->full_name, ev->nr_unfiltered_sites);
-	/* Release: pairs with the acquire loads in ust_event_reserve_filtered() (event.c) and marker.c. */
-	__atomic_store_n(&ev->filters, f, __ATOMIC_RELEASE);
+	set_filters(ev, f);
 }
 
 void ust_rules_apply(struct ust_event_state *ev)
@@ -276,7 +383,7 @@ void ust_rules_apply(struct ust_event_state *ev)
 		i--;
 	ev->enabled = i && rules[i - 1].enable;
 	if (!ev->enabled) {
-		__atomic_store_n(&ev->filters, NULL, __ATOMIC_RELEASE);
+		set_filters(ev, NULL);
 		return;
 	}
 	/* Back to the newest matching disable rule. */
@@ -288,7 +395,7 @@ void ust_rules_apply(struct ust_event_state *ev)
 			unfiltered = 1;
 	}
 	if (unfiltered) {
-		__atomic_store_n(&ev->filters, NULL, __ATOMIC_RELEASE);
+		set_filters(ev, NULL);
 		return;
 	}
 	idx = ust_zalloc(nr_rules * sizeof(*idx));

@@ -34,10 +34,26 @@ struct ust_rule_spec {
 /*
  * Adds a rule, after checking its pattern and its bytecode; a rule with
  * the same pattern, level and filter is moved to the end instead, and a
- * rule without level or filter replaces every older rule of its pattern.
- * Returns 0 or a negative errno with the reason in err.
+ * rule without level or filter replaces every older rule whose pattern
+ * its own covers ("*" replaces them all). Disable rules older than every
+ * enable rule are dropped: they change nothing. Returns 0 or a negative
+ * errno with the reason in err; the table is then as it was.
  */
 int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size);
+
+/*
+ * The same for several rules at once, all or none: begin copies the table,
+ * stage adds a rule to the copy as ust_rules_add() would (same checks,
+ * same limit), commit makes the copy the table, abort forgets it. Nothing
+ * an event sees changes before commit; ust_rules_apply() then applies.
+ */
+int ust_rules_begin(char *err, size_t err_size);
+int ust_rules_stage(const struct ust_rule_spec *spec, char *err, size_t err_size);
+void ust_rules_commit(void);
+void ust_rules_abort(void);
+
+/* How many rules the table holds. */
+unsigned ust_rules_count(void);
 
 /* Whether a rule's pattern and level match the event. */
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev);

@@ -27,6 +27,7 @@
 
 #include "libust/control.h"
 #include "libust/context.h"
+#include "libust/filter_reclaim.h"
 #include "libust/lock.h"
 #include "libust/perf_counter.h"
 #include "libust/registry.h"
@@ -306,6 +307,7 @@ static void atfork_child(void)
 
 	urcu_bp_after_fork_child();
 	ust_ctx_after_fork_child();
+	ust_filter_reclaim_after_fork_child();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
 	if (ust_trace_after_fork_child() < 0)

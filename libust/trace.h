@@ -71,6 +71,13 @@ struct ust_rule_spec;
  * returns how many events the rule matches. */
 int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
 
+/*
+ * LOAD_SESSION (ctl_protocol.h): the output, the channel settings and the
+ * rules of msg, all or nothing. Returns the number of rules the process
+ * holds, or a negative errno with everything as it was.
+ */
+int ust_trace_load_session(const struct ustcomm_ctl_msg *msg);
+
 int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint32_t value);
 /* Records context (a name of event_context.h) with every event of channel
  * ("*": of every channel); only before the buffers are allocated. */

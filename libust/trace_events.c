@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "libust/filter_reclaim.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
@@ -118,14 +119,24 @@ int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)
 	ret = ust_rules_add(spec, ust_t.error, sizeof(ust_t.error));
 	if (ret < 0)
 		return ret;
-	/* A rule can change any event: its level narrows, its filter adds up. */
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
 		if (ust_rules_spec_matches(spec, ev))
 			count++;
+	}
+	ust_trace_apply_rules();
+	return count;
+}
+
+void ust_trace_apply_rules(void)
+{
+	struct ust_event_state *ev;
+
+	/* A rule can change any event: its level narrows, its filter adds up. */
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
 		ust_rules_apply(ev);
 		event_apply(ev);
 	}
-	return count;
+	ust_filter_reclaim();
 }
 
 /* Every site off, every event without a binding. The bindings stay

@@ -75,8 +75,14 @@ int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
 int ust_trace_apply_all(void);
 /* Every site off, every event without a binding. */
 void ust_trace_unbind_all(void);
+/* The rules changed: every event as they now say, and the filter sets
+ * they replaced freed when no writer can hold them. */
+void ust_trace_apply_rules(void);
 
 /* trace_settings.c */
+/* The trace a command names ("" or NULL: the process's) must be the
+ * process's when it has one. */
+int ust_trace_check_name(const char *name);
 void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num);
 
 #endif

@@ -20,7 +20,7 @@ void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *n
 	ust_chan_conf_geometry(channel, ust_t.cfg.def_size, ust_t.cfg.def_num, size, num);
 }
 
-static int check_settings_trace(const char *name)
+int ust_trace_check_name(const char *name)
 {
 	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
 		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
@@ -53,7 +53,7 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 {
 	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
 	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
-	int ret = check_settings_trace(name);
+	int ret = ust_trace_check_name(name);
 
 	if (ret < 0)
 		return ret;
@@ -74,7 +74,7 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 int ust_trace_add_context(const char *name, const char *channel, const char *context)
 {
 	char why[200];
-	int id, ret = check_settings_trace(name);
+	int id, ret = ust_trace_check_name(name);
 
 	if (ret < 0)
 		return ret;
@@ -105,7 +105,7 @@ int ust_trace_add_context(const char *name, const char *channel, const char *con
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value)
 {
 	uint32_t size, num;
-	int ret = check_settings_trace(name);
+	int ret = ust_trace_check_name(name);
 
 	if (ret < 0)
 		return ret;
@@ -134,7 +134,7 @@ int ust_trace_set_output(const char *name, const char *output)
 {
 	struct ustcomm_relay_url url;
 	const char *why;
-	int ret = check_settings_trace(name);
+	int ret = ust_trace_check_name(name);
 
 	if (ret < 0)
 		return ret;
@@ -149,7 +149,7 @@ int ust_trace_set_output(const char *name, const char *output)
 
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	int ret = check_settings_trace(name);
+	int ret = ust_trace_check_name(name);
 
 	if (ret < 0)
 		return ret;

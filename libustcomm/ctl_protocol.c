@@ -33,7 +33,20 @@ static const struct {
 	[USTCOMM_CTL_ENABLE_RULE] = { "enable-rule", 5, 5 },
 	[USTCOMM_CTL_ADD_CONTEXT] = { "add-context", 3, 3 },
 	[USTCOMM_CTL_SET_OUTPUT] = { "set-output", 2, 2 },
+	[USTCOMM_CTL_LOAD_SESSION] = { "load-session", 3, -1 },
 };
+
+uint32_t ustcomm_ctl_max_request(uint16_t cmd)
+{
+	return cmd == USTCOMM_CTL_LOAD_SESSION ? USTCOMM_CTL_MAX_SESSION_REQUEST :
+		USTCOMM_CTL_MAX_REQUEST;
+}
+
+uint32_t ustcomm_ctl_max_args(uint16_t cmd)
+{
+	return cmd == USTCOMM_CTL_LOAD_SESSION ? USTCOMM_CTL_SESSION_MAX_ARGS :
+		USTCOMM_CTL_MAX_ARGS;
+}
 
 ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,
 			   struct ustcomm_ctl_msg *msg)
@@ -77,7 +90,7 @@ int ustcomm_ctl_check_request(const struct ustcomm_ctl_msg *msg)
 	if (msg->cmd < 1 || msg->cmd > USTCOMM_CTL_CMD_MAX || msg->status)
 		return -EPROTO;
 	if (msg->nr_strings < (uint32_t)commands[msg->cmd].min ||
-	    msg->nr_strings > USTCOMM_CTL_MAX_ARGS ||
+	    msg->nr_strings > ustcomm_ctl_max_args(msg->cmd) ||
 	    (commands[msg->cmd].max >= 0 && msg->nr_strings > (uint32_t)commands[msg->cmd].max))
 		return -EINVAL;
 	return 0;

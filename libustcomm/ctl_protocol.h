@@ -23,11 +23,23 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "libustcomm/common.h"
+#include "libustcomm/filter_bytecode.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
 #define USTCOMM_CTL_VERSION		3u
-/* Requests are small: names, patterns, a path. */
+/* Requests are small: names, patterns, a path... */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
+/* ...but for LOAD_SESSION, which carries a whole rule set. */
+#define USTCOMM_CTL_RULES_MAX		1024u	/* rules a program holds */
+#define USTCOMM_CTL_SESSION_CHANNELS_MAX 65u	/* settings: 64 channels and "*" */
+#define USTCOMM_CTL_SESSION_MAX_ARGS	(3u + 4u * USTCOMM_CTL_SESSION_CHANNELS_MAX + \
+					 5u * USTCOMM_CTL_RULES_MAX)
+/* Each rule at its longest: pattern, level, filter text and its bytecode
+ * in hexadecimal (filter_bytecode.h); plus room for the output and the
+ * channels. */
+#define USTCOMM_CTL_MAX_SESSION_REQUEST	(USTCOMM_CTL_MAX_REQUEST + USTCOMM_CTL_RULES_MAX * \
+	(8u + 256u + 8u + (UST_FILTER_TEXT_MAX + 1u) + \
+	 2u * (UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64u) + 1u))
 /* Replies list every event of a program. */
 #define USTCOMM_CTL_MAX_REPLY		(16u << 20)
 #define USTCOMM_CTL_MAX_ARGS		256u
@@ -93,7 +105,19 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE, OUTPUT: "" for ustd's choice, an absolute directory or a
 	 * relayd URL, trace_output.h) -> (); before the buffers are allocated */
 	USTCOMM_CTL_SET_OUTPUT = 22,
-	USTCOMM_CTL_CMD_MAX = 22,
+	/*
+	 * A whole session, applied all or nothing: (TRACE, OUTPUT or "" to
+	 * keep it, NR_CHANNELS, per channel CHANNEL or "*", SUBBUF_SIZE and
+	 * SUBBUF_NUM ("0": keep) and its CONTEXTS separated by commas, then
+	 * per rule "enable"|"disable", PATTERN, LEVEL, FILTER and BYTECODE as
+	 * in ENABLE_RULE) -> (number of rules the program holds now). Up to
+	 * USTCOMM_CTL_MAX_SESSION_REQUEST bytes and
+	 * USTCOMM_CTL_SESSION_MAX_ARGS strings. Every value is checked and
+	 * the rules are added to a copy of the program's rules before anything
+	 * changes; any refusal leaves the program as it was.
+	 */
+	USTCOMM_CTL_LOAD_SESSION = 23,
+	USTCOMM_CTL_CMD_MAX = 23,
 };
 
 struct ustcomm_ctl_header {
@@ -123,6 +147,10 @@ struct ustcomm_ctl_msg {
  */
 USTCOMM_API ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,
 				       struct ustcomm_ctl_msg *msg);
+/* The longest payload and the most strings a request of cmd may have. */
+USTCOMM_API uint32_t ustcomm_ctl_max_request(uint16_t cmd);
+USTCOMM_API uint32_t ustcomm_ctl_max_args(uint16_t cmd);
+
 /* Requests only: the command is known and has the right number of strings. */
 USTCOMM_API int ustcomm_ctl_check_request(const struct ustcomm_ctl_msg *msg);
 

@@ -220,3 +220,20 @@ const char *ustcomm_strerror(int errnum)
 
 	return s ? s : "unknown error";
 }
+
+int ustcomm_parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s || strlen(s) > 10)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "libustcomm/common.h"
 
 /* Like vsnprintf(): returns the length the whole text needs, or -EINVAL for
@@ -18,6 +19,9 @@
 USTCOMM_API int ustcomm_vformat(char *buf, size_t len, const char *fmt, va_list ap);
 USTCOMM_API int ustcomm_format(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Strictly decimal digits within uint32_t: 0, or -EINVAL. */
+USTCOMM_API int ustcomm_parse_u32(const char *s, uint32_t *out);
 
 /* strerror() without its locale lookup: a static English text. */
 USTCOMM_API const char *ustcomm_strerror(int errnum);

@@ -14,4 +14,16 @@
  */
 USTCOMM_API int ustcomm_pattern_match(const char *pattern, const char *full_name);
 
+#define USTCOMM_PATTERN_MAX	255
+#define USTCOMM_PATTERN_RULE	"give a name or a glob of printable characters without spaces or commas, at most 255"
+/* What a rule's pattern may be (USTCOMM_PATTERN_RULE says it in words). */
+USTCOMM_API int ustcomm_pattern_valid(const char *pattern);
+
+/*
+ * True when outer matches every name inner matches (a sufficient test:
+ * "ust:*" covers "ust:t*" and "ust:tick", "*" covers everything).
+ * Async-signal-safe.
+ */
+USTCOMM_API int ustcomm_pattern_covers(const char *outer, const char *inner);
+
 #endif

@@ -67,17 +67,17 @@ static int encode_request(pid_t pid, uint16_t cmd, const char *const *args, size
 	size_t payload = 0, off, i;
 	char *buf;
 
-	if (nr > USTCOMM_CTL_MAX_ARGS) {
-		ustctl_set_error("%s for process %d: %zu arguments, at most %u fit in a request",
-				 ustcomm_ctl_cmd_name(cmd), (int)pid, nr, USTCOMM_CTL_MAX_ARGS);
+	if (nr > ustcomm_ctl_max_args(cmd)) {
+		ustctl_set_input_error("%s for process %d: %zu arguments, at most %u fit in a request",
+				 ustcomm_ctl_cmd_name(cmd), (int)pid, nr, ustcomm_ctl_max_args(cmd));
 		return -E2BIG;
 	}
 	for (i = 0; i < nr; i++)
 		payload += strlen(args[i]) + 1;
-	if (payload > USTCOMM_CTL_MAX_REQUEST - sizeof(hdr)) {
-		ustctl_set_error("%s for process %d: the arguments take %zu bytes, at most %zu fit in a request",
+	if (payload > ustcomm_ctl_max_request(cmd)) {
+		ustctl_set_input_error("%s for process %d: the arguments take %zu bytes, at most %u fit in a request",
 				 ustcomm_ctl_cmd_name(cmd), (int)pid, payload,
-				 USTCOMM_CTL_MAX_REQUEST - sizeof(hdr));
+				 ustcomm_ctl_max_request(cmd));
 		return -E2BIG;
 	}
 	buf = malloc(sizeof(hdr) + payload);
@@ -387,8 +387,22 @@ int ustctl_call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args
 	return ustctl_call_longer(pid, cmd, args, nr_args, 0, reply);
 }
 
+static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,
+		struct ustctl_reply *reply);
+
 int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		       int extra_ms, struct ustctl_reply *reply)
+{
+	int ret;
+
+	ustctl_request_begin();
+	ret = call(pid, cmd, args, nr_args, extra_ms, reply);
+	ustctl_request_end();
+	return ret;
+}
+
+static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,
+		struct ustctl_reply *reply)
 {
 	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
 	char path[PATH_MAX], *req = NULL;

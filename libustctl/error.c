@@ -7,9 +7,35 @@
  * failure. */
 static __thread char last_error[1024] = "no error";
 
+/* Whether a request is under way (ustctl_request_begin()), and whether
+ * the last error was set outside one: found in the caller's input. */
+static __thread int in_request;
+static __thread int last_is_input;
+
 const char *ustctl_last_error(void)
 {
 	return last_error;
+}
+
+int ustctl_last_error_is_input(void)
+{
+	return last_is_input;
+}
+
+void ustctl_request_begin(void)
+{
+	in_request++;
+}
+
+void ustctl_request_end(void)
+{
+	in_request--;
+}
+
+static void set_error(int input, const char *fmt, va_list ap)
+{
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	last_is_input = input;
 }
 
 void ustctl_set_error(const char *fmt, ...)
@@ -17,6 +43,24 @@ void ustctl_set_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	set_error(!in_request, fmt, ap);
+	va_end(ap);
+}
+
+void ustctl_set_input_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(1, fmt, ap);
+	va_end(ap);
+}
+
+void ustctl_set_failure(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(0, fmt, ap);
 	va_end(ap);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "libustcomm/ctl_protocol.h"
+#include "libustcomm/loglevel.h"
 
 /*
  * The library is built with -fvisibility=hidden; the public header carries
@@ -18,8 +19,19 @@
 #include <ust/ustctl.h>
 #pragma GCC visibility pop
 
-/* Sets this thread's ustctl_last_error(). */
+/*
+ * Sets this thread's ustctl_last_error(). Outside a request (between
+ * ustctl_request_begin() and _end(), which ustctl_call_longer() brackets)
+ * the error counts as one in the caller's input (ustctl_last_error_is_input());
+ * ustctl_set_failure() sets one that does not: relayd unreachable, no memory.
+ */
 void ustctl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ustctl_set_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error in the caller's input found while a request is under way (its
+ * arguments do not fit in one). */
+void ustctl_set_input_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ustctl_request_begin(void);
+void ustctl_request_end(void);
 
 /* A reply with status 0; msg points into buf. */
 struct ustctl_reply {
@@ -65,6 +77,16 @@ int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid);
 /* Parses a decimal reply field; -EPROTO (last error set) when it is not
  * one, or above max. */
 int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out);
+
+/*
+ * A rule as ENABLE_RULE and LOAD_SESSION carry it: checked, its filter
+ * compiled and checked against markers (the program's events), its level
+ * selection in level and its bytecode in hexadecimal in *hex ("" without
+ * a filter; the caller frees it). Sends nothing.
+ */
+int ustctl_rule_prepare(pid_t pid, const struct ustctl_rule *rule,
+			const struct ustctl_marker *markers, size_t nr_markers,
+			char level[USTCOMM_LEVEL_SPEC_MAX], char **hex);
 
 /* A session's channel: frees what it holds; appends a copy of context
  * (0 or -ENOMEM). */

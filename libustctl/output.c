@@ -87,7 +87,7 @@ static int relay_check(pid_t pid, const struct ustcomm_relay_url *url, const cha
 						RELAY_CHECK_TIMEOUT_MS, why, sizeof(why));
 	}
 	if (fd < 0) {
-		ustctl_set_error("process %d: %s", (int)pid, why);
+		ustctl_set_failure("process %d: %s", (int)pid, why);
 		return fd;
 	}
 	close(fd);

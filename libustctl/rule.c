@@ -97,17 +97,14 @@ static int parse_fields(const char *list, struct ust_filter_field **out, uint32_
  * least one of them. Events it does not fit are not recorded by the rule;
  * a rule that matches no event yet (a library not loaded) is accepted.
  */
-static int check_against_events(pid_t pid, const struct ustctl_rule *rule)
+static int check_against_markers(const struct ustctl_rule *rule, const struct ustctl_marker *markers,
+				 size_t nr)
 {
-	struct ustctl_marker *markers = NULL;
 	struct ust_filter_error err, first_err = { 0 };
 	const char *first_event = NULL;
-	size_t nr = 0, i, matched = 0, fit = 0;
+	size_t i, matched = 0, fit = 0;
 	int ret;
 
-	ret = ustctl_list_markers(pid, &markers, &nr);
-	if (ret)
-		return ret;
 	for (i = 0; i < nr; i++) {
 		struct ust_filter_field *fields;
 		char *storage;
@@ -128,7 +125,7 @@ static int check_against_events(pid_t pid, const struct ustctl_rule *rule)
 		free(storage);
 		if (ret == -ENOMEM) {
 			ustctl_set_error("out of memory");
-			goto end;
+			return ret;
 		}
 		if (!ret) {
 			fit++;
@@ -142,8 +139,6 @@ static int check_against_events(pid_t pid, const struct ustctl_rule *rule)
 		filter_error(rule->filter, &first_err, first_event);
 		ret = -EINVAL;
 	}
-end:
-	ustctl_free_markers(markers, nr);
 	return ret;
 }
 
@@ -171,29 +166,21 @@ static int check_rule(pid_t pid, const struct ustctl_rule *rule)
 	return 0;
 }
 
-int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *rule)
+int ustctl_rule_prepare(pid_t pid, const struct ustctl_rule *rule,
+			const struct ustctl_marker *markers, size_t nr_markers,
+			char level[USTCOMM_LEVEL_SPEC_MAX], char **hex)
 {
-	struct ustctl_reply reply = { 0 };
 	struct ust_filter_error err;
-	const char *args[5];
 	const char *filter;
-	char level[USTCOMM_LEVEL_SPEC_MAX], *hex = NULL;
 	void *prog = NULL;
-	uint32_t matched;
 	size_t len = 0;
 	int ret;
 
+	*hex = NULL;
 	ret = check_rule(pid, rule);
 	if (ret)
 		return ret;
-	if (!rule->enable)
-		return ustctl_disable_marker(pid, trace, (const char *const *)&rule->pattern, 1);
 	filter = rule->filter && *rule->filter ? rule->filter : NULL;
-	if (!filter && !rule->loglevel_match)
-		return ustctl_enable_marker(pid, trace, (const char *const *)&rule->pattern, 1);
-	ret = ustctl_trace_arg(pid, trace, &args[0]);
-	if (ret)
-		return ret;
 	if (filter) {
 		ret = ust_filter_compile(filter, NULL, 0, &prog, &len, &err);
 		if (ret) {
@@ -203,21 +190,71 @@ int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *r
 				filter_error(filter, &err, NULL);
 			goto end;
 		}
-		ret = check_against_events(pid, rule);
+		ret = check_against_markers(rule, markers, nr_markers);
 		if (ret)
 			goto end;
 	}
-	hex = malloc(2 * len + 1);
-	if (!hex) {
+	*hex = malloc(2 * len + 1);
+	if (!*hex) {
 		ret = -ENOMEM;
 		ustctl_set_error("out of memory");
 		goto end;
 	}
-	ustcomm_hex_encode(prog, len, hex);
-	ustcomm_level_spec_format(level, rule->loglevel_match, rule->loglevel);
+	ustcomm_hex_encode(prog, len, *hex);
+	ustcomm_level_spec_format(level, rule->enable ? rule->loglevel_match : USTCTL_LOGLEVEL_ANY,
+				  rule->loglevel);
+end:
+	free(prog);
+	return ret;
+}
+
+int ustctl_rule_check(pid_t pid, const struct ustctl_rule *rule)
+{
+	struct ustctl_marker *markers = NULL;
+	char level[USTCOMM_LEVEL_SPEC_MAX], *hex = NULL;
+	size_t nr = 0;
+	int ret = 0;
+
+	if (rule && rule->filter && *rule->filter)
+		ret = ustctl_list_markers(pid, &markers, &nr);
+	if (!ret)
+		ret = ustctl_rule_prepare(pid, rule, markers, nr, level, &hex);
+	free(hex);
+	ustctl_free_markers(markers, nr);
+	return ret;
+}
+
+int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *rule)
+{
+	struct ustctl_reply reply = { 0 };
+	struct ustctl_marker *markers = NULL;
+	const char *args[5];
+	char level[USTCOMM_LEVEL_SPEC_MAX], *hex = NULL;
+	uint32_t matched;
+	size_t nr = 0;
+	int ret;
+
+	ret = check_rule(pid, rule);
+	if (ret)
+		return ret;
+	if (!rule->enable)
+		return ustctl_disable_marker(pid, trace, (const char *const *)&rule->pattern, 1);
+	if (!(rule->filter && *rule->filter) && !rule->loglevel_match)
+		return ustctl_enable_marker(pid, trace, (const char *const *)&rule->pattern, 1);
+	ret = ustctl_trace_arg(pid, trace, &args[0]);
+	if (ret)
+		return ret;
+	if (rule->filter && *rule->filter) {
+		ret = ustctl_list_markers(pid, &markers, &nr);
+		if (ret)
+			goto end;
+	}
+	ret = ustctl_rule_prepare(pid, rule, markers, nr, level, &hex);
+	if (ret)
+		goto end;
 	args[1] = rule->pattern;
 	args[2] = level;
-	args[3] = filter ? filter : "";
+	args[3] = rule->filter ? rule->filter : "";
 	args[4] = hex;
 	ret = ustctl_call_expect(pid, USTCOMM_CTL_ENABLE_RULE, args, 5, 0, 1, &reply);
 	if (ret)
@@ -227,7 +264,7 @@ int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *r
 		ret = (int)matched;
 end:
 	ustctl_reply_release(&reply);
-	free(prog);
+	ustctl_free_markers(markers, nr);
 	free(hex);
 	return ret;
 }

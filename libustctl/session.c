@@ -2,6 +2,7 @@
 /* A running program's session: read back and applied. Files: session_file.c. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "libustcomm/event_context.h"
@@ -176,28 +177,128 @@ end:
 	return ret;
 }
 
-int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session)
+/* The channels' strings of LOAD_SESSION: name, size, count, contexts. */
+static int encode_channel(const struct ustctl_channel_conf *c, const char **args, char **owned)
+{
+	size_t i, len = 1;
+	char *list;
+
+	for (i = 0; i < c->nr_contexts; i++)
+		len += strlen(c->contexts[i]) + 1;
+	list = calloc(1, len);
+	owned[0] = NULL;
+	if (asprintf(&owned[1], "%u", (unsigned)c->subbuf_size) < 0)
+		owned[1] = NULL;
+	if (asprintf(&owned[2], "%u", (unsigned)c->subbuf_num) < 0)
+		owned[2] = NULL;
+	owned[3] = list;
+	if (!list || !owned[1] || !owned[2]) {
+		ustctl_set_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_contexts; i++) {
+		if (i)
+			strcat(list, ",");
+		strcat(list, c->contexts[i]);
+	}
+	args[0] = c->name;
+	args[1] = owned[1];
+	args[2] = owned[2];
+	args[3] = owned[3];
+	return 0;
+}
+
+/* Everything a request can be refused for here is checked before it goes. */
+static int check_session(const struct ustctl_session *session)
 {
 	size_t i, j;
-	int ret = 0;
 
-	if (session->output && *session->output)
-		ret = ustctl_set_output(pid, trace, session->output);
-	for (i = 0; !ret && i < session->nr_channels; i++) {
+	if (session->nr_rules > USTCOMM_CTL_RULES_MAX) {
+		ustctl_set_error("the session has %zu rules; a program holds at most %u",
+				 session->nr_rules, USTCOMM_CTL_RULES_MAX);
+		return -E2BIG;
+	}
+	if (session->nr_channels > USTCOMM_CTL_SESSION_CHANNELS_MAX) {
+		ustctl_set_error("the session has settings for %zu channels; a trace has at most %u and *",
+				 session->nr_channels, USTCOMM_CTL_SESSION_CHANNELS_MAX - 1);
+		return -E2BIG;
+	}
+	for (i = 0; i < session->nr_channels; i++) {
 		const struct ustctl_channel_conf *c = &session->channels[i];
 
-		if (c->subbuf_size)
-			ret = ustctl_set_subbuf_size(pid, trace, c->name, c->subbuf_size);
-		if (!ret && c->subbuf_num)
-			ret = ustctl_set_subbuf_num(pid, trace, c->name, c->subbuf_num);
-		for (j = 0; !ret && j < c->nr_contexts; j++)
-			ret = ustctl_add_context(pid, trace, c->name, c->contexts[j]);
+		for (j = 0; j < c->nr_contexts; j++) {
+			if (ustctl_context_check(c->contexts[j]) < 0)
+				return -EINVAL;
+		}
 	}
-	/* One rule per request: a later rule overrides an earlier one. */
+	return 0;
+}
+
+/*
+ * One LOAD_SESSION request: the program applies it all or nothing. The
+ * rules' filters are compiled and checked against the program's events
+ * first (one list-markers), so a request is refused there only for what
+ * the program alone knows (its trace's state, its rule limit).
+ */
+int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session)
+{
+	size_t nr_args = 3 + 4 * session->nr_channels + 5 * session->nr_rules, n = 0, i;
+	struct ustctl_marker *markers = NULL;
+	struct ustctl_reply reply = { 0 };
+	const char **args = NULL;
+	char **owned = NULL, (*levels)[USTCOMM_LEVEL_SPEC_MAX] = NULL, nr_text[16];
+	char output[PATH_MAX];
+	size_t nr_markers = 0, nr_owned = 4 * session->nr_channels + session->nr_rules;
+	int ret;
+
+	ret = check_session(session);
+	if (ret)
+		return ret;
+	args = calloc(nr_args, sizeof(*args));
+	owned = calloc(nr_owned + 1, sizeof(*owned));
+	levels = calloc(session->nr_rules + 1, sizeof(*levels));
+	if (!args || !owned || !levels) {
+		ret = -ENOMEM;
+		ustctl_set_error("out of memory");
+		goto end;
+	}
+	ret = ustctl_trace_arg(pid, trace, &args[n++]);
+	if (!ret)
+		ret = ustctl_output_arg(pid, session->output, output, sizeof(output));
+	if (ret)
+		goto end;
+	args[n++] = output;
+	snprintf(nr_text, sizeof(nr_text), "%zu", session->nr_channels);
+	args[n++] = nr_text;
+	for (i = 0; !ret && i < session->nr_channels; i++) {
+		ret = encode_channel(&session->channels[i], &args[n], &owned[4 * i]);
+		n += 4;
+	}
+	for (i = 0; !ret && i < session->nr_rules && !markers; i++) {
+		if (session->rules[i].filter && *session->rules[i].filter)
+			ret = ustctl_list_markers(pid, &markers, &nr_markers);
+	}
 	for (i = 0; !ret && i < session->nr_rules; i++) {
-		ret = ustctl_enable_rule(pid, trace, &session->rules[i]);
-		if (ret > 0)
-			ret = 0;
+		const struct ustctl_rule *r = &session->rules[i];
+		char **hex = &owned[4 * session->nr_channels + i];
+
+		ret = ustctl_rule_prepare(pid, r, markers, nr_markers, levels[i], hex);
+		args[n++] = r->enable ? "enable" : "disable";
+		args[n++] = r->pattern;
+		args[n++] = levels[i];
+		args[n++] = r->filter && r->enable ? r->filter : "";
+		args[n++] = *hex;
 	}
+	if (ret)
+		goto end;
+	ret = ustctl_call_expect(pid, USTCOMM_CTL_LOAD_SESSION, args, nr_args, 0, 1, &reply);
+end:
+	ustctl_reply_release(&reply);
+	ustctl_free_markers(markers, nr_markers);
+	for (i = 0; owned && i < nr_owned; i++)
+		free(owned[i]);
+	free(owned);
+	free(levels);
+	free(args);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
@@ -20,6 +21,10 @@
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
+
+/* 1024 rules with the longest pattern and filter, every character of the
+ * filter escaped (&quot; is six bytes), fit with room to spare. */
+#define USTCTL_SESSION_FILE_MAX	(16u << 20)
 #include "libustctl/schema.h"
 
 #if LIBXML_VERSION >= 21200
@@ -241,6 +246,12 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 		goto nomem;
 	if (ret)
 		goto end;
+	if (nr_rules > USTCOMM_CTL_RULES_MAX) {
+		ret = -EINVAL;
+		ustctl_set_error("%s: %zu rules; a program holds at most %u", file, nr_rules,
+				 USTCOMM_CTL_RULES_MAX);
+		goto end;
+	}
 	if (nr_channels)
 		s->channels = calloc(nr_channels, sizeof(*s->channels));
 	if (nr_rules)
@@ -292,6 +303,7 @@ int ustctl_session_read(const char *file, struct ustctl_session **session)
 	struct first_error fe = { 0 };
 	struct ustctl_session *s = NULL;
 	xmlDocPtr doc = NULL;
+	struct stat st;
 	int fd, ret;
 
 	*session = NULL;
@@ -301,6 +313,15 @@ int ustctl_session_read(const char *file, struct ustctl_session **session)
 	if (fd < 0) {
 		ret = -errno;
 		ustctl_set_error("cannot read the session file %s: %s", file, strerror(errno));
+		goto end;
+	}
+	/* Parsed whole into memory: bounded before libxml2 sees it. */
+	if (fstat(fd, &st) == 0 && st.st_size > USTCTL_SESSION_FILE_MAX) {
+		close(fd);
+		ret = -EFBIG;
+		ustctl_set_error("%s: %lld bytes; a session file is at most %u (%u rules at their longest)",
+				 file, (long long)st.st_size, USTCTL_SESSION_FILE_MAX,
+				 USTCOMM_CTL_RULES_MAX);
 		goto end;
 	}
 	close(fd);

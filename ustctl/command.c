@@ -8,6 +8,9 @@
 #include <string.h>
 #include <ust/ustctl.h>
 #include "libustcomm/common.h"
+#include "libustcomm/metadata.h"
+#include "libustcomm/pattern.h"
+#include "libustcomm/shm_layout.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
@@ -145,6 +148,9 @@ const struct ustctl_cmd *ustctl_find_command(const char *name)
 	return NULL;
 }
 
+/* The usage line is printed once, however many errors there are. */
+static bool usage_shown;
+
 void ustctl_print_usage(FILE *fp, const struct ustctl_cmd *cmd)
 {
 	if (cmd)
@@ -169,7 +175,9 @@ int ustctl_usage_error(const struct ustctl_cmd *cmd, const char *fmt, ...)
 	else
 		ustctl_fail(0, "%s", msg ? msg : fmt);
 	free(msg);
-	ustctl_print_usage(stderr, cmd);
+	if (!usage_shown)
+		ustctl_print_usage(stderr, cmd);
+	usage_shown = true;
 	return USTCTL_EXIT_USAGE;
 }
 
@@ -216,4 +224,40 @@ int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pidsp)
 void ustctl_fail_last(pid_t pid, const char *what)
 {
 	ustctl_fail(pid, "%s: %s", what, ustctl_last_error());
+}
+
+
+int ustctl_call_status(const struct ustctl_cmd *cmd)
+{
+	if (!ustctl_last_error_is_input())
+		return USTCTL_EXIT_FAILED;
+	if (!usage_shown)
+		ustctl_print_usage(stderr, cmd);
+	usage_shown = true;
+	return USTCTL_EXIT_USAGE;
+}
+
+int ustctl_worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int ustctl_check_pattern(const struct ustctl_cmd *cmd, const char *pattern)
+{
+	if (!pattern[0])
+		return ustctl_usage_error(cmd, "an empty pattern matches nothing; give a name or a glob such as 'ust:*'");
+	if (!ustcomm_pattern_valid(pattern))
+		return ustctl_usage_error(cmd, "invalid pattern '%s': " USTCOMM_PATTERN_RULE, pattern);
+	return 0;
+}
+
+int ustctl_check_channel(const struct ustctl_cmd *cmd, const char *channel)
+{
+	if (!channel[0])
+		return ustctl_usage_error(cmd, "CHANNEL is empty");
+	if (strcmp(channel, "*") && (strlen(channel) >= UST_SHM_CHANNEL_NAME_MAX ||
+				     !ustcomm_metadata_valid_identifier(channel)))
+		return ustctl_usage_error(cmd, "invalid channel name '%s': an identifier of at most %d characters, or * for every channel",
+					  channel, UST_SHM_CHANNEL_NAME_MAX - 1);
+	return 0;
 }

@@ -70,6 +70,19 @@ int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pids);
  * ustctl_last_error(), which names the process and says why. */
 void ustctl_fail_last(pid_t pid, const char *what);
 
+/*
+ * The exit status of a failed libustctl call, reported already: a usage
+ * error (and the command's usage line, once) when libustctl found the
+ * fault in our arguments before sending anything, else a failure.
+ */
+int ustctl_call_status(const struct ustctl_cmd *cmd);
+/* The worse of two exit statuses. */
+int ustctl_worse(int a, int b);
+
+/* Checks made before anything is sent; each reports a usage error. */
+int ustctl_check_pattern(const struct ustctl_cmd *cmd, const char *pattern);
+int ustctl_check_channel(const struct ustctl_cmd *cmd, const char *channel);
+
 /* The commands (command_*.c). */
 int ustctl_cmd_list_pids(const struct ustctl_args *args);
 int ustctl_cmd_list_markers(const struct ustctl_args *args);

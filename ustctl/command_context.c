@@ -41,8 +41,8 @@ int ustctl_cmd_add_context(const struct ustctl_args *args)
 
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
-	if (!channel[0])
-		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	if (ustctl_check_channel(args->cmd, channel))
+		return USTCTL_EXIT_USAGE;
 	for (i = 2; i < args->argc; i++)
 		if (ustctl_context_check(args->argv[i]))
 			return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
@@ -53,7 +53,7 @@ int ustctl_cmd_add_context(const struct ustctl_args *args)
 		ustctl_fail(pid, "%s %s %s: %s", args->cmd->name, channel, args->argv[i - 1],
 			    ustctl_last_error());
 		ustctl_mi_close();
-		return USTCTL_EXIT_FAILED;
+		return ustctl_call_status(args->cmd);
 	}
 	ustctl_mi_open("channel");
 	ustctl_mi_attr("name", "%s", channel);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 #include <ust/ustctl.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/shm_layout.h"
@@ -28,9 +29,19 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
 	for (i = 0; i < nr; i++)
-		if (!patterns[i][0])
-			return ustctl_usage_error(args->cmd,
-						  "an empty pattern matches nothing; give a name or a glob such as 'ust:*'");
+		if (ustctl_check_pattern(args->cmd, patterns[i]))
+			return USTCTL_EXIT_USAGE;
+	/* Every rule is checked (its filter against the program's events)
+	 * before the first is sent. */
+	for (i = 0; enable && rule.filter && i < nr; i++) {
+		rule.pattern = (char *)patterns[i];
+		if (ustctl_rule_check(pid, &rule) < 0) {
+			ustctl_mi_open_process(pid, args->trace, false);
+			ustctl_fail_last(pid, args->cmd->name);
+			ustctl_mi_close();
+			return ustctl_call_status(args->cmd);
+		}
+	}
 	if (enable && (rule.filter || rule.loglevel_match)) {
 		/* One rule per pattern, each with the level and the filter. */
 		for (matched = 0, i = 0; i < nr && matched >= 0; i++) {
@@ -48,7 +59,7 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 	if (matched < 0) {
 		ustctl_fail_last(pid, args->cmd->name);
 		ustctl_mi_close();
-		return USTCTL_EXIT_FAILED;
+		return ustctl_call_status(args->cmd);
 	}
 	for (i = 0; i < nr; i++) {
 		rule.pattern = (char *)patterns[i];
@@ -100,7 +111,7 @@ int ustctl_cmd_trace_op(const struct ustctl_args *args)
 		if (ret < 0) {
 			ustctl_fail(pids[i], "%s %s: %s", args->cmd->name, args->trace,
 				    ustctl_last_error());
-			status = USTCTL_EXIT_FAILED;
+			status = ustctl_worse(status, ustctl_call_status(args->cmd));
 		} else if (!ustctl_out_mi()) {
 			printf("pid %d: trace %s %s", (int)pids[i], args->trace, args->cmd->done);
 			if (args->relay)
@@ -150,6 +161,11 @@ static int control_parse_setting(const struct ustctl_args *args, bool size, char
 		ustctl_fail(0, "%s", strerror(ENOMEM));
 		return USTCTL_EXIT_FAILED;
 	}
+	if (ustctl_check_channel(args->cmd, *channel)) {
+		free(*channel);
+		*channel = NULL;
+		return USTCTL_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -179,7 +195,7 @@ int ustctl_cmd_set_subbuf(const struct ustctl_args *args)
 	}
 	ustctl_mi_close();
 	free(channel);
-	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+	return ret < 0 ? ustctl_call_status(args->cmd) : USTCTL_EXIT_OK;
 }
 
 int ustctl_cmd_get_subbuf(const struct ustctl_args *args)
@@ -192,8 +208,8 @@ int ustctl_cmd_get_subbuf(const struct ustctl_args *args)
 
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
-	if (!channel[0])
-		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	if (ustctl_check_channel(args->cmd, channel))
+		return USTCTL_EXIT_USAGE;
 	ret = size ? ustctl_get_subbuf_size(pid, args->trace, channel, &value) :
 		     ustctl_get_subbuf_num(pid, args->trace, channel, &value);
 	ustctl_mi_open_process(pid, args->trace, ret >= 0);
@@ -205,7 +221,7 @@ int ustctl_cmd_get_subbuf(const struct ustctl_args *args)
 			printf("%" PRIu32 "\n", value);
 	}
 	ustctl_mi_close();
-	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+	return ret < 0 ? ustctl_call_status(args->cmd) : USTCTL_EXIT_OK;
 }
 
 int ustctl_cmd_set_sock_path(const struct ustctl_args *args)
@@ -218,6 +234,9 @@ int ustctl_cmd_set_sock_path(const struct ustctl_args *args)
 		return USTCTL_EXIT_USAGE;
 	if (!path[0])
 		return ustctl_usage_error(args->cmd, "PATH is empty");
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return ustctl_usage_error(args->cmd, "PATH is longer than a socket path may be (%zu bytes)",
+					  sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 	ret = ustctl_set_sock_path(pid, path);
 	ustctl_mi_open_process(pid, NULL, ret >= 0);
 	if (ret < 0) {
@@ -228,7 +247,7 @@ int ustctl_cmd_set_sock_path(const struct ustctl_args *args)
 			printf("pid %d: reports to the ustd on %s\n", (int)pid, path);
 	}
 	ustctl_mi_close();
-	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+	return ret < 0 ? ustctl_call_status(args->cmd) : USTCTL_EXIT_OK;
 }
 
 int ustctl_cmd_get_sock_path(const struct ustctl_args *args)
@@ -250,5 +269,5 @@ int ustctl_cmd_get_sock_path(const struct ustctl_args *args)
 	}
 	ustctl_mi_close();
 	free(path);
-	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
+	return ret < 0 ? ustctl_call_status(args->cmd) : USTCTL_EXIT_OK;
 }

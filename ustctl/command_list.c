@@ -112,7 +112,7 @@ int ustctl_cmd_list_markers(const struct ustctl_args *args)
 		ustctl_mi_open_process(pid, NULL, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		ustctl_mi_close();
-		return USTCTL_EXIT_FAILED;
+		return ustctl_call_status(args->cmd);
 	}
 	ustctl_mi_open_process(pid, NULL, true);
 	if (ustctl_out_mi())
@@ -135,7 +135,7 @@ int ustctl_cmd_info(const struct ustctl_args *args)
 		ustctl_mi_open_process(pid, NULL, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		ustctl_mi_close();
-		return USTCTL_EXIT_FAILED;
+		return ustctl_call_status(args->cmd);
 	}
 	ustctl_mi_open_process(pid, NULL, true);
 	ustctl_mi_open("info");

@@ -54,8 +54,14 @@ int ustctl_cmd_save_session(const struct ustctl_args *args)
 		return USTCTL_EXIT_USAGE;
 	if (!file[0])
 		return ustctl_usage_error(args->cmd, "FILE is empty");
-	if (ustctl_get_session(pid, args->trace, &session) < 0 ||
-	    ustctl_session_write(file, session) < 0) {
+	if (ustctl_get_session(pid, args->trace, &session) < 0) {
+		ustctl_mi_open_process(pid, args->trace, false);
+		ustctl_fail_last(pid, args->cmd->name);
+		status = ustctl_call_status(args->cmd);
+		goto end;
+	}
+	/* The file cannot be written: the command failed, its line was right. */
+	if (ustctl_session_write(file, session) < 0) {
 		ustctl_mi_open_process(pid, args->trace, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		goto end;
@@ -85,14 +91,12 @@ int ustctl_cmd_load_session(const struct ustctl_args *args)
 		return USTCTL_EXIT_USAGE;
 	if (!file[0])
 		return ustctl_usage_error(args->cmd, "FILE is empty");
-	if (ustctl_session_read(file, &session) < 0) {
-		ustctl_fail(0, "%s: %s", args->cmd->name, ustctl_last_error());
-		return USTCTL_EXIT_USAGE;
-	}
+	if (ustctl_session_read(file, &session) < 0)
+		return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
 	if (ustctl_apply_session(pid, args->trace, session) < 0) {
 		ustctl_mi_open_process(pid, args->trace, false);
 		ustctl_fail(pid, "%s %s: %s", args->cmd->name, file, ustctl_last_error());
-		status = USTCTL_EXIT_FAILED;
+		status = ustctl_call_status(args->cmd);
 	} else {
 		ustctl_mi_open_process(pid, args->trace, true);
 		session_mi(file, session);

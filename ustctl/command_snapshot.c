@@ -24,7 +24,7 @@ int ustctl_cmd_snapshot(const struct ustctl_args *args)
 		ustctl_mi_open_process(pids[i], args->trace, ret >= 0);
 		if (ret < 0) {
 			ustctl_fail(pids[i], "snapshot %s: %s", args->trace, ustctl_last_error());
-			status = USTCTL_EXIT_FAILED;
+			status = ustctl_worse(status, ustctl_call_status(args->cmd));
 		} else {
 			ustctl_mi_element("snapshot", "%s", path);
 			if (!ustctl_out_mi())

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <ust/ustctl.h>
 #include <ust/version.h>
+#include "libustcomm/ctl_protocol.h"
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "ustctl/command.h"
@@ -35,8 +36,10 @@ static void ustctl_print_help(poptContext pc)
 	printf("\nCommands (ustctl COMMAND --help describes each):\n");
 	for (i = 0; i < ustctl_nr_commands; i++)
 		printf("  %-16s %s\n", ustctl_commands[i].name, ustctl_commands[i].summary);
-	printf("\nExit status: 0 when everything succeeded, 1 when a command failed for\n"
-	       "some process, 2 for a bad command line (then nothing was sent).\n");
+	printf("\nExit status: 0 when everything succeeded; 1 when the operation failed\n"
+	       "for some process (gone, no answer, refused); 2 when the command line is\n"
+	       "wrong (options, arguments, a filter that does not parse or fits none of\n"
+	       "the events, a bad session file), then nothing changed and the usage follows.\n");
 }
 
 /*
@@ -220,6 +223,9 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 					  poptStrerror(rc));
 	if (*trace && !**trace)
 		return ustctl_usage_error(cmd, "-t needs a trace name");
+	if (*trace && strlen(*trace) >= USTCOMM_CTL_TRACE_NAME_MAX)
+		return ustctl_usage_error(cmd, "-t %.20s...: a trace name has at most %u bytes",
+					  *trace, USTCOMM_CTL_TRACE_NAME_MAX - 1);
 	if (*dir && !**dir)
 		return ustctl_usage_error(cmd, "-o needs a directory");
 	if (o->relay && !*o->relay)

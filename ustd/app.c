@@ -247,9 +247,16 @@ static int app_relay_open(struct ustd_app *app)
 	}
 	app->relayed = true;
 	app_live_timer_arm(app->ctx);
-	app_note(app, "streaming %s to lttng-relayd at %s, session %s; live: net://%s:%u/host/%s/%s",
-		 app->label, app->relay_text, app->trace_name, app->relay->host,
-		 USTCOMM_RELAY_LIVE_PORT, app->ctx->hostname, app->trace_name);
+	/* relayd does not tell its live port: say where it comes from. */
+	if (app->ctx->live_port && app->relay == app->ctx->relay)
+		app_note(app, "streaming %s to lttng-relayd at %s, session %s; live: net://%s:%u/host/%s/%s",
+			 app->label, app->relay_text, app->trace_name, app->relay->host,
+			 app->ctx->live_port, app->ctx->hostname, app->trace_name);
+	else
+		app_note(app, "streaming %s to lttng-relayd at %s, session %s; live, if that relayd serves viewers on its default live port %u (else give ustd --live-port): net://%s:%u/host/%s/%s",
+			 app->label, app->relay_text, app->trace_name, USTCOMM_RELAY_LIVE_PORT,
+			 app->relay->host, USTCOMM_RELAY_LIVE_PORT, app->ctx->hostname,
+			 app->trace_name);
 	return 0;
 }
 

@@ -42,6 +42,9 @@ struct ustd_ctx {
 	const struct ustcomm_relay_url *relay;
 	const char *relay_text;
 	uint32_t live_timer_us;		/* 0: relay sessions are not live */
+	/* The port --relay's relayd serves live viewers on, as --live-port
+	 * said; 0 when not given (ustd cannot ask relayd). */
+	uint16_t live_port;
 	/* The live timer (USTD_WATCH_LIVE_TIMER), armed while a trace is
 	 * streamed; -1 when live_timer_us is 0. */
 	int live_fd;

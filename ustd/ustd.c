@@ -394,6 +394,7 @@ static int ustd_absolute_path(const char *path, char *out, size_t size)
 int main(int argc, const char **argv)
 {
 	char *output_arg = NULL, *sock_arg = NULL, *relay_arg = NULL, *live_arg = NULL;
+	char *live_port_arg = NULL;
 	struct ustcomm_relay_url relay_url;
 	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
 	char *end;
@@ -418,6 +419,9 @@ int main(int argc, const char **argv)
 		{ "live-timer", '\0', POPT_ARG_STRING, &live_arg, 0,
 		  "for traces streamed to lttng-relayd (by --relay or by their own output): every USEC microseconds, send what was recorded so far and tell live viewers which streams are idle (default 1000000; 0: no live viewing)",
 		  "USEC" },
+		{ "live-port", '\0', POPT_ARG_STRING, &live_port_arg, 0,
+		  "with --relay: the port that relayd serves live viewers on (lttng-relayd --live-port), for the live URL ustd -v prints; without it ustd names relayd's default, 5344, as such",
+		  "PORT" },
 		{ "ready-fd", '\0', POPT_ARG_INT, &ready_fd, 0,
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
@@ -477,6 +481,21 @@ int main(int argc, const char **argv)
 			ret = -EINVAL;
 			goto end;
 		}
+	}
+
+	if (live_port_arg) {
+		unsigned long port;
+
+		errno = 0;
+		port = strtoul(live_port_arg, &end, 10);
+		if (!relay_arg || errno || *end || live_port_arg[0] < '0' || live_port_arg[0] > '9' ||
+		    !port || port > 65535) {
+			ustcomm_err(relay_arg ? "--live-port %s: a port is a number from 1 to 65535" :
+				    "--live-port %s: only with --relay", live_port_arg);
+			ret = -EINVAL;
+			goto end;
+		}
+		d.ctx.live_port = (uint16_t)port;
 	}
 
 	if (output_arg) {
@@ -578,5 +597,6 @@ end:
 	free(sock_arg);
 	free(relay_arg);
 	free(live_arg);
+	free(live_port_arg);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -23,6 +23,15 @@ extern "C" {
 
 /* The cause of this thread's last failure; never NULL. */
 const char *ustctl_last_error(void);
+/*
+ * 1 when that failure was found in the caller's arguments before anything
+ * was sent to a program (a filter that does not compile or fits none of
+ * the events it would apply to, a trace name too long, a malformed
+ * output, a session with too many rules): nothing changed anywhere.
+ * 0 when a request failed: the program is gone, did not answer in time,
+ * or refused (its reason is the message), or relayd cannot be reached.
+ */
+int ustctl_last_error_is_input(void);
 
 /*
  * How long to wait for a program to answer, in milliseconds (default 5000).
@@ -157,6 +166,10 @@ int ustctl_enable_rule(pid_t pid, const char *trace, const struct ustctl_rule *r
  * literals. 0, or -EINVAL with the column and the reason in the last error.
  */
 int ustctl_filter_check(const char *filter);
+/* What ustctl_enable_rule() checks before it sends anything: the rule,
+ * its filter's syntax and that the filter fits at least one of the events
+ * its pattern matches in process pid. Sends nothing that changes it. */
+int ustctl_rule_check(pid_t pid, const struct ustctl_rule *rule);
 
 /* Log level names ("WARNING", "TRACE_WARNING" or "4") to numbers, -EINVAL
  * when unknown; numbers to names (NULL when out of range). */

@@ -71,7 +71,7 @@ res = ws.ustctl(["add-context", pid, "*", "ip"])
 t.ok(res.returncode == 1 and "channel * records context ip already" in res.stderr,
      "a context given twice is refused", res.stderr)
 res = ws.ustctl(["add-context", pid, "bad-name", "vtid"])
-t.ok(res.returncode == 1 and "invalid channel name 'bad-name'" in res.stderr,
+t.ok(res.returncode == 2 and "invalid channel name 'bad-name'" in res.stderr,
      "an invalid channel name is refused", res.stderr)
 res = ws.ustctl(["add-context", pid, "*", "tid"])
 t.ok(res.returncode == 2 and "unknown context 'tid': expected vpid, vtid" in res.stderr,

@@ -95,14 +95,14 @@ res = ws2.ustctl(["--mi", "xml", "list-markers", pid])
 t.ok('<loglevel value="4">WARNING</loglevel>' in res.stdout,
      "list-markers --mi xml carries the level", res.stdout[-600:])
 res = ws2.ustctl(["enable-marker", "--filter", "value > 1 && nosuch == 2", pid, "req:done"])
-t.ok(res.returncode == 1 and "column 14: unknown field 'nosuch' in event req:done" in res.stderr
+t.ok(res.returncode == 2 and "column 14: unknown field 'nosuch' in event req:done" in res.stderr
      and "^" in res.stderr, "a filter naming a field the event lacks: refused, with the column",
      res.stderr)
 res = ws2.ustctl(["enable-marker", "--filter", "path > 3", pid, "req:done"])
-t.ok(res.returncode == 1 and "column 6: cannot compare a string with an integer in event req:done" in res.stderr,
+t.ok(res.returncode == 2 and "column 6: cannot compare a string with an integer in event req:done" in res.stderr,
      "a type mismatch against the event's fields: refused, with the column", res.stderr)
 res = ws2.ustctl(["enable-marker", "--filter", "tag == 3", pid, "req:done"])
-t.ok(res.returncode == 1 and "array or a sequence" in res.stderr,
+t.ok(res.returncode == 2 and "array or a sequence" in res.stderr,
      "a filter on an array field: refused", res.stderr)
 res = ws2.ustctl(["enable-marker", "--filter", "value == 7", pid, "later:*"])
 t.ok(res.returncode == 0 and "(0 events matched)" in res.stdout,

@@ -110,20 +110,25 @@ if t.ok(res.returncode == 0 and fast, "usttrace --relay: 1000000 events at full 
 #    program that is still running. Kept on one CPU, so that the streams of
 #    the other CPUs never get an event: the viewer must not wait for them.
 CPU = min(os.sched_getaffinity(0))
-ustd = start_ustd(relayd.url, "--live-timer", "200000")
+ustd = start_ustd(relayd.url, "--live-timer", "200000", "--live-port", str(relayd.live))
 ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "20000"],
                           env=ws.env(UST_TRACE=1, UST_AUTOPROBE=1,
                                      UST_DAEMON_SOCKET=os.path.join(ws.rundir, "ustd")),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           preexec_fn=lambda: os.sched_setaffinity(0, {CPU}))
 ws.daemons.append(ticker)
-m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);" % ticker.pid)
+m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);.*" % ticker.pid)
 t.ok(m, "ustd names the relay session of the running program", "".join(ustd.seen))
 if m:
     session = m.group(1)
     t.ok(re.fullmatch(r"ticker-%d-\d{8}-\d{6}" % ticker.pid, session),
          "the session is named <procname>-<pid>-<YYYYMMDD-HHMMSS>: %s" % session)
-    live_url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, session)
+    # The URL the viewer uses is the one ustd printed: relayd's live port
+    # here is not 5344, and --live-port told ustd which it is.
+    ml = re.search(r"; live: (net://\S+)$", m.group(0) if m else "")
+    live_url = ml.group(1) if ml else ""
+    t.eq(live_url, "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, session),
+         "ustd --live-port: the live URL printed has relayd's live port")
     viewer = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live",
                                live_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=dict(os.environ, TZ="UTC"))
@@ -214,7 +219,11 @@ ticker = subprocess.Popen([app("ticker"), "-t", "2", "-i", "2000"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 ws.daemons.append(ticker)
 t.eq(ticker.stdout.readline().strip(), "ready", "ticker runs, tracing to the second relayd")
-m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);" % ticker.pid)
+m = ustd.wait_line(r"streaming ticker\[%d\] .* session (\S+);.*" % ticker.pid)
+t.ok(m and "live, if that relayd serves viewers on its default live port 5344 (else give "
+     "ustd --live-port): net://127.0.0.1:5344/host/%s/%s" % (HOST, m.group(1)) in m.group(0),
+     "without --live-port, ustd names 5344 as relayd's default, not as a fact",
+     m.group(0) if m else "".join(ustd.seen))
 time.sleep(1.0)
 relayd2.kill()
 lost = ustd.wait_line(r"lost lttng-relayd at %s while streaming ticker\[%d\] \((.*?)\); "
@@ -353,8 +362,8 @@ t.ok(res.returncode == 1 and "cannot reach lttng-relayd at %s: control port %d" 
 for bad, why in (("tcp://127.0.0.1", "starts with net://"),
                  ("net://127.0.0.1:5342:5342", "ports must differ")):
     res = ws.ustctl(["create-trace", "-r", bad, ticker.pid])
-    t.ok(res.returncode == 1 and why in res.stderr,
-         "ustctl create-trace -r %s: refused (%s)" % (bad, why), res.stderr)
+    t.ok(res.returncode == 2 and why in res.stderr,
+         "ustctl create-trace -r %s: a usage error (%s)" % (bad, why), res.stderr)
 ws.stop_app(ticker)
 ustd.stop()
 
@@ -399,6 +408,14 @@ for args, why in ((["--relay", "tcp://127.0.0.1"], "starts with net://"),
     res = ws.usttrace(args + [app("hello"), "3"])
     t.ok(res.returncode != 0 and why in res.stderr and "iterations done" not in res.stdout,
          "usttrace %s: refused (%s)" % (" ".join(args), why), res.stderr)
+for args, why in ((["--live-port", "5344"], "only with --relay"),
+                  (["--relay", relayd.url, "--live-port", "0"], "from 1 to 65535"),
+                  (["--relay", relayd.url, "--live-port", "65536"], "from 1 to 65535"),
+                  (["--relay", relayd.url, "--live-port", "x"], "from 1 to 65535")):
+    res = subprocess.run([USTD, "-o", ws.out] + args, env=ws.env(), capture_output=True,
+                         text=True, timeout=30)
+    t.ok(res.returncode != 0 and why in res.stderr,
+         "ustd %s: refused (%s)" % (" ".join(args), why), res.stderr)
 res = subprocess.run([USTD, "-o", ws.out, "--relay", relayd.url, "--live-timer", "10"],
                      env=ws.env(), capture_output=True, text=True, timeout=30)
 t.ok(res.returncode != 0 and "from 1000" in res.stderr,

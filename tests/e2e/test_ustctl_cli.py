@@ -466,6 +466,96 @@ flight(None)
 flight("thread")
 t.eq(sorted(COMMANDS.keys() - mi_seen), [], "--mi xml was validated for every command")
 
+# ------------------------------------------ one exit status convention
+# 2: the command line is wrong, nothing changed, the usage follows; 1: the
+# operation failed (here: the process does not exist, or refuses), no usage.
+# Every command, with an error of each kind where it has one.
+wx = Workspace()
+xenv = wx.env()
+tick, ok = start_ticker(wx, xenv)
+XPID = str(tick.pid)
+good_session = os.path.join(wx.root, "good.xml")
+with open(good_session, "w") as f:
+    f.write('<ust-session version="1">\n  <enable pattern="ust:tock"/>\n</ust-session>\n')
+long_trace = "t" * 64
+
+
+def convention(args, want, desc, why=None):
+    res = ustctl(*args, env=xenv)
+    usage = "usage: ustctl" in res.stderr
+    t.ok(res.returncode == want and usage == (want == 2) and "error:" in res.stderr
+         and (why is None or why in res.stderr),
+         "exit %d %s usage: %s" % (want, "with" if want == 2 else "without", desc),
+         "exit %d\n%s" % (res.returncode, res.stderr))
+    return res
+
+
+INPUT = [
+    (["list-markers", "x"], "list-markers with a bad PID"),
+    (["info", XPID, "extra"], "info with too many arguments"),
+    (["enable-marker", XPID, "a b"], "enable-marker of a pattern with a space"),
+    (["enable-marker", "--filter", "seq >", XPID, "ust:tick"], "a filter that does not parse"),
+    (["enable-marker", "--filter", "nosuch == 2", XPID, "ust:tick"],
+     "a filter naming a field none of the matched events has"),
+    (["enable-marker", "--filter", "seq > 1", XPID, "ust:tick", "other:*"],
+     "a filter that fits the first pattern's events but not the second's"),
+    (["disable-marker", XPID, "a,b"], "disable-marker of a pattern with a comma"),
+    (["create-trace", "-t", long_trace, XPID], "a trace name of 64 bytes"),
+    (["create-trace", "-r", "tcp://x", XPID], "create-trace -r with a malformed URL"),
+    (["alloc-trace", "-t", long_trace, XPID], "alloc-trace with a trace name of 64 bytes"),
+    (["start-trace", "-t", long_trace, XPID], "start-trace with a trace name of 64 bytes"),
+    (["stop-trace", "--bogus", XPID], "stop-trace with an unknown option"),
+    (["destroy-trace"], "destroy-trace without a PID"),
+    (["force-switch", "-t", long_trace, XPID], "force-switch with a trace name of 64 bytes"),
+    (["set-subbuf-size", XPID, "bad-name/64k"], "set-subbuf-size of an invalid channel name"),
+    (["set-subbuf-num", XPID, "ust/3"], "set-subbuf-num of 3"),
+    (["get-subbuf-size", XPID, "bad-name"], "get-subbuf-size of an invalid channel name"),
+    (["get-subbuf-num", XPID, ""], "get-subbuf-num of an empty channel name"),
+    (["add-context", XPID, "bad-name", "vtid"], "add-context to an invalid channel name"),
+    (["add-context", XPID, "ust", "nosuch"], "add-context of an unknown context"),
+    (["set-sock-path", XPID, "/" + "p" * 200], "set-sock-path longer than a socket path"),
+    (["get-sock-path", "0"], "get-sock-path of PID 0"),
+    (["save-session", XPID, ""], "save-session to an empty file name"),
+    (["load-session", XPID, os.path.join(wx.root, "missing.xml")],
+     "load-session of a missing file"),
+    (["snapshot", "-t", long_trace, XPID], "snapshot with a trace name of 64 bytes"),
+    (["list-pids", "1"], "list-pids with an argument"),
+    (["enable-marker", XPID] + ["p%d:*" % i for i in range(300)],
+     "more patterns than fit in one request"),
+]
+FAILED = [
+    (["list-markers", NO_PID], "list-markers of a process that does not exist"),
+    (["info", NO_PID], "info of a process that does not exist"),
+    (["enable-marker", "--filter", "seq > 1", NO_PID, "ust:tick"],
+     "enable-marker --filter for a process that does not exist"),
+    (["disable-marker", NO_PID, "ust:*"], "disable-marker for a process that does not exist"),
+    (["create-trace", "-t", "other", XPID, NO_PID], "create-trace, one process unknown"),
+    (["alloc-trace", "-t", "other", XPID], "alloc-trace of a trace the process has not"),
+    (["set-subbuf-size", NO_PID, "ust/64k"], "set-subbuf-size for an unknown process"),
+    (["get-subbuf-num", NO_PID, "ust"], "get-subbuf-num for an unknown process"),
+    (["add-context", NO_PID, "ust", "vtid"], "add-context for an unknown process"),
+    (["set-sock-path", NO_PID, "/tmp/x"], "set-sock-path for an unknown process"),
+    (["get-sock-path", NO_PID], "get-sock-path for an unknown process"),
+    (["save-session", XPID, os.path.join(wx.root, "no", "such", "dir.xml")],
+     "save-session to a directory that does not exist"),
+    (["load-session", NO_PID, good_session], "load-session into an unknown process"),
+    (["snapshot", XPID], "snapshot of a process without a trace"),
+    (["stop-trace", NO_PID], "stop-trace for an unknown process"),
+]
+if t.ok(ok, "a ticker runs for the exit status convention"):
+    for args, desc in INPUT:
+        convention(args, 2, desc)
+    for args, desc in FAILED:
+        convention(args, 1, desc)
+    res = ustctl("list-markers", XPID, env=xenv)
+    t.ok(res.returncode == 0 and " enabled " not in res.stdout,
+         "after all of them the ticker has nothing enabled: the usage errors sent nothing",
+         res.stdout)
+stop(tick)
+res = ustctl("list-pids", env=dict(xenv, UST_RUNDIR="/proc/1/nonexistent"))
+t.ok(res.returncode == 1 and "usage" not in res.stderr,
+     "list-pids whose run directory cannot be used: exit 1 without usage", res.stderr)
+
 # ------------------------------------------------------- usttrace --session
 ws2 = Workspace()
 

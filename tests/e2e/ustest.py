@@ -287,7 +287,8 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "destroy-trace": 9, "force-switch": 10, "set-subbuf-size": 11,
             "set-subbuf-num": 12, "get-subbuf-size": 13, "get-subbuf-num": 14,
             "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
-            "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21}
+            "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21,
+            "set-output": 22, "load-session": 23}
 
 
 PAGE = 4096
