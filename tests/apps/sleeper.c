@@ -3,7 +3,9 @@
  * Which waits a control signal cuts short: sleeper CALL MS prints "ready",
  * waits MS milliseconds once in CALL (nanosleep, sleep, poll, select,
  * epoll_wait or pause, which an alarm ends) and prints
- * "CALL rc R errno NAME ms T": its result, its errno and how long it took.
+ * "CALL rc R errno NAME ms T": its result, its errno and how long it took,
+ * then waits for the end of its standard input (the controller still
+ * talking to it finds it there).
  */
 #include <errno.h>
 #include <poll.h>
@@ -77,5 +79,8 @@ int main(int argc, char **argv)
 	err = errno;
 	printf("%s rc %ld errno %s ms %ld\n", call, rc, err == EINTR ? "EINTR" : err ? "other" : "0",
 	       elapsed_ms(&t0));
+	fflush(stdout);
+	while (getchar() != EOF)
+		;
 	return 0;
 }

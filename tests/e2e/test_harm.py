@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ustest import TOP_BUILD, USTCTL, Tap, Workspace, app
+from ustest import Tap, Workspace, app
 
 t = Tap()
 WARNING = "does not apply to event"
@@ -82,18 +82,9 @@ def ustctl(ws, args, timeout=20):
         return None
 
 
-# The binary behind libtool's wrapper script: 600 runs of the script cost
-# minutes of shell on a loaded machine, the binary a few milliseconds.
-USTCTL_BIN = os.path.join(os.path.dirname(USTCTL), ".libs", "ustctl")
-
-
 def ustctl_bin(ws, args, timeout=20):
-    if not os.path.exists(USTCTL_BIN):
-        return ustctl(ws, args, timeout)
-    env = ws.env(LD_LIBRARY_PATH=os.path.join(TOP_BUILD, ".libs"))
     try:
-        return subprocess.run([USTCTL_BIN] + [str(a) for a in args], env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        return ws.ustctl_fast(args, timeout)
     except subprocess.TimeoutExpired:
         return None
 
