@@ -10,7 +10,6 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include "libustcomm/common.h"
 
 /*
  * Writes len bytes (at most PIPE_BUF, so that a pipe takes all or nothing)
@@ -18,6 +17,6 @@
  * when nobody reads any more, another negative errno otherwise.
  * Async-signal-safe: system calls only.
  */
-USTCOMM_API ssize_t ustcomm_write_nowait(int fd, const void *buf, size_t len);
+ssize_t ustcomm_write_nowait(int fd, const void *buf, size_t len);
 
 #endif
