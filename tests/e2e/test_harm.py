@@ -130,6 +130,17 @@ def fill(fd):
     os.close(own)
 
 
+def fill_socket(fd):
+    """The same for a socket: MSG_DONTWAIT is per call."""
+    s = socket.socket(fileno=os.dup(fd))
+    try:
+        while True:
+            s.send(b"x" * 4096, socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        pass
+    s.close()
+
+
 def full_pipe():
     r, w = os.pipe()
     fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
@@ -189,13 +200,17 @@ t.eq(err.count("filter 'n > 1' does not apply to event acc:tag"), 1,
      "the warning for filter 'n > 1' and acc:tag appears once")
 t.eq(err.count(WARNING), 4, "one warning per filter text and event: n>1, m>1, n>2, m>5")
 
-# 3. stderr a full pipe, then a full terminal (for which pwritev2's
-#    RWF_NOWAIT does not work: libust opens a non-blocking description of
-#    its own): nothing written, nothing blocks; the count comes later.
+# 3. stderr a full pipe, a full terminal (for which pwritev2's RWF_NOWAIT
+#    does not work: libust opens a non-blocking description of its own),
+#    and a full socket (journald's stream for a service): nothing written,
+#    nothing blocks; the count comes later.
 def full_stderr(kind):
     ws = Workspace()
     if kind == "pipe":
         r, w = full_pipe()
+    elif kind == "socket":
+        r, w = (s.detach() for s in socket.socketpair())
+        fill_socket(w)
     else:
         r, w = pty.openpty()
         fill(w)
@@ -222,20 +237,30 @@ def full_stderr(kind):
 
 full_stderr("pipe")
 full_stderr("terminal")
+full_stderr("socket")
 
-# 4. stderr a pipe whose reader exited: no SIGPIPE.
-ws4 = Workspace()
-r, w = os.pipe()
-os.close(r)
-acc = Acc(ws4, w)
-os.close(w)
-res = enable(ws4, acc.pid, "n > 1")
-t.ok(res is not None and res.returncode == 0 and "(2 events matched)" in res.stdout,
-     "reader gone: enable-marker --filter reports success", res and (res.stdout + res.stderr))
-t.ok(acc.proc.poll() is None, "reader gone: the program is alive after the warning")
-ok, got = acc.advances()
-t.ok(ok, "reader gone: its loop advances", got)
-exit_ok(acc.stop(), "reader gone")
+# 4. stderr a pipe or a socket whose reader exited: no SIGPIPE.
+def reader_gone(kind):
+    ws = Workspace()
+    if kind == "pipe":
+        r, w = os.pipe()
+    else:
+        r, w = (s.detach() for s in socket.socketpair())
+    os.close(r)
+    acc = Acc(ws, w)
+    os.close(w)
+    res = enable(ws, acc.pid, "n > 1")
+    t.ok(res is not None and res.returncode == 0 and "(2 events matched)" in res.stdout,
+         "%s reader gone: enable-marker --filter reports success" % kind,
+         res and (res.stdout + res.stderr))
+    t.ok(acc.proc.poll() is None, "%s reader gone: the program is alive after the warning" % kind)
+    ok, got = acc.advances()
+    t.ok(ok, "%s reader gone: its loop advances" % kind, got)
+    exit_ok(acc.stop(), kind + " reader gone")
+
+
+reader_gone("pipe")
+reader_gone("socket")
 
 # 6. Start-up messages (a bad UST_SUBBUF_SIZE, UST_DEBUG's "running
 #    untraced" without ustd) and a fork's (the child's trace cannot reach
