@@ -5,6 +5,7 @@
 
 #include "libust/filter.h"
 #include "libust/filter_reclaim.h"
+#include "libust/report_once.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/ctl_protocol.h"
@@ -285,8 +286,9 @@ static const struct ust_filter_prog *link_rule(const struct rule *r,
 	}
 	bytes = (uint8_t *)(p + 1);
 	if (ust_filter_link(r->prog, r->prog_len, fields, ev->nr_fields, bytes, &ferr) < 0) {
-		ustcomm_err("filter '%s' does not apply to event %s: %s; that rule records nothing of it",
-			    r->filter, ev->full_name, ferr.text);
+		if (ust_report_once(r->filter, ev))
+			ustcomm_err("filter '%s' does not apply to event %s: %s; that rule records nothing of it",
+				    r->filter, ev->full_name, ferr.text);
 		ust_free(p);
 		return &reject_prog;
 	}
@@ -368,7 +370,7 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
 	}
 	f->nr = n;
 	ust_free(fields);
-	if (ev->nr_unfiltered_sites)
+	if (ev->nr_unfiltered_sites && ust_report_once("sites older than filters", ev))
 		ustcomm_err("event %s: %u of its sites were built with UST headers older than filters; they record without filtering",
 			    ev->full_name, ev->nr_unfiltered_sites);
 	set_filters(ev, f);

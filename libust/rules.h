@@ -61,7 +61,8 @@ int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_ev
 /*
  * Decides ev->enabled and builds and publishes ev->filters when the set
  * changed. A filter that does not fit the event (a field it lacks) never
- * lets it through, and says so on stderr once.
+ * lets it through, and says so on stderr once per filter text and event
+ * (report_once.h).
  */
 void ust_rules_apply(struct ust_event_state *ev);
 

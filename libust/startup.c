@@ -323,6 +323,8 @@ static void __attribute__((constructor)) ust_init(void)
 	char prefix[32];
 	int ncpus;
 
+	/* A guest in the program: no message of ours may block or kill it. */
+	ustcomm_log_set_guest();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
 	/* Read now: the environment is not for signal context. */

@@ -143,14 +143,16 @@ end:
 
 int ust_trace_ustd_connect(void)
 {
-	struct timeval tv = { .tv_sec = SEND_TIMEOUT_S };
 	struct ucred cred;
 	socklen_t credlen = sizeof(cred);
 	int fd, ret;
 
 	if (!ust_t.cfg.daemon_path[0])
 		return ust_trace_fail(-ENOENT, "no ustd socket path is known: set UST_DAEMON_SOCKET or UST_RUNDIR, or use set-sock-path");
-	fd = ustcomm_connect(ust_t.cfg.daemon_path);
+	/* A stuck ustd must not hang the application for long: neither the
+	 * connect (its backlog full) nor a send (its socket full) waits more
+	 * than SEND_TIMEOUT_S. */
+	fd = ustcomm_connect_within(ust_t.cfg.daemon_path, SEND_TIMEOUT_S * 1000);
 	if (fd < 0)
 		return ust_trace_fail(fd, "cannot reach ustd at %s: %s; start ustd, or point the program at one with set-sock-path",
 			    ust_t.cfg.daemon_path, ustcomm_strerror(-fd));
@@ -163,8 +165,6 @@ int ust_trace_ustd_connect(void)
 			   ust_t.cfg.daemon_path, (unsigned)cred.uid);
 		goto end;
 	}
-	/* A stuck ustd must not hang the application for long. */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
 end:
 	close(fd);

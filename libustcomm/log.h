@@ -12,5 +12,13 @@ USTCOMM_API void ustcomm_err(const char *fmt, ...) __attribute__((format(printf,
 /* Printed only when UST_DEBUG is set in the environment. */
 USTCOMM_API void ustcomm_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 USTCOMM_API int ustcomm_debug_enabled(void);
+/*
+ * For libust, a guest in the program's process: from now on no message
+ * waits for stderr's reader or raises SIGPIPE (write_nowait.h), errors
+ * are limited to 10 lines each 10 s, and the lines dropped are counted
+ * and told with the next line written. Debug lines, asked for with
+ * UST_DEBUG, are not limited.
+ */
+USTCOMM_API void ustcomm_log_set_guest(void);
 
 #endif

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <ust/core.h>
 #include "libustcomm/ctf_layout.h"
@@ -22,9 +24,15 @@ _Static_assert(sizeof(struct ustcomm_stream) == 88, "wire stream layout");
 _Static_assert(sizeof(struct ustcomm_field_layout) == 8, "wire field layout");
 _Static_assert(sizeof(struct ustcomm_event_layout) == 16, "wire event layout");
 
-int ustcomm_connect(const char *path)
+/*
+ * connect() on a Unix stream socket waits while the listener's backlog is
+ * full (a listener that is stopped or stuck accepts nobody), for as long
+ * as SO_SNDTIMEO allows, then fails with EAGAIN.
+ */
+int ustcomm_connect_within(const char *path, int timeout_ms)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timespec now, deadline;
 	int fd, ret;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -33,12 +41,44 @@ int ustcomm_connect(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	for (;;) {
+		long long left_us;
+		struct timeval tv;
+
+		if (timeout_ms > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left_us = (deadline.tv_sec - now.tv_sec) * 1000000LL +
+				  (deadline.tv_nsec - now.tv_nsec) / 1000;
+			if (left_us <= 0) {
+				ret = -ETIMEDOUT;
+				goto fail;
+			}
+			tv.tv_sec = (time_t)(left_us / 1000000);
+			tv.tv_usec = (suseconds_t)(left_us % 1000000);
+			if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0) {
+				ret = -errno;
+				goto fail;
+			}
+		}
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+			return fd;
 		ret = -errno;
-		close(fd);
-		return ret;
+		if (ret == -EAGAIN && timeout_ms > 0)
+			ret = -ETIMEDOUT;
+		if (ret != -EINTR)
+			goto fail;
 	}
-	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+int ustcomm_connect(const char *path)
+{
+	return ustcomm_connect_within(path, 0);
 }
 
 int ustcomm_send_msg(int sock, uint16_t type, const void *payload,

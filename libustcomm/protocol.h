@@ -114,6 +114,10 @@ struct ustcomm_snapshot_done {
  * -ENAMETOOLONG when path does not fit a socket address, or -errno (e.g.
  * -ECONNREFUSED for a socket nobody listens on any more). */
 USTCOMM_API int ustcomm_connect(const char *path);
+/* The same, giving up with -ETIMEDOUT after timeout_ms (> 0) when the
+ * listener does not take the connection; the socket keeps SO_SNDTIMEO set
+ * to what was left of it, a bound on blocking sends too. */
+USTCOMM_API int ustcomm_connect_within(const char *path, int timeout_ms);
 
 /* Blocking send of one whole message (retries partial writes and EINTR).
  * Returns 0 or a negative errno. */

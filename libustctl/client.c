@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * One request, one reply over a process's control socket, within a bounded
- * time: the socket is non-blocking after connect() and every wait is a
- * poll() against one deadline, so a program that is stopped, or never
- * takes its control signal, costs the caller the timeout and no more.
+ * time: connect() gives up at the deadline (a program that is stuck or
+ * stopped stops accepting once its backlog is full), the socket is
+ * non-blocking after it and every other wait is a poll() against the same
+ * deadline, so a program that is stopped, never takes its control signal
+ * or never reads its socket costs the caller the timeout and no more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -155,7 +157,39 @@ end:
 	return ret;
 }
 
-static int connect_app(pid_t pid, char *path, size_t len)
+static int process_stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, stopped = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The state follows the command name, which may hold ") ". */
+	p = strrchr(buf, ')');
+	if (p && p[1] == ' ')
+		stopped = p[2] == 'T' || p[2] == 't';
+	return stopped;
+}
+
+static void set_timeout_error(pid_t pid, uint16_t cmd, int ms)
+{
+	if (process_stopped(pid))
+		ustctl_set_error("process %d did not answer %s within %g s: it is stopped (resume it with kill -CONT %d)",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)pid);
+	else
+		ustctl_set_error("process %d did not answer %s within %g s: it is stopped, or it blocks the control signal (SIGIO unless UST_SIGNAL is set) in every thread; start it with UST_CONTROL=thread",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
+}
+
+static int connect_app(pid_t pid, uint16_t cmd, char *path, size_t len, int ms)
 {
 	int ret;
 
@@ -175,10 +209,12 @@ static int connect_app(pid_t pid, char *path, size_t len)
 				 (int)pid, path);
 		goto end;
 	}
-	ret = ustcomm_connect(path);
+	ret = ustcomm_connect_within(path, ms);
 	if (ret >= 0)
 		goto end;
-	if (ret == -ECONNREFUSED) {
+	if (ret == -ETIMEDOUT) {
+		set_timeout_error(pid, cmd, ms);
+	} else if (ret == -ECONNREFUSED) {
 		/* Nobody listens: the socket outlived the process that made it
 		 * (the number now belongs to another process). */
 		unlink(path);
@@ -214,38 +250,6 @@ static int check_peer(pid_t pid, int fd, const char *path)
 		return -EPERM;
 	}
 	return 0;
-}
-
-static int process_stopped(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd, stopped = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* The state follows the command name, which may hold ") ". */
-	p = strrchr(buf, ')');
-	if (p && p[1] == ' ')
-		stopped = p[2] == 'T' || p[2] == 't';
-	return stopped;
-}
-
-static void set_timeout_error(pid_t pid, uint16_t cmd, int ms)
-{
-	if (process_stopped(pid))
-		ustctl_set_error("process %d did not answer %s within %g s: it is stopped (resume it with kill -CONT %d)",
-				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)pid);
-	else
-		ustctl_set_error("process %d did not answer %s within %g s: it is stopped, or it blocks the control signal (SIGIO unless UST_SIGNAL is set) in every thread; start it with UST_CONTROL=thread",
-				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
 }
 
 /* Waits until fd is ready for events or the deadline passes (-ETIMEDOUT). */
@@ -420,7 +424,14 @@ static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args
 	ret = encode_request(pid, cmd, args, nr_args, &req, &req_len);
 	if (ret)
 		goto end;
-	fd = connect_app(pid, path, sizeof(path));
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += ms / 1000;
+	deadline.tv_nsec += (ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	fd = connect_app(pid, cmd, path, sizeof(path), ms);
 	if (fd < 0) {
 		ret = fd;
 		goto end;
@@ -432,13 +443,6 @@ static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args
 		ret = -errno;
 		ustctl_set_error("cannot talk to process %d: %s", (int)pid, strerror(errno));
 		goto end;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += ms / 1000;
-	deadline.tv_nsec += (ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
 	}
 	ret = send_request(pid, cmd, fd, req, req_len, &deadline, ms);
 	if (ret)

@@ -30,7 +30,9 @@ static pid_t entry_pid(const char *name)
  * A socket whose process is gone, or that nobody listens on (its number
  * now belongs to another process), is left over from a crash: removed.
  * Connecting costs a live program one control signal and an empty
- * connection, which it takes as a controller that changed its mind.
+ * connection, which it takes as a controller that changed its mind. A
+ * program whose backlog is full (stopped, or stuck) listens still: the
+ * connect that would wait for it gives up at once and counts it live.
  */
 static int is_live(pid_t pid, const char *path)
 {
@@ -40,7 +42,7 @@ static int is_live(pid_t pid, const char *path)
 		unlink(path);
 		return 0;
 	}
-	fd = ustcomm_connect(path);
+	fd = ustcomm_connect_within(path, 1);
 	if (fd == -ECONNREFUSED) {
 		unlink(path);
 		return 0;

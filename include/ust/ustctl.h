@@ -34,9 +34,10 @@ const char *ustctl_last_error(void);
 int ustctl_last_error_is_input(void);
 
 /*
- * How long to wait for a program to answer, in milliseconds (default 5000).
- * A program that is stopped, or blocks the control signal in every thread,
- * does not answer: the call then fails with -ETIMEDOUT.
+ * How long to wait for a program to answer, in milliseconds (default 5000):
+ * it bounds connecting, sending and receiving. A program that is stopped,
+ * blocks the control signal in every thread or no longer accepts
+ * connections does not answer: the call then fails with -ETIMEDOUT.
  */
 void ustctl_set_timeout(int ms);
 
