@@ -9,6 +9,7 @@
 
 #include "libust/rules.h"
 #include "libust/trace_internal.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/perf_event.h"
@@ -99,6 +100,38 @@ int ust_trace_add_context(const char *name, const char *channel, const char *con
 			    ustcomm_ctx_name(id));
 	if (ret < 0)
 		return ust_trace_fail(ret, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_set_blocking(const char *name, const char *channel, const char *value)
+{
+	uint32_t us, i;
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ret = check_channel_name(channel);
+	if (ret < 0)
+		return ret;
+	if (ustcomm_blocking_parse(value, &us) < 0)
+		return ust_trace_fail(-EINVAL, "invalid blocking timeout '%s': 0 (never wait), inf (wait while ustd lives) or microseconds up to %u, with an optional suffix us, ms or s",
+			    value, UST_BLOCKING_MAX_US);
+	if (ust_chan_conf_set_blocking(channel, us) < 0)
+		return ust_trace_fail(-ENOSPC, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	/* Unlike the geometry, it may change while the buffers exist. */
+	for (i = 0; i < ust_t.nr_channels; i++)
+		ust_channel_set_blocking(ust_t.channels[i],
+					 ust_chan_conf_blocking(ust_t.channels[i]->name));
+	return 0;
+}
+
+int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len)
+{
+	int ret = check_settings_trace(name);
+
+	if (ret < 0)
+		return ret;
+	ustcomm_blocking_format(value, len, ust_chan_conf_blocking(channel));
 	return 0;
 }
 

@@ -33,6 +33,8 @@ static const struct {
 	[USTCOMM_CTL_ENABLE_RULE] = { "enable-rule", 5, 5 },
 	[USTCOMM_CTL_ADD_CONTEXT] = { "add-context", 3, 3 },
 	[USTCOMM_CTL_SET_OUTPUT] = { "set-output", 2, 2 },
+	[USTCOMM_CTL_SET_BLOCKING_TIMEOUT] = { "set-blocking-timeout", 3, 3 },
+	[USTCOMM_CTL_GET_BLOCKING_TIMEOUT] = { "get-blocking-timeout", 2, 2 },
 };
 
 ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,

@@ -25,7 +25,7 @@
 #include "libustcomm/common.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		3u
+#define USTCOMM_CTL_VERSION		4u
 /* Requests are small: names, patterns, a path. */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* Replies list every event of a program. */
@@ -74,8 +74,8 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE) -> the output, the rules, then the channels:
 	 * (OUTPUT, nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
 	 *  per channel CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM (0 for "*"
-	 *  without settings: the default) and its own CONTEXTS, separated
-	 *  by commas) */
+	 *  without settings: the default), its own CONTEXTS, separated
+	 *  by commas, and its own BLOCKING timeout, "" for none (version 4)) */
 	USTCOMM_CTL_GET_SESSION = 17,
 	/* (TRACE, DIR: absolute, or "" for ustd's output directory) ->
 	 * (the snapshot's directory) */
@@ -93,7 +93,12 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE, OUTPUT: "" for ustd's choice, an absolute directory or a
 	 * relayd URL, trace_output.h) -> (); before the buffers are allocated */
 	USTCOMM_CTL_SET_OUTPUT = 22,
-	USTCOMM_CTL_CMD_MAX = 22,
+	/* (TRACE, CHANNEL or "*", TIMEOUT: blocking.h's spelling) -> ();
+	 * at any time, applied at once to existing buffers */
+	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 23,
+	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
+	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 24,
+	USTCOMM_CTL_CMD_MAX = 24,
 };
 
 struct ustcomm_ctl_header {
