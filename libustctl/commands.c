@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "libustctl/internal.h"
+#include "libustcomm/blocking.h"
 
 int ustctl_trace_arg(pid_t pid, const char *trace, const char **out)
 {
@@ -311,6 +312,58 @@ int ustctl_get_subbuf_size(pid_t pid, const char *trace, const char *channel, ui
 int ustctl_get_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t *num)
 {
 	return get_subbuf(pid, USTCOMM_CTL_GET_SUBBUF_NUM, trace, channel, num);
+}
+
+int ustctl_blocking_timeout_parse(const char *text, uint32_t *us)
+{
+	if (ustcomm_blocking_parse(text, us) == 0)
+		return 0;
+	ustctl_set_error("invalid blocking timeout '%s': 0 (never wait), inf (wait while ustd lives) or microseconds up to %u, with an optional suffix us, ms or s",
+			 text ? text : "", UST_BLOCKING_MAX_US);
+	return -EINVAL;
+}
+
+int ustctl_set_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t us)
+{
+	struct ustctl_reply reply;
+	const char *args[3];
+	char text[UST_BLOCKING_TEXT_MAX];
+	int ret;
+
+	ret = check_channel(pid, USTCOMM_CTL_SET_BLOCKING_TIMEOUT, channel);
+	if (!ret)
+		ret = ustctl_trace_arg(pid, trace, &args[0]);
+	if (ret)
+		return ret;
+	ustcomm_blocking_format(text, sizeof(text), us);
+	args[1] = channel;
+	args[2] = text;
+	ret = ustctl_call_expect(pid, USTCOMM_CTL_SET_BLOCKING_TIMEOUT, args, 3, 0, 0, &reply);
+	ustctl_reply_release(&reply);
+	return ret;
+}
+
+int ustctl_get_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t *us)
+{
+	const uint16_t cmd = USTCOMM_CTL_GET_BLOCKING_TIMEOUT;
+	struct ustctl_reply reply;
+	const char *args[2];
+	int ret;
+
+	ret = check_channel(pid, cmd, channel);
+	if (!ret)
+		ret = ustctl_trace_arg(pid, trace, &args[0]);
+	if (ret)
+		return ret;
+	args[1] = channel;
+	ret = ustctl_call_expect(pid, cmd, args, 2, 0, 1, &reply);
+	if (!ret && ustcomm_blocking_parse(reply.msg.payload, us) < 0) {
+		ustctl_set_error("process %d answered %s with '%s', not a timeout", (int)pid,
+				 ustcomm_ctl_cmd_name(cmd), reply.msg.payload);
+		ret = -EPROTO;
+	}
+	ustctl_reply_release(&reply);
+	return ret;
 }
 
 int ustctl_set_sock_path(pid_t pid, const char *path)

@@ -8,6 +8,7 @@
 #include "libustcomm/loglevel.h"
 #include "libustcomm/shm_layout.h"
 #include "libustctl/internal.h"
+#include "libustcomm/blocking.h"
 
 void ustctl_session_free(struct ustctl_session *session)
 {
@@ -65,8 +66,8 @@ static int parse_contexts(struct ustctl_channel_conf *c, const char *list)
 }
 
 /* Fills s from the reply: the output, nr_rules, the rules in fours (kind,
- * pattern, level, filter), the channels in fours (name, size, count,
- * contexts). */
+ * pattern, level, filter), the channels in fives (name, size, count,
+ * contexts, blocking timeout or ""). */
 static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
@@ -86,7 +87,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto nomem;
 	}
 	rest = msg->nr_strings - 2 - 4 * nr_rules;
-	if (rest % 4)
+	if (rest % 5)
 		goto malformed;
 	if (nr_rules) {
 		s->rules = calloc(nr_rules, sizeof(*s->rules));
@@ -94,7 +95,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto nomem;
 	}
 	if (rest) {
-		s->channels = calloc(rest / 4, sizeof(*s->channels));
+		s->channels = calloc(rest / 5, sizeof(*s->channels));
 		if (!s->channels)
 			goto nomem;
 	}
@@ -116,9 +117,10 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 		if (!r->pattern || (*filter && !r->filter))
 			goto nomem;
 	}
-	for (i = 0; i < rest / 4; i++) {
+	for (i = 0; i < rest / 5; i++) {
 		struct ustctl_channel_conf *c = &s->channels[i];
 		const char *name = ustcomm_ctl_next(msg, &pos);
+		const char *blocking;
 
 		c->name = strdup(name);
 		s->nr_channels++;
@@ -136,6 +138,11 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto malformed;
 		if (ret)
 			goto nomem;
+		blocking = ustcomm_ctl_next(msg, &pos);
+		c->has_blocking_timeout = *blocking != '\0';
+		if (c->has_blocking_timeout &&
+		    ustcomm_blocking_parse(blocking, &c->blocking_timeout) < 0)
+			goto malformed;
 	}
 	goto end;
 malformed:
@@ -192,6 +199,8 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 			ret = ustctl_set_subbuf_num(pid, trace, c->name, c->subbuf_num);
 		for (j = 0; !ret && j < c->nr_contexts; j++)
 			ret = ustctl_add_context(pid, trace, c->name, c->contexts[j]);
+		if (!ret && c->has_blocking_timeout)
+			ret = ustctl_set_blocking_timeout(pid, trace, c->name, c->blocking_timeout);
 	}
 	/* One rule per request: a later rule overrides an earlier one. */
 	for (i = 0; !ret && i < session->nr_rules; i++) {
