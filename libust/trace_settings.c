@@ -41,6 +41,14 @@ static int check_channel_name(const char *channel)
 	return 0;
 }
 
+/* A setting of channel in trace name: both must be valid. */
+static int check_channel_setting(const char *name, const char *channel)
+{
+	int ret = check_settings_trace(name);
+
+	return ret < 0 ? ret : check_channel_name(channel);
+}
+
 /* Settings apply to buffers yet to be created. */
 static int check_not_allocated(const char *what)
 {
@@ -54,11 +62,8 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 {
 	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
 	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
-	int ret = check_settings_trace(name);
+	int ret = check_channel_setting(name, channel);
 
-	if (ret < 0)
-		return ret;
-	ret = check_channel_name(channel);
 	if (ret < 0)
 		return ret;
 	if (value < min || value > max || (value & (value - 1)))
@@ -75,11 +80,8 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 int ust_trace_add_context(const char *name, const char *channel, const char *context)
 {
 	char why[200];
-	int id, ret = check_settings_trace(name);
+	int id, ret = check_channel_setting(name, channel);
 
-	if (ret < 0)
-		return ret;
-	ret = check_channel_name(channel);
 	if (ret < 0)
 		return ret;
 	id = ustcomm_ctx_parse(context);
@@ -106,11 +108,8 @@ int ust_trace_add_context(const char *name, const char *channel, const char *con
 int ust_trace_set_blocking(const char *name, const char *channel, const char *value)
 {
 	uint32_t us, i;
-	int ret = check_settings_trace(name);
+	int ret = check_channel_setting(name, channel);
 
-	if (ret < 0)
-		return ret;
-	ret = check_channel_name(channel);
 	if (ret < 0)
 		return ret;
 	if (ustcomm_blocking_parse(value, &us) < 0)

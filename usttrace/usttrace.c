@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ust/ustctl.h>
+#include "libustcomm/blocking.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/log.h"
@@ -471,6 +472,7 @@ static int usttrace_settings(struct usttrace *ut)
 {
 	const struct ustctl_session *session = ut->session;
 	const struct ustctl_channel_conf *c;
+	char blocking[UST_BLOCKING_TEXT_MAX];
 	size_t i, j;
 	int ret = 0;
 
@@ -496,10 +498,10 @@ static int usttrace_settings(struct usttrace *ut)
 				goto end;
 			ustcomm_strbuf_printf(&ut->channels, "%s%s", j ? "+" : ":", c->contexts[j]);
 		}
-		if (c->has_blocking_timeout && c->blocking_timeout == USTCTL_BLOCKING_INF)
-			ustcomm_strbuf_printf(&ut->channels, "@inf");
-		else if (c->has_blocking_timeout)
-			ustcomm_strbuf_printf(&ut->channels, "@%" PRIu32, c->blocking_timeout);
+		if (c->has_blocking_timeout) {
+			ustcomm_blocking_format(blocking, sizeof(blocking), c->blocking_timeout);
+			ustcomm_strbuf_printf(&ut->channels, "@%s", blocking);
+		}
 	}
 	if (ut->contexts.len)
 		ustcomm_strbuf_printf(&ut->channels, "%s*:::%s", ut->channels.len ? "," : "",
