@@ -4,10 +4,12 @@
 #include <sched.h>
 #include <string.h>
 #include <unistd.h>
+#include <urcu/uatomic.h>
 
 #include "libust/channel.h"
 #include "libust/lock.h"
 #include "libust/sigsafe_alloc.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/ctf_layout.h"
 
 /*
@@ -95,6 +97,8 @@ void ust_channel_retire(struct ust_channel *chan, int release_memory)
 
 	for (i = 0; i < chan->nr_cpus; i++) {
 		rb = &chan->bufs[i];
+		/* A late writer must not wait for a buffer nobody drains. */
+		uatomic_set(&rb->blocking_us, UST_BLOCKING_NEVER);
 		if (release_memory)
 			fallocate(rb->shm_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
 				  (off_t)rb->map_size);
@@ -111,4 +115,13 @@ void ust_channel_flush(struct ust_channel *chan)
 
 	for (i = 0; i < chan->nr_cpus; i++)
 		ust_rb_flush(&chan->bufs[i]);
+}
+
+void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us)
+{
+	uint32_t i;
+
+	for (i = 0; i < chan->nr_cpus; i++)
+		if (!chan->bufs[i].overwrite)
+			uatomic_set(&chan->bufs[i].blocking_us, us);
 }

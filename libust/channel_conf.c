@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "libust/channel_conf.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/format.h"
 #include "libustcomm/shm_layout.h"
 
@@ -12,6 +13,8 @@
 struct chan_conf {
 	char name[UST_SHM_CHANNEL_NAME_MAX];
 	uint32_t size, num;		/* 0: the default */
+	int blocking_set;		/* 0: that of "*", or the default */
+	uint32_t blocking;
 	struct ustcomm_ctx_set ctx;
 };
 
@@ -77,6 +80,26 @@ void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def
 
 	*size = c && c->size ? c->size : all && all->size ? all->size : def_size;
 	*num = c && c->num ? c->num : all && all->num ? all->num : def_num;
+}
+
+int ust_chan_conf_set_blocking(const char *channel, uint32_t us)
+{
+	struct chan_conf *c = conf_get(channel);
+
+	if (!c)
+		return -ENOSPC;
+	c->blocking = us;
+	c->blocking_set = 1;
+	return 0;
+}
+
+uint32_t ust_chan_conf_blocking(const char *channel)
+{
+	const struct chan_conf *c = conf_find(channel);
+	const struct chan_conf *all = conf_find(UST_CHAN_CONF_ALL);
+
+	return c && c->blocking_set ? c->blocking :
+		all && all->blocking_set ? all->blocking : UST_BLOCKING_NEVER;
 }
 
 int ust_chan_conf_add_context(const char *channel, int id)
@@ -146,6 +169,11 @@ void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32
 			ustcomm_strbuf_append(sb, ctx, strlen(ctx));
 		}
 		ustcomm_strbuf_append(sb, "", 1);
-		*nr += 4;
+		/* The channel's own blocking timeout, "" when it has none. */
+		num[0] = '\0';
+		if (c->blocking_set)
+			ustcomm_blocking_format(num, sizeof(num), c->blocking);
+		put_string(sb, num);
+		*nr += 5;
 	}
 }

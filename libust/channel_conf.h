@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * What users set for channels by name before their buffers exist: the
- * sub-buffer geometry and the contexts recorded with each event. The
+ * sub-buffer geometry, the contexts recorded with each event and how long
+ * a writer waits for a full ring (the blocking timeout, which may also
+ * change while the buffers exist). The
  * settings of the channel named "*" apply to every channel (its contexts
  * come first, then the channel's own). Like the enable rules they belong
  * to the process and outlive traces. Under ust_lock(); async-signal-safe
@@ -23,6 +25,10 @@ int ust_chan_conf_set_subbuf(const char *channel, int is_num, uint32_t value);
 /* The geometry of channel: its settings, else the defaults given. */
 void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def_num,
 			    uint32_t *size, uint32_t *num);
+/* The blocking timeout (libustcomm/blocking.h): 0, or -ENOSPC. */
+int ust_chan_conf_set_blocking(const char *channel, uint32_t us);
+/* The channel's own, else that of "*", else UST_BLOCKING_NEVER. */
+uint32_t ust_chan_conf_blocking(const char *channel);
 /* 0, -EEXIST when the channel records context id already (by itself or
  * through "*"), or -ENOSPC. */
 int ust_chan_conf_add_context(const char *channel, int id);

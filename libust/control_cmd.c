@@ -15,6 +15,7 @@
 #include "libust/registry.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
+#include "libustcomm/blocking.h"
 #include "libust/trace.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
@@ -189,6 +190,7 @@ static int snapshot(struct reply *r, const char *const *args)
 /* cmd is one of the commands: ustcomm_ctl_check_request() said so. */
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
+	char text[UST_BLOCKING_TEXT_MAX];
 	uint32_t v, i;
 	int ret = 0, total = 0;
 
@@ -272,6 +274,14 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_SET_OUTPUT:
 		ret = ust_trace_set_output(args[0], args[1]);
+		break;
+	case USTCOMM_CTL_SET_BLOCKING_TIMEOUT:
+		ret = ust_trace_set_blocking(args[0], args[1], args[2]);
+		break;
+	case USTCOMM_CTL_GET_BLOCKING_TIMEOUT:
+		ret = ust_trace_get_blocking(args[0], args[1], text, sizeof(text));
+		if (ret >= 0)
+			add(r, text);
 		break;
 	}
 	return ret;

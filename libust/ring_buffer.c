@@ -31,7 +31,11 @@
  * reserves space after it; the packet holding the interrupted event stays
  * incomplete (its commit count short of the target) until the interrupted
  * writer resumes and commits, so the consumer never sees a half-written
- * event. Nothing ever waits for anything, so there is no deadlock either.
+ * event. Nothing waits for anything, so there is no deadlock either,
+ * except a writer of a channel with a blocking timeout that finds the
+ * ring full (ring_buffer_wait.c): it holds no reservation while it waits,
+ * and never waits in a signal handler, so every packet it waits for is
+ * completed by writers that do not wait for it.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,6 +44,7 @@
 #include <urcu/uatomic.h>
 
 #include "libust/ring_buffer.h"
+#include "libust/ring_buffer_wait.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
@@ -68,7 +73,7 @@ void ust_rb_wakeup(struct ust_rb *rb)
  * writer of its previous cycle has committed (a writer preempted in it may
  * still be writing there).
  */
-static int rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
+int ust_rb_subbuf_free(struct ust_rb *rb, uint64_t begin)
 {
 	uint64_t ring = (uint64_t)rb->subbuf_size * rb->subbuf_count;
 	uint64_t consumed, count;
@@ -126,6 +131,7 @@ int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len
 			struct ust_event_ctx *ctx)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
+	struct ust_rb_wait wait = { 0 };
 	struct ust_shm_head cur;
 	uint64_t old, ev, ts, prev, size, discarded = 0;
 	int compact, opens, closes, ret = 0;
@@ -133,6 +139,7 @@ int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len
 	/* Can never fit; the early test also keeps the sizes below from overflowing. */
 	if (payload_len >= rb->payload_limit)
 		goto drop;
+retry:
 	ust_shm_head_read(ctl, &cur);
 	do {
 		ts = ust_rb_time_after(&cur, ust_clock_read());
@@ -172,9 +179,16 @@ int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len
 			 */
 			discarded = uatomic_read(&ctl->events_discarded);
 		}
-		if (opens && (UST_PKT_HEADER_SIZE + size >= rb->subbuf_size ||
-			      !rb_subbuf_free(rb, ev - UST_PKT_HEADER_SIZE)))
+		if (opens && UST_PKT_HEADER_SIZE + size >= rb->subbuf_size)
 			goto drop;
+		if (opens && !ust_rb_subbuf_free(rb, ev - UST_PKT_HEADER_SIZE)) {
+			/* Full: discard, or with a blocking timeout wait for
+			 * ustd and start over from a fresh pair and clock. */
+			if (__builtin_expect(uatomic_read(&rb->blocking_us) != 0, 0) &&
+			    ust_rb_wait_release(rb, ev - UST_PKT_HEADER_SIZE, &wait) == 0)
+				goto retry;
+			goto drop;
+		}
 	} while (!ust_shm_head_move(ctl, &cur, ev + size, ts));
 
 	if (closes)

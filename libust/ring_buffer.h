@@ -29,6 +29,7 @@ struct ust_rb_config {
 	int populate;			/* make every page now, not at first write */
 	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
 	int wakeup_fd;
+	uint32_t blocking_us;		/* libustcomm/blocking.h; discard mode only */
 };
 
 struct ust_rb {
@@ -46,6 +47,10 @@ struct ust_rb {
 	uint8_t uuid[16];
 	int shm_fd;			/* memfd, kept open for handing to ustd */
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */
+	/* The slow path's alone (ring_buffer_wait.c), after the hot fields. */
+	uint32_t blocking_us;		/* how long a full ring is waited for */
+	uint32_t stalled;		/* 1: a wait gave up at release stalled_seq */
+	uint32_t stalled_seq;
 };
 
 /* Creates the memfd and eventfd, maps and initialises the buffer.
@@ -61,6 +66,8 @@ void ust_rb_destroy(struct ust_rb *rb);
 int ust_rb_reserve_slow(struct ust_rb *rb, uint32_t event_id, size_t payload_len,
 			struct ust_event_ctx *ctx);
 void ust_rb_wakeup(struct ust_rb *rb);
+/* Whether the sub-buffer starting at begin may be opened (shm_layout.h). */
+int ust_rb_subbuf_free(struct ust_rb *rb, uint64_t begin);
 
 static inline uint64_t ust_rb_subbuf_offset(const struct ust_rb *rb, uint64_t pos)
 {

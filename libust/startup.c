@@ -9,7 +9,7 @@
  * Environment: UST_TRACE, UST_AUTOPROBE (rules: "pattern,-pattern,..."; an
  * enable rule with a level or a filter is "+LEVEL/FILTER/BYTECODE/pattern",
  * the filter and its bytecode in hexadecimal, as usttrace writes it),
- * UST_CHANNELS ("name:SIZE:NUM[:CTX+CTX...],...": an empty SIZE or NUM
+ * UST_CHANNELS ("name:SIZE:NUM[:CTX+CTX...][@TIMEOUT],...": an empty SIZE or NUM
  * keeps the default, name "*" is every channel), UST_SUBBUF_SIZE,
  * UST_SUBBUF_NUM, UST_OVERWRITE, UST_DAEMON_SOCKET, UST_RUNDIR, UST_SIGNAL, UST_CONTROL, UST_DEBUG,
  * UST_TRACE_PID (UST_TRACE applies only in the process of that pid: usttrace
@@ -34,6 +34,7 @@
 #include "libust/rules.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
@@ -172,9 +173,11 @@ static void env_channel_contexts(const char *channel, char *list)
 }
 
 /*
- * UST_CHANNELS: "NAME:SIZE:NUM[:CTX+CTX...],..." as usttrace writes it for
- * --session and --context; NAME "*" is every channel. The contexts come
- * last because their names hold colons (perf:thread:cycles).
+ * UST_CHANNELS: "NAME:SIZE:NUM[:CTX+CTX...][@TIMEOUT],..." as usttrace
+ * writes it for --session, --context and --blocking-timeout; NAME "*" is
+ * every channel. The contexts come after the sizes because their names
+ * hold colons (perf:thread:cycles); the blocking timeout (blocking.h)
+ * after an @, which no other part holds.
  */
 static void env_channels(void)
 {
@@ -189,10 +192,18 @@ static void env_channels(void)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *size = strchr(tok, ':'), *num = size ? strchr(size + 1, ':') : NULL;
 		char *ctx = num ? strchr(num + 1, ':') : NULL;
-		uint32_t sz, n;
+		char *blocking = strchr(tok, '@');
+		uint32_t sz, n, us;
 
-		if (!num) {
-			ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM[:CONTEXTS]", tok);
+		if (blocking)
+			*blocking++ = '\0';
+		if (!num || (ctx && blocking && ctx > blocking)) {
+			ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM[:CONTEXTS][@TIMEOUT]", tok);
+			continue;
+		}
+		if (blocking && ustcomm_blocking_parse(blocking, &us) < 0) {
+			ustcomm_err("UST_CHANNELS: channel %s: blocking timeout '%s' is not 0, inf or microseconds up to %u (suffix us, ms or s allowed)",
+				    tok, blocking, UST_BLOCKING_MAX_US);
 			continue;
 		}
 		*size++ = '\0';
@@ -215,6 +226,8 @@ static void env_channels(void)
 			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
 		if (ctx)
 			env_channel_contexts(tok, ctx);
+		if (blocking && ust_trace_set_blocking(NULL, tok, blocking) < 0)
+			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
 	}
 	free(copy);
 }

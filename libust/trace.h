@@ -18,6 +18,7 @@
 #ifndef UST_TRACE_H
 #define UST_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "libust/registry.h"
 #include "libustcomm/ctl_protocol.h"
@@ -83,6 +84,13 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
  * ("*": of every channel); only before the buffers are allocated. */
 int ust_trace_add_context(const char *name, const char *channel, const char *context);
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value);
+/* The blocking timeout of channel ("*": of every channel without its own),
+ * as users write it (libustcomm/blocking.h); at any time, applied at once
+ * to the buffers that exist. get gives the timeout channel has. */
+int ust_trace_set_blocking(const char *name, const char *channel, const char *value);
+int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len);
+/* Gives each channel's buffers the blocking timeout its settings say. */
+void ust_trace_apply_blocking(void);
 /* Until the buffers are allocated; destroying the trace forgets it. */
 int ust_trace_set_output(const char *name, const char *output);
 int ust_trace_set_daemon_path(const char *path);

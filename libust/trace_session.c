@@ -12,6 +12,7 @@
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
@@ -71,6 +72,22 @@ static int load_contexts(const char *trace, const char *channel, const char *lis
 	return ret;
 }
 
+/* The settings only: the buffers get it once the whole session holds. */
+static int load_blocking(const char *channel, const char *text)
+{
+	uint32_t us;
+
+	if (!*text)
+		return 0;
+	if (ustcomm_blocking_parse(text, &us) < 0)
+		return ust_trace_fail(-EINVAL, "channel %s: invalid blocking timeout '%s'", channel,
+				      text);
+	if (ust_chan_conf_set_blocking(channel, us) < 0)
+		return ust_trace_fail(-ENOSPC, "settings for at most %d channels",
+				      UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
 /* One rule of five strings into the staged table. */
 static int load_rule(struct cursor *cur, uint32_t index, uint32_t nr, void *prog)
 {
@@ -117,13 +134,15 @@ static int load_all(struct cursor *cur, const char *trace, const char *output,
 		ret = ust_trace_set_output(trace, output);
 	for (i = 0; !ret && i < nr_channels; i++) {
 		const char *channel = next(cur), *size = next(cur), *num = next(cur);
-		const char *contexts = next(cur);
+		const char *contexts = next(cur), *blocking = next(cur);
 
 		ret = load_subbuf(trace, channel, 0, size);
 		if (!ret)
 			ret = load_subbuf(trace, channel, 1, num);
 		if (!ret)
 			ret = load_contexts(trace, channel, contexts);
+		if (!ret)
+			ret = load_blocking(channel, blocking);
 	}
 	if (!ret && nr_rules) {
 		prog = ust_zalloc(PROG_CAP);
@@ -147,9 +166,9 @@ int ust_trace_load_session(const struct ustcomm_ctl_msg *msg)
 
 	if (!count || ustcomm_parse_u32(count, &nr_channels) < 0 ||
 	    nr_channels > USTCOMM_CTL_SESSION_CHANNELS_MAX ||
-	    msg->nr_strings < 3 + 4 * nr_channels)
+	    msg->nr_strings < 3 + USTCOMM_CTL_SESSION_CHANNEL_ARGS * nr_channels)
 		return ust_trace_fail(-EINVAL, "malformed load-session request: bad channel count");
-	rest = msg->nr_strings - 3 - 4 * nr_channels;
+	rest = msg->nr_strings - 3 - USTCOMM_CTL_SESSION_CHANNEL_ARGS * nr_channels;
 	if (rest % 5 || rest / 5 > USTCOMM_CTL_RULES_MAX)
 		return ust_trace_fail(-EINVAL, "malformed load-session request: rules come in fives, at most %u",
 				      USTCOMM_CTL_RULES_MAX);
@@ -174,5 +193,6 @@ int ust_trace_load_session(const struct ustcomm_ctl_msg *msg)
 	}
 	ust_rules_commit();
 	ust_trace_apply_rules();
+	ust_trace_apply_blocking();
 	return (int)ust_rules_count();
 }

@@ -9,6 +9,7 @@
 
 #include "libust/rules.h"
 #include "libust/trace_internal.h"
+#include "libustcomm/blocking.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/perf_event.h"
@@ -40,6 +41,14 @@ static int check_channel_name(const char *channel)
 	return 0;
 }
 
+/* A setting of channel in trace name: both must be valid. */
+static int check_channel_setting(const char *name, const char *channel)
+{
+	int ret = ust_trace_check_name(name);
+
+	return ret < 0 ? ret : check_channel_name(channel);
+}
+
 /* Settings apply to buffers yet to be created. */
 static int check_not_allocated(const char *what)
 {
@@ -53,11 +62,8 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 {
 	uint32_t min = is_num ? UST_SUBBUF_NUM_MIN : UST_SUBBUF_SIZE_MIN;
 	uint32_t max = is_num ? UST_SUBBUF_NUM_MAX : UST_SUBBUF_SIZE_MAX;
-	int ret = ust_trace_check_name(name);
+	int ret = check_channel_setting(name, channel);
 
-	if (ret < 0)
-		return ret;
-	ret = check_channel_name(channel);
 	if (ret < 0)
 		return ret;
 	if (value < min || value > max || (value & (value - 1)))
@@ -74,11 +80,8 @@ int ust_trace_set_subbuf(const char *name, const char *channel, int is_num, uint
 int ust_trace_add_context(const char *name, const char *channel, const char *context)
 {
 	char why[200];
-	int id, ret = ust_trace_check_name(name);
+	int id, ret = check_channel_setting(name, channel);
 
-	if (ret < 0)
-		return ret;
-	ret = check_channel_name(channel);
 	if (ret < 0)
 		return ret;
 	id = ustcomm_ctx_parse(context);
@@ -99,6 +102,42 @@ int ust_trace_add_context(const char *name, const char *channel, const char *con
 			    ustcomm_ctx_name(id));
 	if (ret < 0)
 		return ust_trace_fail(ret, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_set_blocking(const char *name, const char *channel, const char *value)
+{
+	int ret = check_channel_setting(name, channel);
+	uint32_t us;
+
+	if (ret < 0)
+		return ret;
+	if (ustcomm_blocking_parse(value, &us) < 0)
+		return ust_trace_fail(-EINVAL, "invalid blocking timeout '%s': 0 (never wait), inf (wait while ustd lives) or microseconds up to %u, with an optional suffix us, ms or s",
+			    value, UST_BLOCKING_MAX_US);
+	if (ust_chan_conf_set_blocking(channel, us) < 0)
+		return ust_trace_fail(-ENOSPC, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	ust_trace_apply_blocking();
+	return 0;
+}
+
+void ust_trace_apply_blocking(void)
+{
+	uint32_t i;
+
+	/* Unlike the geometry, it may change while the buffers exist. */
+	for (i = 0; i < ust_t.nr_channels; i++)
+		ust_channel_set_blocking(ust_t.channels[i],
+					 ust_chan_conf_blocking(ust_t.channels[i]->name));
+}
+
+int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len)
+{
+	int ret = ust_trace_check_name(name);
+
+	if (ret < 0)
+		return ret;
+	ustcomm_blocking_format(value, len, ust_chan_conf_blocking(channel));
 	return 0;
 }
 

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <urcu/uatomic.h>
 
+#include "libust/ring_buffer_wait.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/clock.h"
@@ -30,6 +32,24 @@ void ust_trace_connection_lost(int err)
 		    ustcomm_strerror(-err));
 	close(ust_t.sock);
 	ust_t.sock = -1;
+}
+
+/*
+ * For writers waiting for a release (ring_buffer_wait.c), outside the
+ * lock: ustd holds its end of our socket while it lives, so its death, by
+ * any signal, hangs it up. The descriptor is read without the lock: when
+ * the connection is dropped it is -1 from then on, and a look at a
+ * number closed and reused meanwhile errs for one slice at most.
+ */
+int ust_trace_consumer_alive(void)
+{
+	struct pollfd p = { .fd = uatomic_read(&ust_t.sock), .events = POLLRDHUP };
+
+	if (p.fd < 0)
+		return 0;
+	if (poll(&p, 1, 0) < 0)
+		return 1;	/* EINTR, ENOMEM: look again after the next slice */
+	return !(p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL));
 }
 
 int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,

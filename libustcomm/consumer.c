@@ -16,6 +16,7 @@
 
 #include "libustcomm/consumer.h"
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/shm_futex.h"
 #include "libustcomm/shm_head.h"
 
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
@@ -206,6 +207,17 @@ USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 	cmm_smp_mb();
 	cb->consumed += cb->subbuf_size;
 	uatomic_set(&cb->ctl->consumed, cb->consumed);
+	/*
+	 * Writers with a blocking timeout may sleep until a release
+	 * (ring_buffer_wait.c). The add is a full barrier between our store
+	 * of consumed and our load of waiters; it pairs with the full barrier
+	 * of the writer's add to waiters, between that add and its load of
+	 * consumed (shm_layout.h): a writer that missed our release is
+	 * counted in waiters, and is woken. One load per packet otherwise.
+	 */
+	uatomic_add_return(&cb->ctl->release_seq, 1);
+	if (uatomic_read(&cb->ctl->waiters))
+		ust_shm_futex_wake_all(&cb->ctl->release_seq);
 }
 
 USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb)

@@ -26,13 +26,15 @@
 #include "libustcomm/filter_bytecode.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		3u
+#define USTCOMM_CTL_VERSION		4u
 /* Requests are small: names, patterns, a path... */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* ...but for LOAD_SESSION, which carries a whole rule set. */
 #define USTCOMM_CTL_RULES_MAX		1024u	/* rules a program holds */
 #define USTCOMM_CTL_SESSION_CHANNELS_MAX 65u	/* settings: 64 channels and "*" */
-#define USTCOMM_CTL_SESSION_MAX_ARGS	(3u + 4u * USTCOMM_CTL_SESSION_CHANNELS_MAX + \
+/* Strings per channel in LOAD_SESSION. */
+#define USTCOMM_CTL_SESSION_CHANNEL_ARGS 5u
+#define USTCOMM_CTL_SESSION_MAX_ARGS	(3u + USTCOMM_CTL_SESSION_CHANNEL_ARGS * USTCOMM_CTL_SESSION_CHANNELS_MAX + \
 					 5u * USTCOMM_CTL_RULES_MAX)
 /* Each rule at its longest: pattern, level, filter text and its bytecode
  * in hexadecimal (filter_bytecode.h); plus room for the output and the
@@ -86,8 +88,8 @@ enum ustcomm_ctl_cmd {
 	/* (TRACE) -> the output, the rules, then the channels:
 	 * (OUTPUT, nr_rules, per rule "enable"|"disable", PATTERN, LEVEL and FILTER,
 	 *  per channel CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM (0 for "*"
-	 *  without settings: the default) and its own CONTEXTS, separated
-	 *  by commas) */
+	 *  without settings: the default), its own CONTEXTS, separated
+	 *  by commas, and its own BLOCKING timeout, "" for none (version 4)) */
 	USTCOMM_CTL_GET_SESSION = 17,
 	/* (TRACE, DIR: absolute, or "" for ustd's output directory) ->
 	 * (the snapshot's directory) */
@@ -108,7 +110,8 @@ enum ustcomm_ctl_cmd {
 	/*
 	 * A whole session, applied all or nothing: (TRACE, OUTPUT or "" to
 	 * keep it, NR_CHANNELS, per channel CHANNEL or "*", SUBBUF_SIZE and
-	 * SUBBUF_NUM ("0": keep) and its CONTEXTS separated by commas, then
+	 * SUBBUF_NUM ("0": keep), its CONTEXTS separated by commas and its
+	 * BLOCKING timeout (blocking.h's spelling, "": keep), then
 	 * per rule "enable"|"disable", PATTERN, LEVEL, FILTER and BYTECODE as
 	 * in ENABLE_RULE) -> (number of rules the program holds now). Up to
 	 * USTCOMM_CTL_MAX_SESSION_REQUEST bytes and
@@ -117,7 +120,12 @@ enum ustcomm_ctl_cmd {
 	 * changes; any refusal leaves the program as it was.
 	 */
 	USTCOMM_CTL_LOAD_SESSION = 23,
-	USTCOMM_CTL_CMD_MAX = 23,
+	/* (TRACE, CHANNEL or "*", TIMEOUT: blocking.h's spelling) -> ();
+	 * at any time, applied at once to existing buffers */
+	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
+	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
+	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
+	USTCOMM_CTL_CMD_MAX = 25,
 };
 
 struct ustcomm_ctl_header {

@@ -53,6 +53,15 @@
  *    acquire semantics before reusing that sub-buffer.
  *  - events_discarded counts every event dropped because the buffer was
  *    full; the closer of each packet copies it into the packet context.
+ *  - release_seq grows by one after every store of consumed, by a full
+ *    barrier; waiters counts the writers between announcing a wait and
+ *    leaving it. A writer that waits for a release (the blocking timeout,
+ *    ring_buffer_wait.c) loads release_seq, adds itself to waiters (full
+ *    barrier), looks at consumed again and sleeps on release_seq only if
+ *    that sub-buffer is still taken and release_seq has not moved; the
+ *    consumer stores consumed, increments release_seq (full barrier), then
+ *    wakes the sleepers when waiters is not 0. Either the writer sees the
+ *    new consumed or the consumer sees the waiter, so no wake-up is lost.
  */
 #ifndef USTCOMM_SHM_LAYOUT_H
 #define USTCOMM_SHM_LAYOUT_H
@@ -104,7 +113,9 @@ struct ust_shm_ctl {
 
 	/* Consumer's cache line. */
 	uint64_t consumed;		/* @192 */
-	uint8_t reserved2[56];		/* @200 */
+	uint32_t release_seq;		/* @200 futex word: +1 per release of a sub-buffer */
+	uint32_t waiters;		/* @204 writers waiting for a release */
+	uint8_t reserved2[48];		/* @208 */
 };					/* 256 bytes */
 
 struct ust_shm_commit {
@@ -117,6 +128,7 @@ _Static_assert(offsetof(struct ust_shm_ctl, write_offset) == 128, "shm ctl layou
 _Static_assert(offsetof(struct ust_shm_ctl, last_timestamp) == 136, "16-byte pair");
 _Static_assert(offsetof(struct ust_shm_ctl, write_offset) % 16 == 0, "16-byte pair");
 _Static_assert(offsetof(struct ust_shm_ctl, consumed) == 192, "shm ctl layout");
+_Static_assert(offsetof(struct ust_shm_ctl, release_seq) == 200, "shm ctl layout");
 _Static_assert(sizeof(struct ust_shm_commit) == 64, "shm commit layout");
 
 static inline struct ust_shm_commit *ust_shm_commits(struct ust_shm_ctl *ctl)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "libustctl/internal.h"
+#include "libustcomm/blocking.h"
 
 int ustctl_trace_arg(pid_t pid, const char *trace, const char **out)
 {
@@ -252,12 +253,12 @@ static int check_channel(pid_t pid, uint16_t cmd, const char *channel)
 	return -EINVAL;
 }
 
-static int set_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
-		      uint32_t value)
+/* (TRACE, CHANNEL, VALUE) -> (): a channel's setting. */
+static int channel_set(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		       const char *value)
 {
 	struct ustctl_reply reply;
 	const char *args[3];
-	char text[16];
 	int ret;
 
 	ret = check_channel(pid, cmd, channel);
@@ -265,16 +266,16 @@ static int set_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *ch
 		ret = ustctl_trace_arg(pid, trace, &args[0]);
 	if (ret)
 		return ret;
-	snprintf(text, sizeof(text), "%u", (unsigned)value);
 	args[1] = channel;
-	args[2] = text;
+	args[2] = value;
 	ret = ustctl_call_expect(pid, cmd, args, 3, 0, 0, &reply);
 	ustctl_reply_release(&reply);
 	return ret;
 }
 
-static int get_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
-		      uint32_t *value)
+/* (TRACE, CHANNEL) -> (VALUE): a channel's setting, copied into value. */
+static int channel_get(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		       char *value, size_t len)
 {
 	struct ustctl_reply reply;
 	const char *args[2];
@@ -288,9 +289,27 @@ static int get_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *ch
 	args[1] = channel;
 	ret = ustctl_call_expect(pid, cmd, args, 2, 0, 1, &reply);
 	if (!ret)
-		ret = ustctl_parse_u32(pid, cmd, reply.msg.payload, UINT32_MAX, value);
+		snprintf(value, len, "%s", reply.msg.payload);
 	ustctl_reply_release(&reply);
 	return ret;
+}
+
+static int set_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		      uint32_t value)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u", (unsigned)value);
+	return channel_set(pid, cmd, trace, channel, text);
+}
+
+static int get_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		      uint32_t *value)
+{
+	char text[16];
+	int ret = channel_get(pid, cmd, trace, channel, text, sizeof(text));
+
+	return ret ? ret : ustctl_parse_u32(pid, cmd, text, UINT32_MAX, value);
 }
 
 int ustctl_set_subbuf_size(pid_t pid, const char *trace, const char *channel, uint32_t size)
@@ -311,6 +330,37 @@ int ustctl_get_subbuf_size(pid_t pid, const char *trace, const char *channel, ui
 int ustctl_get_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t *num)
 {
 	return get_subbuf(pid, USTCOMM_CTL_GET_SUBBUF_NUM, trace, channel, num);
+}
+
+int ustctl_blocking_timeout_parse(const char *text, uint32_t *us)
+{
+	if (ustcomm_blocking_parse(text, us) == 0)
+		return 0;
+	ustctl_set_error("invalid blocking timeout '%s': 0 (never wait), inf (wait while ustd lives) or microseconds up to %u, with an optional suffix us, ms or s",
+			 text ? text : "", UST_BLOCKING_MAX_US);
+	return -EINVAL;
+}
+
+int ustctl_set_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t us)
+{
+	char text[UST_BLOCKING_TEXT_MAX];
+
+	ustcomm_blocking_format(text, sizeof(text), us);
+	return channel_set(pid, USTCOMM_CTL_SET_BLOCKING_TIMEOUT, trace, channel, text);
+}
+
+int ustctl_get_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t *us)
+{
+	const uint16_t cmd = USTCOMM_CTL_GET_BLOCKING_TIMEOUT;
+	char text[UST_BLOCKING_TEXT_MAX];
+	int ret = channel_get(pid, cmd, trace, channel, text, sizeof(text));
+
+	if (!ret && ustcomm_blocking_parse(text, us) < 0) {
+		ustctl_set_error("process %d answered %s with '%s', not a timeout", (int)pid,
+				 ustcomm_ctl_cmd_name(cmd), text);
+		ret = -EPROTO;
+	}
+	return ret;
 }
 
 int ustctl_set_sock_path(pid_t pid, const char *path)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "libustcomm/blocking.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/shm_layout.h"
@@ -66,8 +67,8 @@ static int parse_contexts(struct ustctl_channel_conf *c, const char *list)
 }
 
 /* Fills s from the reply: the output, nr_rules, the rules in fours (kind,
- * pattern, level, filter), the channels in fours (name, size, count,
- * contexts). */
+ * pattern, level, filter), the channels in fives (name, size, count,
+ * contexts, blocking timeout or ""). */
 static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct ustctl_session *s)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_SESSION;
@@ -87,7 +88,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto nomem;
 	}
 	rest = msg->nr_strings - 2 - 4 * nr_rules;
-	if (rest % 4)
+	if (rest % 5)
 		goto malformed;
 	if (nr_rules) {
 		s->rules = calloc(nr_rules, sizeof(*s->rules));
@@ -95,7 +96,7 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto nomem;
 	}
 	if (rest) {
-		s->channels = calloc(rest / 4, sizeof(*s->channels));
+		s->channels = calloc(rest / 5, sizeof(*s->channels));
 		if (!s->channels)
 			goto nomem;
 	}
@@ -117,9 +118,10 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 		if (!r->pattern || (*filter && !r->filter))
 			goto nomem;
 	}
-	for (i = 0; i < rest / 4; i++) {
+	for (i = 0; i < rest / 5; i++) {
 		struct ustctl_channel_conf *c = &s->channels[i];
 		const char *name = ustcomm_ctl_next(msg, &pos);
+		const char *blocking;
 
 		c->name = strdup(name);
 		s->nr_channels++;
@@ -137,6 +139,11 @@ static int parse_session(pid_t pid, const struct ustcomm_ctl_msg *msg, struct us
 			goto malformed;
 		if (ret)
 			goto nomem;
+		blocking = ustcomm_ctl_next(msg, &pos);
+		c->has_blocking_timeout = *blocking != '\0';
+		if (c->has_blocking_timeout &&
+		    ustcomm_blocking_parse(blocking, &c->blocking_timeout) < 0)
+			goto malformed;
 	}
 	goto end;
 malformed:
@@ -177,7 +184,8 @@ end:
 	return ret;
 }
 
-/* The channels' strings of LOAD_SESSION: name, size, count, contexts. */
+/* The channels' strings of LOAD_SESSION: name, size, count, contexts,
+ * blocking timeout ("" keeps the program's). */
 static int encode_channel(const struct ustctl_channel_conf *c, const char **args, char **owned)
 {
 	size_t i, len = 1;
@@ -192,7 +200,8 @@ static int encode_channel(const struct ustctl_channel_conf *c, const char **args
 	if (asprintf(&owned[2], "%u", (unsigned)c->subbuf_num) < 0)
 		owned[2] = NULL;
 	owned[3] = list;
-	if (!list || !owned[1] || !owned[2]) {
+	owned[4] = calloc(1, UST_BLOCKING_TEXT_MAX);
+	if (!list || !owned[1] || !owned[2] || !owned[4]) {
 		ustctl_set_error("out of memory");
 		return -ENOMEM;
 	}
@@ -201,10 +210,13 @@ static int encode_channel(const struct ustctl_channel_conf *c, const char **args
 			strcat(list, ",");
 		strcat(list, c->contexts[i]);
 	}
+	if (c->has_blocking_timeout)
+		ustcomm_blocking_format(owned[4], UST_BLOCKING_TEXT_MAX, c->blocking_timeout);
 	args[0] = c->name;
 	args[1] = owned[1];
 	args[2] = owned[2];
 	args[3] = owned[3];
+	args[4] = owned[4];
 	return 0;
 }
 
@@ -242,13 +254,13 @@ static int check_session(const struct ustctl_session *session)
  */
 int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_session *session)
 {
-	size_t nr_args = 3 + 4 * session->nr_channels + 5 * session->nr_rules, n = 0, i;
+	size_t nr_args = 3 + USTCOMM_CTL_SESSION_CHANNEL_ARGS * session->nr_channels + 5 * session->nr_rules, n = 0, i;
 	struct ustctl_marker *markers = NULL;
 	struct ustctl_reply reply = { 0 };
 	const char **args = NULL;
 	char **owned = NULL, (*levels)[USTCOMM_LEVEL_SPEC_MAX] = NULL, nr_text[16];
 	char output[PATH_MAX];
-	size_t nr_markers = 0, nr_owned = 4 * session->nr_channels + session->nr_rules;
+	size_t nr_markers = 0, nr_owned = USTCOMM_CTL_SESSION_CHANNEL_ARGS * session->nr_channels + session->nr_rules;
 	int ret;
 
 	ret = check_session(session);
@@ -271,8 +283,8 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 	snprintf(nr_text, sizeof(nr_text), "%zu", session->nr_channels);
 	args[n++] = nr_text;
 	for (i = 0; !ret && i < session->nr_channels; i++) {
-		ret = encode_channel(&session->channels[i], &args[n], &owned[4 * i]);
-		n += 4;
+		ret = encode_channel(&session->channels[i], &args[n], &owned[USTCOMM_CTL_SESSION_CHANNEL_ARGS * i]);
+		n += USTCOMM_CTL_SESSION_CHANNEL_ARGS;
 	}
 	for (i = 0; !ret && i < session->nr_rules && !markers; i++) {
 		if (session->rules[i].filter && *session->rules[i].filter)
@@ -280,7 +292,7 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 	}
 	for (i = 0; !ret && i < session->nr_rules; i++) {
 		const struct ustctl_rule *r = &session->rules[i];
-		char **hex = &owned[4 * session->nr_channels + i];
+		char **hex = &owned[USTCOMM_CTL_SESSION_CHANNEL_ARGS * session->nr_channels + i];
 
 		ret = ustctl_rule_prepare(pid, r, markers, nr_markers, levels[i], hex);
 		args[n++] = r->enable ? "enable" : "disable";

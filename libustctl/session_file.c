@@ -17,6 +17,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
 #include <libxml/xmlwriter.h>
+#include "libustcomm/blocking.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/trace_output.h"
@@ -154,6 +155,22 @@ static int attr_pow2(const char *file, xmlNodePtr node, const char *name, const 
 	return ret;
 }
 
+static int attr_blocking(const char *file, xmlNodePtr node, struct ustctl_channel_conf *c)
+{
+	xmlChar *v = xmlGetProp(node, BAD_CAST "blocking-timeout");
+	int ret = 0;
+
+	c->has_blocking_timeout = v != NULL;
+	if (v && ustcomm_blocking_parse((const char *)v, &c->blocking_timeout)) {
+		file_error(file, (int)xmlGetLineNo(node),
+			   "blocking-timeout \"%s\" of channel %s is beyond %u microseconds",
+			   (const char *)v, c->name, UST_BLOCKING_MAX_US);
+		ret = -EINVAL;
+	}
+	xmlFree(v);
+	return ret;
+}
+
 static int is_element(xmlNodePtr node, const char *name)
 {
 	return node->type == XML_ELEMENT_NODE && !xmlStrcmp(node->name, BAD_CAST name);
@@ -270,6 +287,8 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 			if (!ret)
 				ret = attr_pow2(file, node, "subbuf-num", c->name, UST_SUBBUF_NUM_MIN,
 						UST_SUBBUF_NUM_MAX, &c->subbuf_num);
+			if (!ret)
+				ret = attr_blocking(file, node, c);
 			if (ret)
 				goto end;
 			if (convert_contexts(node, c))
@@ -384,6 +403,11 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 		if (rc >= 0 && c->subbuf_num) {
 			snprintf(value, sizeof(value), "%u", (unsigned)c->subbuf_num);
 			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "subbuf-num", BAD_CAST value);
+		}
+		if (rc >= 0 && c->has_blocking_timeout) {
+			ustcomm_blocking_format(value, sizeof(value), c->blocking_timeout);
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "blocking-timeout",
+							 BAD_CAST value);
 		}
 		for (j = 0; rc >= 0 && j < c->nr_contexts; j++) {
 			rc = xmlTextWriterStartElement(w, BAD_CAST "context");

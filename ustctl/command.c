@@ -113,6 +113,21 @@ const struct ustctl_cmd ustctl_commands[] = {
 	{ "get-subbuf-num", "[-t TRACE] PID CHANNEL", "print a channel's sub-buffer count",
 	  "Prints the number of sub-buffers per buffer of CHANNEL in trace TRACE.\n",
 	  true, 2, 2, ustctl_cmd_get_subbuf },
+	{ "set-blocking-timeout", "[-t TRACE] PID CHANNEL/TIMEOUT",
+	  "wait for ustd instead of discarding when a buffer is full",
+	  "Sets how long a writer that finds a buffer of CHANNEL full (or of every\n"
+	  "channel without its own setting, when CHANNEL is '*') waits for ustd to\n"
+	  "free a sub-buffer before it discards the event: 0 never waits (the\n"
+	  "default), inf waits as long as ustd lives, other values are\n"
+	  "microseconds, or with a suffix us, ms or s (500ms), up to about 71\n"
+	  "minutes. A writer in a signal handler never waits; after a wait that\n"
+	  "timed out, the buffer's writers discard at once until ustd frees a\n"
+	  "sub-buffer again. Takes effect at once, even while the trace runs.\n",
+	  true, 2, 2, ustctl_cmd_set_blocking },
+	{ "get-blocking-timeout", "[-t TRACE] PID CHANNEL", "print a channel's blocking timeout",
+	  "Prints the blocking timeout of CHANNEL in trace TRACE: inf, or\n"
+	  "microseconds (0: never waits).\n",
+	  true, 2, 2, ustctl_cmd_get_blocking },
 	{ "set-sock-path", "PID PATH", "choose the ustd a process reports to",
 	  "Makes process PID send the traces it starts from now on to the ustd\n"
 	  "listening on PATH.\n",

@@ -93,6 +93,8 @@ int ustctl_cmd_add_context(const struct ustctl_args *args);
 int ustctl_cmd_list_contexts(const struct ustctl_args *args);
 int ustctl_cmd_set_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_get_subbuf(const struct ustctl_args *args);
+int ustctl_cmd_set_blocking(const struct ustctl_args *args);
+int ustctl_cmd_get_blocking(const struct ustctl_args *args);
 int ustctl_cmd_set_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_get_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_info(const struct ustctl_args *args);

@@ -3,11 +3,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <ust/ustctl.h>
+#include "libustcomm/blocking.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
 static void session_mi(const char *file, const struct ustctl_session *s)
 {
+	char text[UST_BLOCKING_TEXT_MAX];
 	size_t i, j;
 
 	ustctl_mi_open("session");
@@ -24,6 +26,10 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 			ustctl_mi_attr("subbuf-size", "%" PRIu32, s->channels[i].subbuf_size);
 		if (s->channels[i].subbuf_num)
 			ustctl_mi_attr("subbuf-num", "%" PRIu32, s->channels[i].subbuf_num);
+		if (s->channels[i].has_blocking_timeout) {
+			ustcomm_blocking_format(text, sizeof(text), s->channels[i].blocking_timeout);
+			ustctl_mi_attr("blocking-timeout", "%s", text);
+		}
 		for (j = 0; j < s->channels[i].nr_contexts; j++) {
 			ustctl_mi_open("context");
 			ustctl_mi_attr("name", "%s", s->channels[i].contexts[j]);

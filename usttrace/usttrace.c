@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ust/ustctl.h>
+#include "libustcomm/blocking.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/log.h"
@@ -56,6 +57,7 @@ struct usttrace {
 	bool overwrite;			/* --overwrite */
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
+	char *blocking;			/* --blocking-timeout, as given */
 	char *session_file;		/* --session */
 	struct ustctl_session *session;	/* its contents */
 	bool session_bad;		/* it cannot be read: exit 2 */
@@ -231,6 +233,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	const char *output;
 	char *pattern, **target;
 	int shared = 0, verbose = 0, follow = 0, overwrite = 0, summary = 0, rc, ret = 0;
+	uint32_t blocking_us;
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
 		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
@@ -259,6 +262,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "sub-buffer size in bytes, a power of two (k and M suffixes allowed)", "BYTES" },
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
+		{ "blocking-timeout", '\0', POPT_ARG_STRING, &ut->blocking, 0,
+		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never, the default), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
+		  "TIMEOUT" },
 		{ "session", '\0', POPT_ARG_STRING, &ut->session_file, 0,
 		  "start with the output, rules and channel settings of a session file (ustctl save-session); -m adds rules after them, -o and --relay override its output",
 		  "FILE.xml" },
@@ -406,6 +412,16 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ret = -EINVAL;
 		goto end;
 	}
+	if (ut->blocking && ustctl_blocking_timeout_parse(ut->blocking, &blocking_us) < 0) {
+		ustcomm_err("--blocking-timeout: %s", ustctl_last_error());
+		ret = -EINVAL;
+		goto end;
+	}
+	if (ut->blocking && blocking_us && overwrite) {
+		ustcomm_err("--blocking-timeout and --overwrite exclude each other: a flight recorder never waits for ustd");
+		ret = -EINVAL;
+		goto end;
+	}
 	ut->shared = shared;
 	ut->follow = follow;
 	ut->overwrite = overwrite;
@@ -446,8 +462,9 @@ static int usttrace_pattern_rules(struct usttrace *ut)
  * What the program's environment says about events and channels: the
  * session's rules in order, then the -m patterns, for UST_AUTOPROBE (a
  * disable rule with a leading '-'); the session's channels, then the
- * --context ones for every channel ("*"), for UST_CHANNELS, as
- * name:SIZE:NUM[:CTX+CTX...] (an empty SIZE or NUM keeps the default).
+ * --context and --blocking-timeout ones for every channel ("*"), for
+ * UST_CHANNELS, as name:SIZE:NUM[:CTX+CTX...][@TIMEOUT] (an empty SIZE
+ * or NUM keeps the default).
  * Returns 0, or -EINVAL after saying what is wrong with the session's
  * contents.
  */
@@ -455,6 +472,7 @@ static int usttrace_settings(struct usttrace *ut)
 {
 	const struct ustctl_session *session = ut->session;
 	const struct ustctl_channel_conf *c;
+	char blocking[UST_BLOCKING_TEXT_MAX];
 	size_t i, j;
 	int ret = 0;
 
@@ -480,10 +498,17 @@ static int usttrace_settings(struct usttrace *ut)
 				goto end;
 			ustcomm_strbuf_printf(&ut->channels, "%s%s", j ? "+" : ":", c->contexts[j]);
 		}
+		if (c->has_blocking_timeout) {
+			ustcomm_blocking_format(blocking, sizeof(blocking), c->blocking_timeout);
+			ustcomm_strbuf_printf(&ut->channels, "@%s", blocking);
+		}
 	}
 	if (ut->contexts.len)
 		ustcomm_strbuf_printf(&ut->channels, "%s*:::%s", ut->channels.len ? "," : "",
 				      ut->contexts.buf);
+	if (ut->blocking)
+		ustcomm_strbuf_printf(&ut->channels, "%s*::@%s", ut->channels.len ? "," : "",
+				      ut->blocking);
 	ret = ut->autoprobe.err ? ut->autoprobe.err : ut->channels.err;
 	if (ret < 0)
 		ustcomm_err("%s", strerror(-ret));
@@ -1041,6 +1066,7 @@ end:
 	free(ut.output_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);
+	free(ut.blocking);
 	poptFreeContext(pc);
 	return rc;
 }

@@ -119,6 +119,24 @@ int ustctl_get_subbuf_size(pid_t pid, const char *trace, const char *channel, ui
 int ustctl_get_subbuf_num(pid_t pid, const char *trace, const char *channel, uint32_t *num);
 
 /*
+ * The blocking timeout of a channel ("*": of every channel without its
+ * own), LTTng-UST's --blocking-timeout: how long a writer that finds the
+ * channel's ring full waits for ustd to release a sub-buffer before it
+ * discards the event. In microseconds: 0 never waits (discard, the
+ * default), USTCTL_BLOCKING_INF waits as long as ustd lives, other values
+ * up to USTCTL_BLOCKING_MAX. A wait ends early when ustd dies, and never
+ * happens in a signal handler. It may be set at any time and applies at
+ * once. get gives the timeout the channel has.
+ */
+#define USTCTL_BLOCKING_INF	UINT32_MAX
+#define USTCTL_BLOCKING_MAX	(UINT32_MAX - 1u)
+int ustctl_set_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t us);
+int ustctl_get_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t *us);
+/* Users' spelling, "0", "inf" or microseconds with an optional suffix us,
+ * ms or s ("250ms"), to microseconds: 0, or -EINVAL with the last error set. */
+int ustctl_blocking_timeout_parse(const char *text, uint32_t *us);
+
+/*
  * Flight-recorder traces (the program started with UST_OVERWRITE=1): ustd
  * copies what the buffers hold now into a new directory in dir, which it
  * creates if needed; the trace goes on recording. dir NULL or "" means
@@ -183,6 +201,9 @@ struct ustctl_channel_conf {
 	uint32_t subbuf_num;
 	char **contexts;		/* recorded with each event, in order */
 	size_t nr_contexts;
+	/* 0: the blocking timeout of "*", else none; 1: blocking_timeout. */
+	int has_blocking_timeout;
+	uint32_t blocking_timeout;	/* microseconds, or USTCTL_BLOCKING_INF */
 };
 struct ustctl_session {
 	/* Where the trace goes: an absolute directory or an lttng-relayd URL

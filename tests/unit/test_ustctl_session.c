@@ -184,6 +184,48 @@ static void test_suffixes(void)
 	ustctl_session_free(s);
 }
 
+/* blocking-timeout: its spellings read, written back in microseconds or
+ * inf, an absent one stays unset, a value too large is refused. */
+static void test_blocking(void)
+{
+	struct ustctl_session *s = NULL, *back = NULL;
+	char path[256], out[256];
+	int ret;
+
+	path_of(path, sizeof(path), "blocking.xml");
+	path_of(out, sizeof(out), "blocking-out.xml");
+	write_file(path, "<ust-session version=\"1\"><channel name=\"ust\" blocking-timeout=\"250ms\"/>"
+			 "<channel name=\"*\" blocking-timeout=\"inf\"/><channel name=\"other\"/></ust-session>");
+	ret = ustctl_session_read(path, &s);
+	tap_ok(ret == 0 && s && s->nr_channels == 3 && s->channels[0].has_blocking_timeout &&
+	       s->channels[0].blocking_timeout == 250000 && s->channels[1].has_blocking_timeout &&
+	       s->channels[1].blocking_timeout == USTCTL_BLOCKING_INF &&
+	       !s->channels[2].has_blocking_timeout,
+	       "250ms reads as 250000 us, inf as USTCTL_BLOCKING_INF, none as unset (%d: %s)", ret,
+	       ustctl_last_error());
+	ret = s ? ustctl_session_write(out, s) : -1;
+	tap_ok(ret == 0 && strstr(read_all(out), "<channel name=\"ust\" blocking-timeout=\"250000\"/>") &&
+	       strstr(read_all(out), "<channel name=\"*\" blocking-timeout=\"inf\"/>"),
+	       "written back in microseconds and inf");
+	ret = ustctl_session_read(out, &back);
+	tap_ok(ret == 0 && back && back->nr_channels == 3 &&
+	       back->channels[0].blocking_timeout == 250000 &&
+	       back->channels[1].blocking_timeout == USTCTL_BLOCKING_INF &&
+	       !back->channels[2].has_blocking_timeout, "and read again the same");
+	ustctl_session_free(s);
+	ustctl_session_free(back);
+	s = NULL;
+	write_file(path, "<ust-session version=\"1\">\n  <channel name=\"ust\" blocking-timeout=\"5000s\"/>\n</ust-session>");
+	ret = ustctl_session_read(path, &s);
+	tap_ok(ret == -EINVAL && !s && strstr(ustctl_last_error(), ":2:") &&
+	       strstr(ustctl_last_error(), "blocking-timeout"),
+	       "a timeout beyond the bound is refused with its line (%s)", ustctl_last_error());
+	write_file(path, "<ust-session version=\"1\"><channel name=\"ust\" blocking-timeout=\"soon\"/></ust-session>");
+	ret = ustctl_session_read(path, &s);
+	tap_ok(ret == -EINVAL && !s, "a timeout that is not one is refused by the schema (%s)",
+	       ustctl_last_error());
+}
+
 static void test_files(void)
 {
 	struct ustctl_session empty = { 0 }, *s = (struct ustctl_session *)1;
@@ -216,10 +258,11 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	tap_plan(31);
+	tap_plan(36);
 	test_round_trip();
 	test_refusals();
 	test_suffixes();
+	test_blocking();
 	test_files();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

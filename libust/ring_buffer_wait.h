@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The blocking timeout (libustcomm/blocking.h): a writer that finds the
+ * ring full waits for ustd to release a sub-buffer instead of discarding
+ * the event, up to the channel's bound, never in a signal handler and
+ * never once ustd is gone. Only ust_rb_reserve_slow() calls this, where it
+ * is about to drop an event: the common case of the event path is not
+ * touched.
+ */
+#ifndef UST_RING_BUFFER_WAIT_H
+#define UST_RING_BUFFER_WAIT_H
+
+#include <stdint.h>
+#include "libust/ring_buffer.h"
+
+/* One reservation's wait, across the tries of its loop. */
+struct ust_rb_wait {
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: not started */
+};
+
+/*
+ * The sub-buffer starting at begin was found taken. Waits until ustd
+ * releases a sub-buffer (or a bounded slice passes). Returns 0 when the
+ * caller should look again, or a negative errno when it should discard:
+ * -ETIMEDOUT (the bound passed, or an earlier wait of this buffer timed
+ * out and ustd has released nothing since), -EPIPE (no ustd, or it died),
+ * -EINTR (the caller runs in a signal handler). Not async-signal-safe
+ * callers never get this far: it returns -EINTR in a handler first.
+ */
+int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w);
+
+/* Whether the trace's ustd is still there (trace_ustd.c). */
+int ust_trace_consumer_alive(void);
+
+#endif
