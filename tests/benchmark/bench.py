@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+import bench_func
+
 CTF_MAGIC = 0xC1FC1FC1
 KINDS = ("ints", "string", "mark")
 
@@ -693,6 +695,7 @@ def main():
             finally:
                 relayd.cleanup()
         start_ms, threads = startup(args.builddir, 50)
+        func_r = bench_func.measure(args.builddir, args.runs, tmp, Lttng)
     finally:
         ust.cleanup()
         if lt:
@@ -709,6 +712,8 @@ def main():
     print(table(ust_r, lt_r, start_ms, threads, args))
     print()
     print(consumer_table(ust_r, lt_r))
+    print()
+    print(bench_func.table(*func_r))
     return 0
 
 
