@@ -8,6 +8,9 @@
  * never collide with one); numeric fields named counter_* also as counter
  * samples ("C"); discarded events as spans on tracks of their own, per
  * stream, where they never overlap (bt2plugin/discarded.h).
+ * Function events (func_names.h) are spans named after the function, in
+ * category "func", an exit closing the innermost open span when it is
+ * that function's; the statedump events that name them are instants.
  * The JSON goes out as messages arrive: memory holds one entry per event
  * class and per track, never per event.
  */
@@ -19,6 +22,7 @@
 
 #include "bt2plugin/discarded.h"
 #include "bt2plugin/event_ids.h"
+#include "bt2plugin/func_names.h"
 #include "bt2plugin/json.h"
 #include "bt2plugin/ptrmap.h"
 #include "bt2plugin/perfetto_sink.h"
@@ -36,6 +40,7 @@ enum ev_kind { EV_INSTANT, EV_BEGIN, EV_END };
 
 struct ev_class {
 	enum ev_kind kind;
+	enum ust_func_kind func;
 	char *name;			/* event name; for spans without the suffix */
 	/* Written once per class, so that an event costs its numbers only:
 	 * `,"name":...,"cat":...,"pid":` as a span and as an instant. */
@@ -67,6 +72,7 @@ struct perfetto {
 	struct ust_ptrmap tracks;	/* track key -> struct track */
 	struct ust_ptrmap procs;	/* pid key -> struct proc */
 	struct ust_lanes lanes;
+	struct ust_func_names funcs;
 	int64_t last_ns;
 	/* Times are written relative to the first one: a JSON reader parses
 	 * them as doubles, which hold microseconds since 1970 only to about
@@ -159,6 +165,7 @@ static struct ev_class *ev_class_new(const bt_event_class *ec)
 			c->name[len - strlen(ends[i])] = '\0';
 		}
 	}
+	c->func = ust_func_kind_of(ec);
 	c->head_span = json_text("\",\"name\":", c->name, ",\"cat\":\"span\",\"pid\":");
 	c->head_instant = json_text("\",\"name\":", name, ",\"cat\":\"event\",\"pid\":");
 	n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
@@ -288,6 +295,22 @@ static struct track *track_of(struct perfetto *p, const struct ust_event_ids *id
 	return t;
 }
 
+/* The phase of a function event named name (ust_func_names_get()). */
+static const char *func_ph_of(struct track *t, const struct ev_class *c, const char *name)
+{
+	if (c->func == UST_FUNC_ENTRY) {
+		if (t->depth < SPAN_DEPTH_MAX)
+			t->open[t->depth] = name;
+		t->depth++;
+		return "B";
+	}
+	if (t->depth > 0 && (t->depth > SPAN_DEPTH_MAX || !strcmp(t->open[t->depth - 1], name))) {
+		t->depth--;
+		return "E";
+	}
+	return "i";
+}
+
 static const char *ph_of(struct track *t, const struct ev_class *c)
 {
 	if (c->kind == EV_BEGIN) {
@@ -396,12 +419,29 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream));
 	if (!t)
 		return -ENOMEM;
-	ph = ph_of(t, c);
-	element_start(p);
-	fputs_unlocked("{\"ph\":\"", p->out.f);
-	fputs_unlocked(ph, p->out.f);
-	fputs_unlocked(ph[0] == 'i' ? c->head_instant : c->head_span, p->out.f);
-	write_ids_ts(p, t->pid, t->tid, ns);
+	if (c->func == UST_FUNC_BIN_INFO || c->func == UST_FUNC_BUILD_ID) {
+		ret = ust_func_names_add(&p->funcs, t->pid, c->func, payload);
+		if (ret < 0)
+			return ret;
+	}
+	if (c->func == UST_FUNC_ENTRY || c->func == UST_FUNC_EXIT) {
+		const char *fname = ust_func_names_get(&p->funcs, t->pid, ust_func_addr(payload));
+
+		if (!fname)
+			return -ENOMEM;
+		ph = func_ph_of(t, c, fname);
+		if (ph[0] == 'i')
+			write_head(p, ph, bt_event_class_get_name(ec), "event", t->pid, t->tid, ns);
+		else
+			write_head(p, ph, fname, "func", t->pid, t->tid, ns);
+	} else {
+		ph = ph_of(t, c);
+		element_start(p);
+		fputs_unlocked("{\"ph\":\"", p->out.f);
+		fputs_unlocked(ph, p->out.f);
+		fputs_unlocked(ph[0] == 'i' ? c->head_instant : c->head_span, p->out.f);
+		write_ids_ts(p, t->pid, t->tid, ns);
+	}
 	fputs_unlocked(ph[0] == 'i' ? ",\"s\":\"t\",\"args\":{" : ",\"args\":{", p->out.f);
 	for (i = 0; i < c->nr_members; i++) {
 		fputs_unlocked(c->keys[i], p->out.f);
@@ -583,5 +623,6 @@ void ust_perfetto_finalize(bt_self_component_sink *self)
 	ust_ptrmap_fini(&p->tracks, free);
 	ust_ptrmap_fini(&p->procs, free);
 	ust_lanes_fini(&p->lanes);
+	ust_func_names_fini(&p->funcs);
 	free(p);
 }

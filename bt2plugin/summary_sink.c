@@ -3,7 +3,8 @@
  * Counts as messages arrive, prints at the end: memory holds one entry per
  * event class, event name, CPU, process and thread, never per event. Event
  * rows are per name, whatever the number of traces (each has its own
- * classes): a directory of per-PID traces gives one row per name.
+ * classes): a directory of per-PID traces gives one row per name. Traced
+ * functions make a profile of their own (func_profile.h), in the text.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 #include "bt2plugin/discarded.h"
 #include "bt2plugin/event_ids.h"
+#include "bt2plugin/func_profile.h"
 #include "bt2plugin/ptrmap.h"
 #include "bt2plugin/sink.h"
 #include "bt2plugin/summary_print.h"
@@ -29,8 +31,29 @@ struct summary {
 	struct ust_ptrmap by_proc;	/* pid key -> struct ust_sum_row */
 	struct ust_ptrmap by_cpu;	/* cpu key -> struct ust_sum_row */
 	struct ust_ptrmap by_thread;	/* (pid, tid) key -> struct ust_sum_row */
+	struct ust_ptrmap func_kinds;	/* bt_event_class * -> ust_func_kind + 1 */
+	struct ust_func_profile prof;
 	struct ust_sum_totals totals;
 };
+
+static int func_event(struct summary *s, const bt_event *ev, const struct ust_event_ids *ids,
+		      int64_t ns)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	uintptr_t kind = (uintptr_t)ust_ptrmap_get(&s->func_kinds, (uintptr_t)ec);
+
+	if (!kind) {
+		kind = ust_func_kind_of(ec) + 1;
+		if (ust_ptrmap_put(&s->func_kinds, (uintptr_t)ec, (void *)kind) < 0)
+			return -ENOMEM;
+	}
+	if (kind == UST_FUNC_NONE + 1)
+		return 0;
+	return ust_func_profile_event(&s->prof, (enum ust_func_kind)(kind - 1),
+				      ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid,
+				      ids->tid == UST_ID_UNKNOWN ? 0 : ids->tid, ns,
+				      bt_event_borrow_payload_field_const(ev));
+}
 
 static struct ust_sum_row *row_get(struct ust_ptrmap *m, uintptr_t key)
 {
@@ -182,7 +205,7 @@ static int on_event(struct summary *s, const bt_message *msg)
 		r->tid = ids.tid;
 		row_count(r, ns);
 	}
-	return 0;
+	return func_event(s, ev, &ids, ns);
 }
 
 static int on_msg(void *data, const bt_message *msg)
@@ -349,6 +372,8 @@ bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_compon
 	tables.nr_events = nr_names;
 	if (tables.events && tables.procs && tables.cpus && tables.threads) {
 		ust_sum_print(s->out.f, &s->totals, &tables, s->xml);
+		if (!s->xml)
+			ust_func_profile_print(&s->prof, s->out.f);
 		ret = ust_out_commit(&s->out);
 	}
 	free(tables.events);
@@ -376,5 +401,7 @@ void ust_summary_finalize(bt_self_component_sink *self)
 	ust_ptrmap_fini(&s->by_proc, row_free);
 	ust_ptrmap_fini(&s->by_cpu, free);
 	ust_ptrmap_fini(&s->by_thread, free);
+	ust_ptrmap_fini(&s->func_kinds, NULL);
+	ust_func_profile_fini(&s->prof);
 	free(s);
 }

@@ -16,6 +16,7 @@
 #include "libust/lock.h"
 #include "libust/objects.h"
 #include "libust/registry.h"
+#include "libust/statedump.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/common.h"
@@ -160,6 +161,8 @@ UST_API int ust_register_object2(struct ust_event_desc *const *ev_start,
 end:
 	ust_unlock();
 	free(path);
+	/* A library being loaded (statedump.c says why not from dlopen()). */
+	ust_statedump_refresh(1);
 	return ret;
 }
 

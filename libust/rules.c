@@ -40,15 +40,30 @@ static const struct ust_filter_prog reject_prog = {
 	.data = "",
 };
 
+/*
+ * libust's own events (the statedump's) are recorded only when a pattern
+ * names their provider: "*" keeps meaning the program's events, so that
+ * enabling everything does not add a dump of every loaded object.
+ */
+#define UST_OWN_PROVIDER	"ust_statedump:"
+
+static int name_matches(const char *pattern, const char *name)
+{
+	if (!strncmp(name, UST_OWN_PROVIDER, strlen(UST_OWN_PROVIDER)) &&
+	    strncmp(pattern, UST_OWN_PROVIDER, strlen(UST_OWN_PROVIDER)))
+		return 0;
+	return ustcomm_pattern_match(pattern, name);
+}
+
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev)
 {
-	return ustcomm_pattern_match(spec->pattern, ev->full_name) &&
+	return name_matches(spec->pattern, ev->full_name) &&
 	       ustcomm_level_matches(spec->level_match, spec->level, ev->loglevel);
 }
 
 static int rule_matches(const struct rule *r, const struct ust_event_state *ev)
 {
-	return ustcomm_pattern_match(r->pattern, ev->full_name) &&
+	return name_matches(r->pattern, ev->full_name) &&
 	       ustcomm_level_matches(r->level_match, r->level, ev->loglevel);
 }
 

@@ -32,6 +32,7 @@
 #include "libust/perf_counter.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
+#include "libust/statedump.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/blocking.h"
@@ -364,6 +365,8 @@ static void __attribute__((constructor)) ust_init(void)
 	env_channels();
 	env_rules();
 	ust_unlock();
+	/* After the rules, which its events meet as they register. */
+	ust_statedump_init();
 	/* Outside the lock: the signal it blocks is only known from here on. */
 	ust_control_init(env_control(), env_signal());
 	if (!env_trace())

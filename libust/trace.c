@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libust/statedump.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
@@ -93,7 +94,10 @@ int ust_trace_start(const char *name)
 			return ret;
 	}
 	ust_t.state = UST_TRACE_STARTED;
-	return ust_trace_apply_all();
+	ret = ust_trace_apply_all();
+	/* From the table only: this may be a signal handler (statedump.h). */
+	ust_statedump_emit_all();
+	return ret;
 }
 
 static void stop_writing(void)

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+import bench_func
+
 CTF_MAGIC = 0xC1FC1FC1
 KINDS = ("ints", "string", "mark")
 
@@ -394,7 +396,7 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup")
+            "startup", "func")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -862,6 +864,8 @@ def main():
                 relayd.cleanup()
         start_ms, threads = (startup(args.builddir, 50) if "startup" in args.only
                              else (None, None))
+        func_r = (bench_func.measure(args.builddir, args.runs, tmp, Lttng)
+                  if "func" in args.only else None)
     finally:
         ust.cleanup()
         if lt:
@@ -882,6 +886,9 @@ def main():
     if ("drain", 2) in ust_r:
         print()
         print(drain_table(ust_r))
+    if func_r:
+        print()
+        print(bench_func.table(*func_r))
     return 0
 
 

@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Function tracing (-finstrument-functions, libust-func): func_calls, whose
+call tree is known, traced with usttrace; babeltrace2 reads every entry with
+its exit, properly nested, per thread; the statedump names every object the
+functions live in, the C++ library loaded with dlopen() too; the addresses,
+named with binutils' nm from the objects the statedump names, give the
+program's call tree; sink.ust.perfetto draws the same tree with the same
+names (demangled); the summary lists the functions by total and self time;
+--filter on the address keeps one function."""
+
+import json
+import os
+import platform
+import re
+import subprocess
+
+from ustest import TOP_BUILD, UST_SUMMARY, USTTRACE, Tap, Workspace, app, read_trace
+
+LIB = os.path.join(TOP_BUILD, "tests", "apps", ".libs", "libfunc_cxx.so")
+DEPTH, MIDDLE, CXX_CALLS = 8, 3, 4
+# The program's call tree (tests/apps/func_calls.c): (name, children).
+rec = ("recurse", [])
+for _ in range(DEPTH - 1):
+    rec = ("recurse", [rec])
+WORK = ("work", [rec] + [("middle", [("leaf", []), ("leaf", [])])] * MIDDLE)
+MAIN_TREE = [("main", [WORK, ("func_cxx_run", [("shapes::Square::Square(int)", [])] +
+                               [("shapes::Square::area(int) const", [])] * CXX_CALLS)])]
+WORKER_TREE = [("worker", [WORK])]
+
+t = Tap()
+ws = Workspace()
+out_json = os.path.join(ws.root, "calls.json")
+
+
+def nm_symbols(path):
+    """{file vaddr: demangled name} of the functions of path, by binutils."""
+    res = subprocess.run(["nm", "-C", "--defined-only", path], capture_output=True, text=True)
+    syms = {}
+    for line in res.stdout.splitlines():
+        m = re.match(r"([0-9a-f]+) [tTwW] (.*)$", line)
+        if m:
+            syms.setdefault(int(m.group(1), 16), m.group(2))
+    return syms
+
+
+def first_load(path):
+    res = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
+    for line in res.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            return int(f[2], 16)
+    return 0
+
+
+def namer(bin_infos):
+    objs = []
+    for b in bin_infos:
+        objs.append((b["baddr"], b["memsz"], b["baddr"] - first_load(b["path"]),
+                     nm_symbols(b["path"])))
+
+    def name(addr):
+        for lo, size, bias, syms in objs:
+            if lo <= addr < lo + size:
+                return syms.get(addr - bias, "?%x" % addr)
+        return "?%x" % addr
+    return name
+
+
+def trees_from_events(events, name):
+    """Per tid: the forest of calls, and the problems met building it."""
+    stacks, forests, problems = {}, {}, []
+    for ev in events:
+        if not ev.name.startswith("ust_func:"):
+            continue
+        tid = ev.context["vtid"]
+        stack = stacks.setdefault(tid, [])
+        if ev.name == "ust_func:entry":
+            node = (name(ev.fields["addr"]), [])
+            (stack[-1][1] if stack else forests.setdefault(tid, [])).append(node)
+            stack.append(node)
+        elif not stack or stack[-1][0] != name(ev.fields["addr"]):
+            problems.append("exit of %s without its entry" % name(ev.fields["addr"]))
+        else:
+            stack.pop()
+    for tid, stack in stacks.items():
+        if stack:
+            problems.append("tid %d: %s entered, never exited" % (tid, [n for n, _ in stack]))
+    return forests, problems
+
+
+def trees_from_json(evs):
+    stacks, forests, problems = {}, {}, []
+    for e in evs:
+        if e.get("cat") != "func":
+            continue
+        stack = stacks.setdefault(e["tid"], [])
+        if e["ph"] == "B":
+            node = (e["name"], [])
+            (stack[-1][1] if stack else forests.setdefault(e["tid"], [])).append(node)
+            stack.append(node)
+        elif e["ph"] == "E" and stack and stack[-1][0] == e["name"]:
+            stack.pop()
+        else:
+            problems.append(e)
+    return forests, problems
+
+
+def as_lists(forest):
+    return [[n, as_lists(c)] for n, c in forest]
+
+
+res = ws.usttrace(["-m", "ust_func:*", "-m", "ust_statedump:*", "-c", "vtid",
+                   "--perfetto", out_json, "--summary", app("func_calls"), LIB])
+t.eq(res.returncode, 0, "usttrace traces func_calls")
+if res.returncode:
+    t.diag(res.stderr)
+dirs = ws.trace_dirs()
+t.eq(len(dirs), 1, "one trace")
+events, discarded = read_trace(dirs[0])
+t.eq(discarded, 0, "nothing discarded")
+infos = [e.fields for e in events if e.name == "ust_statedump:bin_info"]
+paths = {i["path"] for i in infos}
+t.ok(os.path.realpath(app("func_calls")) in paths, "the statedump names the executable", paths)
+t.ok(os.path.realpath(LIB) in {os.path.realpath(p) for p in paths},
+     "the statedump names the library loaded with dlopen()", paths)
+build_ids = {i["path"]: bytes(i["build_id"]) for i in infos}
+want_id = subprocess.run(["readelf", "-n", LIB], capture_output=True, text=True).stdout
+m = re.search(r"Build ID: ([0-9a-f]+)", want_id)
+t.ok(m and build_ids.get(LIB, build_ids.get(os.path.realpath(LIB))) == bytes.fromhex(m.group(1)),
+     "with the build-id readelf reads from the file")
+
+name = namer(infos)
+forests, problems = trees_from_events(events, name)
+t.eq(problems, [], "every entry has its exit, nested (babeltrace2)")
+t.eq(len(forests), 2, "two threads call functions")
+main_tid = next((e.context["vtid"] for e in events if e.name == "ust_func:entry"
+                 and name(e.fields["addr"]) == "main"), None)
+t.eq(as_lists(forests.get(main_tid, [])), as_lists(MAIN_TREE),
+     "the main thread's calls are the program's call tree, named by nm")
+others = [f for tid, f in forests.items() if tid != main_tid]
+t.eq(as_lists(others[0]) if others else None, as_lists(WORKER_TREE),
+     "the other thread's too")
+
+doc = json.load(open(out_json))
+jforests, jproblems = trees_from_json(doc["traceEvents"])
+t.eq(jproblems, [], "sink.ust.perfetto: every span begins and ends, nested")
+t.eq({tid: as_lists(f) for tid, f in jforests.items()},
+     {tid: as_lists(f) for tid, f in forests.items()},
+     "sink.ust.perfetto draws the same call tree with the same names, C++ demangled")
+
+# The summary: every function's calls, total and self time, as computed
+# here from babeltrace2's events (to the microsecond it prints).
+summ = subprocess.run([UST_SUMMARY, dirs[0]], capture_output=True, text=True, env=ws.env())
+t.eq(summ.returncode, 0, "ust-summary reads the trace")
+rows, section = {}, False
+for line in summ.stdout.splitlines():
+    if "function, by total time" in line:
+        section = True
+    elif not line.strip():
+        section = False
+    elif section:
+        m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)\s+(.+)$", line)
+        rows[m.group(4)] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+want, stacks, active = {}, {}, {}
+for ev in events:
+    if not ev.name.startswith("ust_func:"):
+        continue
+    fname, stack = name(ev.fields["addr"]), stacks.setdefault(ev.context["vtid"], [])
+    if ev.name == "ust_func:entry":
+        stack.append([fname, ev.ts, 0])
+        active[fname] = active.get(fname, 0) + 1
+        continue
+    fname, start, child = stack.pop()
+    dur = ev.ts - start
+    calls, total, self_ns = want.get(fname, (0, 0, 0))
+    active[fname] -= 1
+    want[fname] = (calls + 1, total + (dur if not active[fname] else 0), self_ns + dur - child)
+    if stack:
+        stack[-1][2] += dur
+t.eq({n: r[0] for n, r in rows.items()}, {n: w[0] for n, w in want.items()},
+     "the summary counts the calls of each function")
+off = {n: (rows[n][1:], (w[1] / 1e9, w[2] / 1e9)) for n, w in want.items()
+       if n in rows and (abs(rows[n][1] - w[1] / 1e9) > 1.5e-6 or abs(rows[n][2] - w[2] / 1e9) > 1.5e-6)}
+t.eq(off, {}, "and its total time (outermost calls) and self time")
+
+# --filter on the address: with a fixed layout (no ASLR), leaf's address.
+arch = ["setarch", platform.machine(), "-R"]
+res = subprocess.run(arch + [USTTRACE, "-o", os.path.join(ws.root, "norand"), "-m",
+                             "ust_statedump:*", app("func_calls"), LIB],
+                     env=ws.env(), capture_output=True, text=True, timeout=120)
+exe = [i for i in read_trace(os.path.join(ws.root, "norand"))[0]
+       if i.name == "ust_statedump:bin_info" and i.fields["path"] == os.path.realpath(app("func_calls"))]
+syms = {v: k for k, v in nm_symbols(app("func_calls")).items()}
+leaf = exe[0].fields["baddr"] - first_load(app("func_calls")) + syms["leaf"] if exe else 0
+res = subprocess.run(arch + [USTTRACE, "-o", os.path.join(ws.root, "filtered"), "-m", "ust_func:*",
+                             "--filter", "addr == 0x%x" % leaf, app("func_calls"), LIB],
+                     env=ws.env(), capture_output=True, text=True, timeout=120)
+t.eq(res.returncode, 0, "usttrace --filter 'addr == 0x%x'" % leaf)
+fev = read_trace(os.path.join(ws.root, "filtered"))[0]
+t.eq(sorted({(e.name, e.fields["addr"]) for e in fev}),
+     [("ust_func:entry", leaf), ("ust_func:exit", leaf)], "only leaf's entries and exits are kept")
+t.eq(len(fev), 2 * 4 * MIDDLE, "all of them")
+t.done()
