@@ -86,7 +86,7 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 	if (ust_unlikely(!ev))
 		return -ENOENT;
 	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-	if (f && !ust_filters_pass(f, args))
+	if (f && !ust_filters_pass(f, args, ip))
 		return -ECANCELED;
 	return reserve(ctx, ev, payload_len, ip);
 }

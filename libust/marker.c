@@ -28,7 +28,7 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 		union ust_filter_arg args[UST_MARKER_MAX_FIELDS];
 
 		ust_filter_marker_args(&ev->marker, ap, args);
-		if (!ust_filters_pass(filters, args))
+		if (!ust_filters_pass(filters, args, __builtin_return_address(0)))
 			goto end;
 	}
 	len = ust_marker_payload_size(&ev->marker, ap, str_lens);

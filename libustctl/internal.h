@@ -20,6 +20,8 @@
 
 /* Sets this thread's ustctl_last_error(). */
 void ustctl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Adds a line to this thread's ustctl_take_warnings(). */
+void ustctl_add_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A reply with status 0; msg points into buf. */
 struct ustctl_reply {

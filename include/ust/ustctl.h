@@ -25,6 +25,13 @@ extern "C" {
 const char *ustctl_last_error(void);
 
 /*
+ * What this thread's calls since the last take accepted but the user
+ * should hear of (a filter naming a field that none of the events its
+ * rule matches has), one per line; NULL when nothing. The caller frees it.
+ */
+char *ustctl_take_warnings(void);
+
+/*
  * How long to wait for a program to answer, in milliseconds (default 5000).
  * A program that is stopped, or blocks the control signal in every thread,
  * does not answer: the call then fails with -ETIMEDOUT.
