@@ -138,7 +138,7 @@ static int primary_field(struct compiler *c, enum ust_filter_type *type)
 				break;
 		}
 		if (i == c->nr_fields) {
-			warn_at(c, pos, "no field '%s': the filter records nothing of the event",
+			warn_at(c, pos, "no field '%s': the filter is false for such events",
 				c->lx.sval);
 		} else {
 			*type = (enum ust_filter_type)c->fields[i].type;
@@ -158,7 +158,7 @@ static int primary_context(struct compiler *c, enum ust_filter_type *type)
 
 	*type = UST_FTYPE_ANY;
 	if (c->lx.tok == T_APP) {
-		warn_at(c, pos, "no application context '$app.%s' in UST programs: the filter records nothing",
+		warn_at(c, pos, "no application context '$app.%s' in UST programs: the filter is false for every event",
 			c->lx.sval);
 		return emit_named(c, UST_FOP_LOAD_CTX, "$app.", c->lx.sval);
 	}
@@ -166,7 +166,7 @@ static int primary_context(struct compiler *c, enum ust_filter_type *type)
 	if (ctx)
 		*type = ust_filter_ctx_type(ctx);
 	else
-		warn_at(c, pos, "no context '$ctx.%s' (see the manual, 3.5): the filter records nothing",
+		warn_at(c, pos, "no context '$ctx.%s' (see the manual, 3.5): the filter is false for every event",
 			c->lx.sval);
 	return emit_named(c, UST_FOP_LOAD_CTX, "", c->lx.sval);
 }

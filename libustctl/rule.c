@@ -43,8 +43,8 @@ static void filter_error(const char *filter, const struct ust_filter_error *err,
 static void filter_warning(const char *filter, const struct ust_filter_error *err,
 			   const char *event)
 {
-	ustctl_add_warning("filter '%s', column %u: %s%s%s", filter, err->offset, err->text,
-			   event ? " " : "", event ? event : "");
+	ustctl_add_warning("filter '%s'%s%s, column %u: %s", filter, event ? " on " : "",
+			   event ? event : "", err->offset, err->text);
 }
 
 int ustctl_filter_check(const char *filter)
@@ -61,8 +61,6 @@ int ustctl_filter_check(const char *filter)
 	ret = ust_filter_compile(filter, NULL, 0, &prog, &len, &err);
 	if (ret < 0)
 		filter_error(filter, &err, NULL);
-	else if (ret > 0)
-		filter_warning(filter, &err, NULL);
 	free(prog);
 	return ret < 0 ? ret : 0;
 }

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ust/ustctl.h>
 
 #include "libustcomm/filter_compile.h"
 #include "libustcomm/hex.h"
@@ -56,7 +55,9 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 			ustcomm_err("%s: filter '%s': %s", what, filter, err.text);
 			return ret;
 		}
-		/* Its warning was given when the filter was read. */
+		if (ret > 0)
+			fprintf(stderr, "usttrace: warning: %s: filter '%s', column %u: %s\n", what,
+				filter, err.offset, err.text);
 		ret = 0;
 	}
 	ustcomm_level_spec_format(level, r->loglevel_match, r->loglevel);
@@ -73,13 +74,4 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 	if (ret == -ENOMEM)
 		ustcomm_err("out of memory");
 	return ret;
-}
-
-void usttrace_print_warnings(void)
-{
-	char *w = ustctl_take_warnings(), *line, *save = NULL;
-
-	for (line = w ? strtok_r(w, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
-		fprintf(stderr, "usttrace: warning: %s\n", line);
-	free(w);
 }

@@ -16,7 +16,4 @@
 int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *rule,
 			 const char *what);
 
-/* Prints what libustctl accepted with a warning (a filter's unknown context). */
-void usttrace_print_warnings(void);
-
 #endif

@@ -412,7 +412,6 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	ut->verbose = verbose;
 	ut->summary = summary;
 end:
-	usttrace_print_warnings();
 	return ret;
 }
 
