@@ -107,7 +107,7 @@ t.ok(res.returncode == 0 and "warning: filter '$ctx.nosuch == 2' on req:done, co
 res = subprocess.run([USTCTL, "enable-marker", "--filter", b'value > 1 && path == "\xed\xa0\x80"',
                       pid, "req:done"], env=ws2.env(), capture_output=True)
 res.stderr = res.stderr.decode(errors="replace")
-t.ok(res.returncode == 1 and "invalid UTF-8 at byte offset 22" in res.stderr,
+t.ok(res.returncode != 0 and "invalid UTF-8 at byte offset 22" in res.stderr,
      "a filter that is not UTF-8 (an encoded surrogate): refused, naming the byte offset, "
      "so that save-session never writes XML that load-session refuses", res.stderr)
 res = ws2.ustctl(["enable-marker", "--filter", "path > 3", pid, "req:done"])
