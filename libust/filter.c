@@ -157,6 +157,7 @@ static int run(const struct ust_filter_prog *p, const union ust_filter_arg *args
 		[UST_FOP_FIELD_GT_S64] = &&op_field_gt_s64,
 		[UST_FOP_FIELD_GE_S64] = &&op_field_ge_s64,
 		[UST_FOP_NOP] = &&op_nop,
+		[UST_FOP_FAIL] = &&op_fail,
 		[UST_FOP_BIT_NOT] = &&op_bit_not,
 		[UST_FOP_BIT_AND] = &&op_bit_and,
 		[UST_FOP_BIT_OR] = &&op_bit_or,
@@ -236,6 +237,8 @@ op_not:
 	NEXT(1);
 op_nop:
 	NEXT(1);
+op_fail:
+	return 0;
 op_bit_not:
 	top[-1].s = (int64_t)~(uint64_t)top[-1].s;
 	NEXT(1);

@@ -128,6 +128,12 @@ enum ust_filter_op {
 	UST_FOP_FIELD_GT_S64,
 	UST_FOP_FIELD_GE_S64,
 	UST_FOP_NOP,		/* PLUS, linked */
+	/*
+	 * LOAD_CTX of an $app context, linked: a UST program has none, and
+	 * LTTng-UST fails when it reads one that no agent provides, so the
+	 * filter ends with "not recorded" where it reaches this.
+	 */
+	UST_FOP_FAIL,
 };
 
 /* How a linked comparison reads its two operands. */

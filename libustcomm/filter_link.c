@@ -361,11 +361,13 @@ static int link_ctx(struct walk *w, uint32_t pc, const uint8_t *insn)
 	ctx = ust_filter_ctx_lookup(name);
 	if (!ctx && !w->out)
 		return push(w, pc, UST_FTYPE_ANY);
+	if (!ctx && !strncmp(name, "$app.", 5)) {
+		/* What follows never runs: ANY satisfies every operator. */
+		w->out[pc] = UST_FOP_FAIL;
+		return push(w, pc, UST_FTYPE_ANY);
+	}
 	if (!ctx) {
-		if (!strncmp(name, "$app.", 5))
-			fail(w, pc, "there is no application context '%s' in a UST program", name);
-		else
-			fail(w, pc, "there is no context '$ctx.%s'", name);
+		fail(w, pc, "there is no context '$ctx.%s'", name);
 		return -ENOENT;
 	}
 	if (w->out) {

@@ -198,7 +198,11 @@ static void lttng_language(void)
 	warned("$app.java:ctx == 1", 0, 1, "no application context '$app.java:ctx'");
 	warned("nosuch == 1 || a == 1", 1, 1, "no field 'nosuch'");
 	warned("a == 1 && zz", 1, 11, "no field 'zz'");
-	IS("$app.java:ctx == 1 || 1", ARGS(0, 0, 0, ""), -1);
+	/* An $app context fails where it is read, as in LTTng-UST without an agent. */
+	IS("$app.java:ctx == 1 || 1", ARGS(0, 0, 0, ""), 0);
+	IS("1 || $app.java:ctx == 1", ARGS(0, 0, 0, ""), 1);
+	IS("a > 1 || $app.java:ctx == 1", ARGS(2, 0, 0, ""), 1);
+	IS("a > 1 || $app.java:ctx == \"x\"", ARGS(0, 0, 0, ""), 0);
 	/* Long || chains, beyond LTTng-UST 2.13's 1024 characters of UST before. */
 	for (i = 0; i < 400 && n + 32 < sizeof(chain); i++)
 		n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%sa == %d", i ? " || " : "", i * 3);
@@ -410,6 +414,7 @@ static void validator(void)
 		    UST_FOP_PUSH_DOUBLE, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, UST_FOP_BIT_NOT, UST_FOP_RETURN);
 	RAW_REFUSED("underflow", "", 0, P1, UST_FOP_LSHIFT, UST_FOP_RETURN);
 	RAW_REFUSED("invalid opcode", "", 0, P1, UST_FOP_NOP, UST_FOP_RETURN);
+	RAW_REFUSED("invalid opcode", "", 0, UST_FOP_FAIL, 0, 0, UST_FOP_RETURN);
 	RAW_REFUSED("not a condition", "a", 2, UST_FOP_PUSH_STRING, 0, 0, UST_FOP_PLUS,
 		    UST_FOP_RETURN);
 	{
@@ -443,7 +448,6 @@ static void linker(void)
 		{ "~s == 0", "take integers, not a string" },
 		{ "d", "a float is not a condition" },
 		{ "+d", "a float is not a condition" },
-		{ "$app.a:b == 1", "no application context '$app.a:b'" },
 	};
 	uint8_t out[UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64];
 	struct ust_filter_error e;
