@@ -40,13 +40,19 @@ static union slot ctx_value(uint16_t ctx, const void *ip)
 	return v;
 }
 
-/* strcmp() on signed chars, as LTTng-UST compares strings on x86. */
+/*
+ * As LTTng-UST orders strings on x86: the first differing bytes as signed
+ * chars, and a string that ends first is the smaller, whatever follows in
+ * the other ("\xc3" > "").
+ */
 static int str_order(const char *a, const char *b)
 {
 	while (*a && *a == *b) {
 		a++;
 		b++;
 	}
+	if (!*a || !*b)
+		return !*a ? (*b ? -1 : 0) : 1;
 	return (signed char)*a - (signed char)*b;
 }
 

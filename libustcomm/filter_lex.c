@@ -109,9 +109,8 @@ static int str_put(struct ust_filter_lex *l, char ch)
 }
 
 /*
- * The escape after a backslash: UST's \n \t \" \' \\ \*; the other escape
- * sequences of C, which LTTng refuses too; any other character stands for
- * itself, as LTTng reads it. Returns the character or -EINVAL.
+ * The escape after a backslash: LTTng's \* and UST's \n \t \" \' \\
+ * (LTTng refuses every other backslash). Returns the character or -EINVAL.
  */
 static int escape(struct ust_filter_lex *l, const char *p)
 {
@@ -119,15 +118,11 @@ static int escape(struct ust_filter_lex *l, const char *p)
 	case 'n': return '\n';
 	case 't': return '\t';
 	case '"': case '\'': case '\\': case '*': return *p;
-	case 'a': case 'b': case 'f': case 'r': case 'v': case '?': case 'x': case 'u':
-	case 'U': case '0': case '1': case '2': case '3': case '4': case '5': case '6':
-	case '7':
-		return ust_filter_lex_fail(l, (size_t)(p - l->text) - 1,
-					   "unsupported escape \\%c: use \\\" \\' \\\\ \\* \\n or \\t", *p);
 	case '\0':
 		return ust_filter_lex_fail(l, l->tok_pos, "the string is not closed");
 	default:
-		return (unsigned char)*p;
+		return ust_filter_lex_fail(l, (size_t)(p - l->text) - 1,
+					   "unsupported escape: use \\\" \\' \\\\ \\* \\n or \\t");
 	}
 }
 
@@ -156,18 +151,7 @@ static int lex_string(struct ust_filter_lex *l, const char *open)
 		}
 		if (ch == '\n')
 			continue;
-		if (ch == '\\' && p[1] == '\n') {
-			/* LTTng's lexer drops the newline: the backslash escapes what follows as itself. */
-			escaped = 1;
-			while (*++p == '\n')
-				;
-			e = *p ? (unsigned char)*p : escape(l, p);
-			if (e < 0) {
-				ret = e;
-				goto end;
-			}
-			lit = (char)e;
-		} else if (ch == '\\') {
+		if (ch == '\\') {
 			escaped = 1;
 			e = escape(l, ++p);
 			if (e < 0) {
