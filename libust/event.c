@@ -94,7 +94,7 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 		int pass;
 
 		f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-		pass = !f || ust_filters_pass(f, args);
+		pass = !f || ust_filters_pass(f, args, ip);
 		ust_filter_read_unlock(r);
 		if (!pass)
 			return -ECANCELED;

@@ -5,12 +5,12 @@
  * forward, the stack within UST_FILTER_STACK_MAX and every type right, so
  * the loop checks nothing and cannot fault, loop or allocate. It is
  * async-signal-safe: it reads its arguments, the program and the
- * context caches (context.h), and calls nothing else but the glob matcher
- * and strcmp().
+ * context caches (context.h), and calls nothing else but the glob matcher,
+ * strcmp() and, for the contexts that need one, a system call
+ * (filter_ctx.c).
  */
 #include <stdarg.h>
 #include <string.h>
-#include <pthread.h>
 
 #include "libust/context.h"
 #include "libust/filter.h"
@@ -29,25 +29,41 @@ static uint16_t u16(const uint8_t *p)
 	return (uint16_t)(p[0] | (p[1] << 8));
 }
 
-static union slot ctx_value(uint16_t ctx)
+static union slot ctx_value(uint16_t ctx, const void *ip)
 {
 	union slot v;
 
-	switch (ctx) {
-	case UST_FCTX_VPID:
-		v.s = ust_ctx_vpid();
-		break;
-	case UST_FCTX_VTID:
-		v.s = ust_ctx_vtid();
-		break;
-	case UST_FCTX_PTHREAD_ID:
-		v.s = (int64_t)pthread_self();
-		break;
-	default:
+	if (ctx == UST_FCTX_PROCNAME)
 		v.str = ust_ctx_procname();
-		break;
-	}
+	else
+		v.s = ust_filter_ctx_int(ctx, ip);
 	return v;
+}
+
+/*
+ * As LTTng-UST orders strings on x86: the first differing bytes as signed
+ * chars, and a string that ends first is the smaller, whatever follows in
+ * the other ("\xc3" > "").
+ */
+static int str_order(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	if (!*a || !*b)
+		return !*a ? (*b ? -1 : 0) : 1;
+	return (signed char)*a - (signed char)*b;
+}
+
+/*
+ * A double as a truth value: LTTng-UST casts it to a 64-bit integer, so
+ * what truncates to 0 is false. Out of range and NaN give x86's
+ * 0x8000000000000000, which is true.
+ */
+static int double_true(double d)
+{
+	return !(d > -1.0 && d < 1.0);
 }
 
 static int compare(uint8_t op, uint8_t mode, union slot a, union slot b)
@@ -69,13 +85,22 @@ static int compare(uint8_t op, uint8_t mode, union slot a, union slot b)
 	case UST_FCMP_DOUBLE_S64:
 		return compare(op, UST_FCMP_DOUBLE, a, (union slot){ .d = (double)b.s });
 	case UST_FCMP_STRING:
-		c = strcmp(a.str, b.str) != 0;
+		if (op == UST_FOP_EQ || op == UST_FOP_NE)
+			c = strcmp(a.str, b.str) != 0;
+		else
+			c = str_order(a.str, b.str);
 		break;
 	case UST_FCMP_GLOB_RIGHT:
-		c = !ust_filter_glob_match(b.str, a.str);
+		if (op == UST_FOP_EQ || op == UST_FOP_NE)
+			c = !ust_filter_glob_match(b.str, a.str);
+		else
+			c = ust_filter_str_order(a.str, b.str);
 		break;
 	default:
-		c = !ust_filter_glob_match(a.str, b.str);
+		if (op == UST_FOP_EQ || op == UST_FOP_NE)
+			c = !ust_filter_glob_match(a.str, b.str);
+		else
+			c = -ust_filter_str_order(b.str, a.str);
 		break;
 	}
 	switch (op) {
@@ -95,7 +120,8 @@ static int compare(uint8_t op, uint8_t mode, union slot a, union slot b)
  */
 #define NEXT(len)	do { pc += (len); goto *dispatch[*pc]; } while (0)
 
-static int run(const struct ust_filter_prog *p, const union ust_filter_arg *args)
+static int run(const struct ust_filter_prog *p, const union ust_filter_arg *args,
+	       const void *ip)
 {
 	static const void *const dispatch[256] = {
 		[UST_FOP_RETURN] = &&op_return,
@@ -136,6 +162,14 @@ static int run(const struct ust_filter_prog *p, const union ust_filter_arg *args
 		[UST_FOP_FIELD_LE_S64] = &&op_field_le_s64,
 		[UST_FOP_FIELD_GT_S64] = &&op_field_gt_s64,
 		[UST_FOP_FIELD_GE_S64] = &&op_field_ge_s64,
+		[UST_FOP_NOP] = &&op_nop,
+		[UST_FOP_FAIL] = &&op_fail,
+		[UST_FOP_BIT_NOT] = &&op_bit_not,
+		[UST_FOP_BIT_AND] = &&op_bit_and,
+		[UST_FOP_BIT_OR] = &&op_bit_or,
+		[UST_FOP_BIT_XOR] = &&op_bit_xor,
+		[UST_FOP_LSHIFT] = &&op_lshift,
+		[UST_FOP_RSHIFT] = &&op_rshift,
 	};
 	union slot st[UST_FILTER_STACK_MAX];
 	const uint8_t *pc = p->code;
@@ -153,7 +187,7 @@ op_load_string:
 	(top++)->str = args[u16(pc + 1)].str;
 	NEXT(3);
 op_load_ctx:
-	*top++ = ctx_value(u16(pc + 1));
+	*top++ = ctx_value(u16(pc + 1), ip);
 	NEXT(3);
 op_push_s64:
 	memcpy(&(top++)->s, pc + 1, 8);
@@ -207,6 +241,38 @@ op_ge_s64:
 op_not:
 	top[-1].s = !top[-1].s;
 	NEXT(1);
+op_nop:
+	NEXT(1);
+op_fail:
+	return 0;
+op_bit_not:
+	top[-1].s = (int64_t)~(uint64_t)top[-1].s;
+	NEXT(1);
+op_bit_and:
+	top--;
+	top[-1].s = (int64_t)((uint64_t)top[-1].s & (uint64_t)top[0].s);
+	NEXT(1);
+op_bit_or:
+	top--;
+	top[-1].s = (int64_t)((uint64_t)top[-1].s | (uint64_t)top[0].s);
+	NEXT(1);
+op_bit_xor:
+	top--;
+	top[-1].s = (int64_t)((uint64_t)top[-1].s ^ (uint64_t)top[0].s);
+	NEXT(1);
+	/* A count outside 0..63: LTTng-UST's interpreter fails, and records nothing. */
+op_lshift:
+	top--;
+	if ((uint64_t)top[0].s > 63)
+		return 0;
+	top[-1].s = (int64_t)((uint64_t)top[-1].s << top[0].s);
+	NEXT(1);
+op_rshift:
+	top--;
+	if ((uint64_t)top[0].s > 63)
+		return 0;
+	top[-1].s = (int64_t)((uint64_t)top[-1].s >> top[0].s);
+	NEXT(1);
 op_not_double:
 	top[-1].s = top[-1].d == 0.0;
 	NEXT(1);
@@ -214,7 +280,7 @@ op_to_bool:
 	top[-1].s = top[-1].s != 0;
 	NEXT(1);
 op_to_bool_double:
-	top[-1].s = top[-1].d != 0.0;
+	top[-1].s = double_true(top[-1].d);
 	NEXT(1);
 op_neg:
 	top[-1].s = (int64_t)(0 - (uint64_t)top[-1].s);
@@ -239,7 +305,7 @@ op_or:
 	top--;
 	NEXT(3);
 op_and_double:
-	if (top[-1].d == 0.0) {
+	if (!double_true(top[-1].d)) {
 		top[-1].s = 0;
 		pc = p->code + u16(pc + 1);
 		goto *dispatch[*pc];
@@ -247,7 +313,7 @@ op_and_double:
 	top--;
 	NEXT(3);
 op_or_double:
-	if (top[-1].d != 0.0) {
+	if (double_true(top[-1].d)) {
 		top[-1].s = 1;
 		pc = p->code + u16(pc + 1);
 		goto *dispatch[*pc];
@@ -255,19 +321,20 @@ op_or_double:
 	top--;
 	NEXT(3);
 op_return_double:
-	return top[-1].d != 0.0;
+	return double_true(top[-1].d);
 op_return:
 	return top[-1].s != 0;
 }
 
-int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args)
+int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args,
+		     const void *ip)
 {
 	uint32_t i;
 
 	if (ust_likely(f->nr == 1))
-		return run(f->progs[0], args);
+		return run(f->progs[0], args, ip);
 	for (i = 0; i < f->nr; i++) {
-		if (run(f->progs[i], args))
+		if (run(f->progs[i], args, ip))
 			return 1;
 	}
 	return 0;

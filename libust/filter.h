@@ -29,8 +29,12 @@ struct ust_event_filters {
 	const struct ust_filter_prog *progs[];
 };
 
-/* 1 when any program passes. Lock-free, async-signal-safe. */
-int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args);
+/* 1 when any program passes; ip is the event's ip context. Lock-free, async-signal-safe. */
+int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args,
+		     const void *ip);
+
+/* An integer context's value now (enum ust_filter_ctx, not procname). */
+int64_t ust_filter_ctx_int(unsigned ctx, const void *ip);
 
 /*
  * Markers: the arguments in ap as the filter sees them (args has room for

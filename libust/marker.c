@@ -34,7 +34,7 @@ UST_API void ust_marker_emit(const struct ust_event_desc *desc, ...)
 		/* Loaded again inside the reclamation section (filter_reclaim.h). */
 		r = ust_filter_read_lock();
 		filters = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-		pass = !filters || ust_filters_pass(filters, args);
+		pass = !filters || ust_filters_pass(filters, args, __builtin_return_address(0));
 		ust_filter_read_unlock(r);
 		if (!pass)
 			goto end;

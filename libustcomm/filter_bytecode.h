@@ -27,13 +27,18 @@
 
 #define UST_FILTER_MAGIC	0x46545355u	/* "USTF" */
 #define UST_FILTER_VERSION	1u
-#define UST_FILTER_CODE_MAX	4096u
+/*
+ * An enable-rule request carries the text and the program in hexadecimal
+ * within USTCOMM_CTL_MAX_REQUEST (64 KiB): 16 KiB + 2 * (12 + 4 KiB) + the
+ * header leaves room. Jump targets are 16-bit.
+ */
+#define UST_FILTER_CODE_MAX	12288u
 #define UST_FILTER_DATA_MAX	4096u
 #define UST_FILTER_STACK_MAX	16u
 /* Short-circuit jumps whose target is not reached yet, at any point. */
 #define UST_FILTER_PENDING_MAX	32u
-/* A filter expression's text, as users write it. */
-#define UST_FILTER_TEXT_MAX	1024u
+/* A filter expression's text, as users write it, in bytes. LTTng's is 64 KiB. */
+#define UST_FILTER_TEXT_MAX	16384u
 
 struct ust_filter_header {
 	uint32_t magic;
@@ -72,14 +77,31 @@ enum ust_filter_op {
 	 */
 	UST_FOP_AND,
 	UST_FOP_OR,
-	UST_FOP_GENERIC_MAX = UST_FOP_OR,
+	UST_FOP_PLUS,		/* number -> itself */
+	UST_FOP_BIT_NOT,	/* integer -> ~integer */
+	/*
+	 * Two integers -> one, on their 64 bits unsigned. A shift count
+	 * outside 0..63 ends the program with "not recorded", as LTTng-UST's
+	 * interpreter does.
+	 */
+	UST_FOP_BIT_AND,
+	UST_FOP_BIT_OR,
+	UST_FOP_BIT_XOR,
+	UST_FOP_LSHIFT,
+	UST_FOP_RSHIFT,
+	UST_FOP_GENERIC_MAX = UST_FOP_RSHIFT,
 
 	/* Linked: the same lengths, with types and indexes resolved. */
 	UST_FOP_LOAD_S64 = 0x40,	/* u16 field index */
 	UST_FOP_LOAD_DOUBLE,		/* u16 field index */
 	UST_FOP_LOAD_STRING,		/* u16 field index */
 	UST_FOP_LOAD_CTX_ID,		/* u16 enum ust_filter_ctx */
-	/* The forms of RETURN NOT NEG TO_BOOL AND OR whose operand is a double. */
+	/*
+	 * The forms of RETURN NOT NEG TO_BOOL AND OR whose operand is a
+	 * double. As truth values (all but NOT and NEG) doubles are truncated
+	 * to integers first, as LTTng-UST casts them: 0.5 is false. A double
+	 * reaches RETURN only through TO_BOOL; the linker refuses it alone.
+	 */
 	UST_FOP_RETURN_DOUBLE,
 	UST_FOP_NOT_DOUBLE,
 	UST_FOP_NEG_DOUBLE,
@@ -105,6 +127,13 @@ enum ust_filter_op {
 	UST_FOP_FIELD_LE_S64,
 	UST_FOP_FIELD_GT_S64,
 	UST_FOP_FIELD_GE_S64,
+	UST_FOP_NOP,		/* PLUS, linked */
+	/*
+	 * LOAD_CTX of an $app context, linked: a UST program has none, and
+	 * LTTng-UST fails when it reads one that no agent provides, so the
+	 * filter ends with "not recorded" where it reaches this.
+	 */
+	UST_FOP_FAIL,
 };
 
 /* How a linked comparison reads its two operands. */
@@ -114,19 +143,47 @@ enum ust_filter_cmp_mode {
 	UST_FCMP_DOUBLE,	/* both doubles */
 	UST_FCMP_S64_DOUBLE,	/* integer, double */
 	UST_FCMP_DOUBLE_S64,	/* double, integer */
-	UST_FCMP_STRING,	/* both strings, compared for equality */
-	UST_FCMP_GLOB_RIGHT,	/* string, glob pattern */
-	UST_FCMP_GLOB_LEFT,	/* glob pattern, string */
+	UST_FCMP_STRING,	/* both strings: bytes as signed chars, as LTTng-UST on x86 */
+	/*
+	 * String, glob pattern (and the reverse). == and != match the whole
+	 * pattern; the orderings compare up to its first unescaped '*' and
+	 * call what follows equal, as LTTng-UST compares "abc*".
+	 */
+	UST_FCMP_GLOB_RIGHT,
+	UST_FCMP_GLOB_LEFT,
 };
 
-/* Contexts a filter can read: $ctx.NAME. */
+/*
+ * Contexts a filter can read: $ctx.NAME, LTTng-UST's statically known
+ * ones and UST's ip. All integers but procname. The name of any other
+ * context ($app.NAME included, stored with its "$app." prefix) passes
+ * the check, and linking it fails: that filter records nothing.
+ */
 enum ust_filter_ctx {
-	UST_FCTX_VPID = 1,	/* integer */
-	UST_FCTX_VTID,		/* integer */
-	UST_FCTX_PTHREAD_ID,	/* integer */
-	UST_FCTX_PROCNAME,	/* string */
-	UST_FCTX_MAX = UST_FCTX_PROCNAME,
+	UST_FCTX_VPID = 1,
+	UST_FCTX_VTID,
+	UST_FCTX_PTHREAD_ID,
+	UST_FCTX_PROCNAME,
+	UST_FCTX_CPU_ID,
+	UST_FCTX_IP,
+	UST_FCTX_VUID,
+	UST_FCTX_VEUID,
+	UST_FCTX_VSUID,
+	UST_FCTX_VGID,
+	UST_FCTX_VEGID,
+	UST_FCTX_VSGID,
+	/* Namespaces: the inode of /proc/thread-self/ns/NAME, 0 without. */
+	UST_FCTX_CGROUP_NS,
+	UST_FCTX_IPC_NS,
+	UST_FCTX_MNT_NS,
+	UST_FCTX_NET_NS,
+	UST_FCTX_PID_NS,
+	UST_FCTX_TIME_NS,
+	UST_FCTX_USER_NS,
+	UST_FCTX_UTS_NS,
+	UST_FCTX_MAX = UST_FCTX_UTS_NS,
 };
+#define UST_FCTX_NS_FIRST	UST_FCTX_CGROUP_NS
 
 /* The type of a value on the stack, and of a field to the linker. */
 enum ust_filter_type {
@@ -155,8 +212,8 @@ struct ust_filter_error {
  * that every offset points inside the data at a terminated string, that
  * every jump goes forward onto an instruction, that the stack never
  * underflows or exceeds UST_FILTER_STACK_MAX, that the types of what each
- * instruction pops are right (fields counting as any type), that each
- * context name exists and that the code ends with RETURN at depth 1.
+ * instruction pops are right (fields and unknown contexts counting as any
+ * type) and that the code ends with RETURN at depth 1.
  * Returns 0 or -EINVAL with err filled. Allocates nothing;
  * async-signal-safe.
  */
@@ -165,16 +222,27 @@ USTCOMM_API int ust_filter_check(const void *prog, size_t len, struct ust_filter
 /*
  * ust_filter_check(), then links a copy of the program into out (room for
  * len bytes) against an event's fields: -ENOENT when it names a field the
- * event does not have, -EINVAL when the types do not fit. Async-signal-safe.
+ * event does not have or a context there is not, -EINVAL when the types do
+ * not fit (a double as the whole program's value included).
+ * Async-signal-safe.
  */
 USTCOMM_API int ust_filter_link(const void *prog, size_t len, const struct ust_filter_field *fields,
 				uint32_t nr_fields, void *out, struct ust_filter_error *err);
 
-/* The context's id for a $ctx name, 0 when there is none; and its type. */
+/* The context's id for a $ctx name, 0 when there is none; its type; its name. */
 USTCOMM_API int ust_filter_ctx_lookup(const char *name);
 USTCOMM_API enum ust_filter_type ust_filter_ctx_type(int ctx);
+USTCOMM_API const char *ust_filter_ctx_name(int ctx);
 
 /* Star-glob match ('*' any run, '\' escapes the next character). */
 USTCOMM_API int ust_filter_glob_match(const char *pattern, const char *s);
+
+/*
+ * <0, 0, >0 as s orders before, like or after pattern (a glob, '\'
+ * escapes) compared up to its first unescaped '*', bytes as signed chars:
+ * how LTTng-UST orders a string and a literal. With a pattern without
+ * '*' or '\', that is strcmp() on signed chars.
+ */
+USTCOMM_API int ust_filter_str_order(const char *s, const char *pattern);
 
 #endif

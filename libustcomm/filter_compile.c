@@ -3,7 +3,8 @@
  * A recursive-descent compiler for filter expressions (filter_compile.h):
  * each rule emits its code as it parses and returns the type of the value
  * it leaves on the stack, so that type errors are reported at the
- * operator that causes them. Runs in controllers, in normal context.
+ * operator that causes them. The tokens come from filter_lex.c. Runs in
+ * controllers, in normal context.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,23 +13,13 @@
 #include <string.h>
 
 #include "libustcomm/filter_compile.h"
+#include "libustcomm/filter_lex.h"
 
-enum tok {
-	T_END, T_INT, T_FLOAT, T_STRING, T_FIELD, T_CTX,
-	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_AND, T_OR, T_NOT, T_MINUS,
-	T_LPAREN, T_RPAREN,
-};
+/* A string literal whose one unescaped '*' ends it: LTTng orders by it too. */
+#define FTYPE_GLOB_END	(UST_FTYPE_ANY + 1)
 
 struct compiler {
-	const char *text;
-	const char *p;			/* after the current token */
-	enum tok tok;
-	size_t tok_pos;			/* 0-based start of the current token */
-	int64_t ival;
-	double dval;
-	char *sval;			/* strings: as stored; fields, contexts: the name */
-	size_t slen;
-	int is_glob;
+	struct ust_filter_lex lx;
 	const struct ust_filter_field *fields;
 	uint32_t nr_fields;
 	uint8_t code[UST_FILTER_CODE_MAX];
@@ -36,220 +27,35 @@ struct compiler {
 	char data[UST_FILTER_DATA_MAX];
 	uint32_t data_len;
 	struct ust_filter_error *err;
+	/* The first name the events or the program lack: a warning. */
+	struct ust_filter_error warning;
 };
 
-static int fail_at(struct compiler *c, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail_at(struct compiler *c, size_t pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->err->offset = (uint32_t)pos + 1;
-	va_start(ap, fmt);
-	vsnprintf(c->err->text, sizeof(c->err->text), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int is_ident_start(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
-}
-
-static int is_ident(char ch)
-{
-	return is_ident_start(ch) || (ch >= '0' && ch <= '9');
-}
-
-/* Appends one character to the current string token. */
-static int str_put(struct compiler *c, char ch)
-{
-	char *n;
-
-	if (c->slen + 2 > UST_FILTER_DATA_MAX)
-		return fail_at(c, c->tok_pos, "the string is longer than %u bytes",
-			       UST_FILTER_DATA_MAX);
-	n = realloc(c->sval, c->slen + 2);
-	if (!n)
-		return -ENOMEM;
-	c->sval = n;
-	c->sval[c->slen++] = ch;
-	c->sval[c->slen] = '\0';
-	return 0;
-}
-
-/*
- * The literal is read twice over: the characters as matched by a glob
- * (stars and backslashes of the text escaped) and as compared for
- * equality. Which one is kept depends on whether an unescaped star comes.
- */
-static int lex_string(struct compiler *c)
-{
-	char *plain = NULL;
-	size_t plain_len = 0;
-	const char *p = c->p + 1;
-	int ret = 0;
-
-	c->is_glob = 0;
-	for (; *p != '"'; p++) {
-		char ch = *p, lit;
-		int escaped = 0;
-
-		if (!ch) {
-			ret = fail_at(c, c->tok_pos, "the string is not closed");
-			goto end;
-		}
-		if (ch == '\\') {
-			escaped = 1;
-			switch (*++p) {
-			case 'n': lit = '\n'; break;
-			case 't': lit = '\t'; break;
-			case '"': case '\\': case '*': lit = *p; break;
-			default:
-				ret = fail_at(c, (size_t)(p - c->text) - 1,
-					      "unknown escape: use \\\" \\\\ \\* \\n or \\t");
-				goto end;
-			}
-		} else {
-			lit = ch;
-		}
-		if (!escaped && ch == '*') {
-			c->is_glob = 1;
-			ret = str_put(c, '*');
-		} else if (lit == '*' || lit == '\\') {
-			ret = str_put(c, '\\');
-			if (ret >= 0)
-				ret = str_put(c, lit);
-		} else {
-			ret = str_put(c, lit);
-		}
-		if (ret < 0)
-			goto end;
-		if (!c->is_glob) {
-			char *n = realloc(plain, plain_len + 2);
-
-			if (!n) {
-				ret = -ENOMEM;
-				goto end;
-			}
-			plain = n;
-			plain[plain_len++] = lit;
-			plain[plain_len] = '\0';
-		}
-	}
-	if (!c->is_glob) {
-		free(c->sval);
-		c->sval = plain ? plain : strdup("");
-		plain = NULL;
-		c->slen = strlen(c->sval);
-		if (!c->sval)
-			ret = -ENOMEM;
-	}
-	c->p = p + 1;
-	c->tok = T_STRING;
-end:
-	free(plain);
-	return ret;
-}
-
-static int lex_number(struct compiler *c)
-{
-	const char *start = c->p;
-	int hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(start, &end, 0);
-	if (!hex && (*end == '.' || *end == 'e' || *end == 'E')) {
-		c->dval = strtod(start, &end);
-		c->tok = T_FLOAT;
-	} else {
-		if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
-			return fail_at(c, c->tok_pos, "the number does not fit in a signed 64-bit integer");
-		c->ival = (int64_t)v;
-		c->tok = T_INT;
-	}
-	if (is_ident(*end) || *end == '.')
-		return fail_at(c, c->tok_pos, "invalid number");
-	c->p = end;
-	return 0;
-}
-
-static int lex_name(struct compiler *c, const char *start)
-{
-	const char *p = start;
-
-	while (is_ident(*p))
-		p++;
-	free(c->sval);
-	c->sval = strndup(start, (size_t)(p - start));
-	if (!c->sval)
-		return -ENOMEM;
-	c->slen = (size_t)(p - start);
-	c->p = p;
-	return 0;
-}
-
-static const struct {
-	const char *text;
-	enum tok tok;
-} operators[] = {
-	{ "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE }, { ">=", T_GE },
-	{ "&&", T_AND }, { "||", T_OR }, { "<", T_LT }, { ">", T_GT },
-	{ "!", T_NOT }, { "-", T_MINUS }, { "(", T_LPAREN }, { ")", T_RPAREN },
-};
+#define fail_at(c, pos, ...)	ust_filter_lex_fail(&(c)->lx, pos, __VA_ARGS__)
 
 static int next(struct compiler *c)
 {
-	const char *p = c->p;
-	size_t i;
+	return ust_filter_lex_next(&c->lx);
+}
 
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	c->p = p;
-	c->tok_pos = (size_t)(p - c->text);
-	c->slen = 0;
-	if (!*p) {
-		c->tok = T_END;
-		return 0;
-	}
-	if (*p == '"')
-		return lex_string(c);
-	if (*p >= '0' && *p <= '9')
-		return lex_number(c);
-	if (*p == '.' && p[1] >= '0' && p[1] <= '9')
-		return lex_number(c);
-	if (is_ident_start(*p)) {
-		c->tok = T_FIELD;
-		return lex_name(c, p);
-	}
-	if (*p == '$') {
-		if (strncmp(p, "$ctx.", 5) || !is_ident_start(p[5]))
-			return fail_at(c, c->tok_pos, "expected $ctx.NAME");
-		c->tok = T_CTX;
-		return lex_name(c, p + 5);
-	}
-	for (i = 0; i < sizeof(operators) / sizeof(operators[0]); i++) {
-		size_t n = strlen(operators[i].text);
+static void warn_at(struct compiler *c, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn_at(struct compiler *c, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
 
-		if (!strncmp(p, operators[i].text, n)) {
-			c->tok = operators[i].tok;
-			c->p = p + n;
-			return 0;
-		}
-	}
-	if (*p == '=')
-		return fail_at(c, c->tok_pos, "unexpected '=': comparison is '=='");
-	if (*p == '&' || *p == '|')
-		return fail_at(c, c->tok_pos, "unexpected '%c': logical operators are && and ||", *p);
-	return fail_at(c, c->tok_pos, "unexpected character '%c'", *p);
+	if (c->warning.offset)
+		return;
+	c->warning.offset = (uint32_t)pos + 1;
+	va_start(ap, fmt);
+	vsnprintf(c->warning.text, sizeof(c->warning.text), fmt, ap);
+	va_end(ap);
 }
 
 static int emit(struct compiler *c, const void *bytes, uint32_t n)
 {
 	if (n > UST_FILTER_CODE_MAX - c->code_len)
-		return fail_at(c, c->tok_pos, "the expression is too long (code over %u bytes)",
+		return fail_at(c, c->lx.tok_pos, "the expression is too long (code over %u bytes)",
 			       UST_FILTER_CODE_MAX);
 	memcpy(c->code + c->code_len, bytes, n);
 	c->code_len += n;
@@ -271,7 +77,7 @@ static int emit_u16(struct compiler *c, uint8_t op, uint16_t v)
 static int emit_data(struct compiler *c, const char *s, size_t len, uint16_t *off)
 {
 	if (len + 1 > UST_FILTER_DATA_MAX - c->data_len)
-		return fail_at(c, c->tok_pos, "the expression's strings and names exceed %u bytes",
+		return fail_at(c, c->lx.tok_pos, "the expression's strings and names exceed %u bytes",
 			       UST_FILTER_DATA_MAX);
 	*off = (uint16_t)c->data_len;
 	memcpy(c->data + c->data_len, s, len);
@@ -280,83 +86,130 @@ static int emit_data(struct compiler *c, const char *s, size_t len, uint16_t *of
 	return 0;
 }
 
+static int emit_named(struct compiler *c, uint8_t op, const char *prefix, const char *name)
+{
+	char buf[UST_FILTER_DATA_MAX];
+	uint16_t off;
+	int n = snprintf(buf, sizeof(buf), "%s%s", prefix, name);
+	int ret;
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return fail_at(c, c->lx.tok_pos, "the name is too long");
+	ret = emit_data(c, buf, (size_t)n, &off);
+	return ret < 0 ? ret : emit_u16(c, op, off);
+}
+
 static int expr_or(struct compiler *c, enum ust_filter_type *type);
+
+static int is_text(enum ust_filter_type t)
+{
+	return t == UST_FTYPE_STRING || t == UST_FTYPE_GLOB || (int)t == FTYPE_GLOB_END;
+}
+
+static int is_number(enum ust_filter_type t)
+{
+	return t == UST_FTYPE_S64 || t == UST_FTYPE_DOUBLE || t == UST_FTYPE_ANY;
+}
 
 static const char *type_name(enum ust_filter_type t)
 {
-	switch (t) {
+	switch ((int)t) {
 	case UST_FTYPE_S64: return "an integer";
 	case UST_FTYPE_DOUBLE: return "a float";
 	case UST_FTYPE_STRING: return "a string";
-	case UST_FTYPE_GLOB: return "a glob pattern";
+	case UST_FTYPE_GLOB: case FTYPE_GLOB_END: return "a glob pattern";
 	default: return "a value";
 	}
 }
 
+/*
+ * A field the event lacks is not an error: LTTng accepts the filter and
+ * records nothing of that event by it. The caller hears of it.
+ */
 static int primary_field(struct compiler *c, enum ust_filter_type *type)
 {
-	uint16_t off;
+	size_t pos = c->lx.tok_pos;
 	uint32_t i;
-	int ret;
 
 	*type = UST_FTYPE_ANY;
 	if (c->fields) {
 		for (i = 0; i < c->nr_fields; i++) {
-			if (!strcmp(c->fields[i].name, c->sval))
+			if (!strcmp(c->fields[i].name, c->lx.sval))
 				break;
 		}
-		if (i == c->nr_fields)
-			return fail_at(c, c->tok_pos, "unknown field '%s'", c->sval);
-		*type = (enum ust_filter_type)c->fields[i].type;
-		if (*type == UST_FTYPE_NONE)
-			return fail_at(c, c->tok_pos,
-				       "field '%s' is an array or a sequence: filters read integers, floats and strings",
-				       c->sval);
+		if (i == c->nr_fields) {
+			warn_at(c, pos, "no field '%s': the filter is false for such events",
+				c->lx.sval);
+		} else {
+			*type = (enum ust_filter_type)c->fields[i].type;
+			if (*type == UST_FTYPE_NONE)
+				return fail_at(c, pos,
+					       "field '%s' is an array or a sequence: filters read integers, floats and strings",
+					       c->lx.sval);
+		}
 	}
-	ret = emit_data(c, c->sval, c->slen, &off);
-	if (ret >= 0)
-		ret = emit_u16(c, UST_FOP_LOAD_FIELD, off);
-	return ret;
+	return emit_named(c, UST_FOP_LOAD_FIELD, "", c->lx.sval);
+}
+
+static int primary_context(struct compiler *c, enum ust_filter_type *type)
+{
+	size_t pos = c->lx.tok_pos;
+	int ctx;
+
+	*type = UST_FTYPE_ANY;
+	if (c->lx.tok == T_APP) {
+		warn_at(c, pos, "no application context '$app.%s' in UST programs: the filter is false for every event",
+			c->lx.sval);
+		return emit_named(c, UST_FOP_LOAD_CTX, "$app.", c->lx.sval);
+	}
+	ctx = ust_filter_ctx_lookup(c->lx.sval);
+	if (ctx)
+		*type = ust_filter_ctx_type(ctx);
+	else
+		warn_at(c, pos, "no context '$ctx.%s' (see the manual, 3.5): the filter is false for every event",
+			c->lx.sval);
+	return emit_named(c, UST_FOP_LOAD_CTX, "", c->lx.sval);
 }
 
 static int primary(struct compiler *c, enum ust_filter_type *type)
 {
 	uint8_t b[9];
 	uint16_t off;
-	size_t pos = c->tok_pos;
-	int ret, ctx;
+	size_t pos = c->lx.tok_pos;
+	int ret;
 
-	switch (c->tok) {
+	switch (c->lx.tok) {
 	case T_INT:
 		b[0] = UST_FOP_PUSH_S64;
-		memcpy(b + 1, &c->ival, 8);
+		memcpy(b + 1, &c->lx.ival, 8);
 		*type = UST_FTYPE_S64;
 		ret = emit(c, b, 9);
 		break;
 	case T_FLOAT:
 		b[0] = UST_FOP_PUSH_DOUBLE;
-		memcpy(b + 1, &c->dval, 8);
+		memcpy(b + 1, &c->lx.dval, 8);
 		*type = UST_FTYPE_DOUBLE;
 		ret = emit(c, b, 9);
 		break;
 	case T_STRING:
-		*type = c->is_glob ? UST_FTYPE_GLOB : UST_FTYPE_STRING;
-		ret = emit_data(c, c->sval, c->slen, &off);
+		*type = !c->lx.is_glob ? UST_FTYPE_STRING :
+			c->lx.star_at_end_only ? (enum ust_filter_type)FTYPE_GLOB_END : UST_FTYPE_GLOB;
+		ret = emit_data(c, c->lx.sval, c->lx.slen, &off);
 		if (ret >= 0)
-			ret = emit_u16(c, c->is_glob ? UST_FOP_PUSH_GLOB : UST_FOP_PUSH_STRING, off);
+			ret = emit_u16(c, c->lx.is_glob ? UST_FOP_PUSH_GLOB : UST_FOP_PUSH_STRING, off);
 		break;
 	case T_FIELD:
 		ret = primary_field(c, type);
-		break;
-	case T_CTX:
-		ctx = ust_filter_ctx_lookup(c->sval);
-		if (!ctx)
-			return fail_at(c, pos, "unknown context '$ctx.%s': filters know vpid, vtid, pthread_id and procname",
-				       c->sval);
-		*type = ust_filter_ctx_type(ctx);
-		ret = emit_data(c, c->sval, c->slen, &off);
 		if (ret >= 0)
-			ret = emit_u16(c, UST_FOP_LOAD_CTX, off);
+			ret = next(c);
+		if (ret >= 0 && (c->lx.tok == T_DOT || c->lx.tok == T_LBRACKET ||
+				 c->lx.tok == T_ARROW))
+			return fail_at(c, c->lx.tok_pos,
+				       "UST events have no nested fields and filters do not index arrays");
+		return ret;
+	case T_CTX:
+	case T_APP:
+		ret = primary_context(c, type);
 		break;
 	case T_LPAREN:
 		ret = next(c);
@@ -364,8 +217,8 @@ static int primary(struct compiler *c, enum ust_filter_type *type)
 			ret = expr_or(c, type);
 		if (ret < 0)
 			return ret;
-		if (c->tok != T_RPAREN)
-			return fail_at(c, c->tok_pos, "expected ')' to close the '(' at column %zu",
+		if (c->lx.tok != T_RPAREN)
+			return fail_at(c, c->lx.tok_pos, "expected ')' to close the '(' at column %zu",
 				       pos + 1);
 		break;
 	case T_END:
@@ -378,90 +231,124 @@ static int primary(struct compiler *c, enum ust_filter_type *type)
 	return next(c);
 }
 
-static int is_number(enum ust_filter_type t)
-{
-	return t == UST_FTYPE_S64 || t == UST_FTYPE_DOUBLE || t == UST_FTYPE_ANY;
-}
-
 static int unary(struct compiler *c, enum ust_filter_type *type)
 {
-	enum tok op = c->tok;
-	size_t pos = c->tok_pos;
+	static const uint8_t ops[] = {
+		[T_NOT] = UST_FOP_NOT, [T_MINUS] = UST_FOP_NEG, [T_PLUS] = UST_FOP_PLUS,
+		[T_TILDE] = UST_FOP_BIT_NOT,
+	};
+	static const char *const names[] = {
+		[T_NOT] = "!", [T_MINUS] = "-", [T_PLUS] = "+", [T_TILDE] = "~",
+	};
+	enum ust_filter_tok op = c->lx.tok;
+	size_t pos = c->lx.tok_pos;
 	int ret;
 
-	if (op != T_NOT && op != T_MINUS)
+	if (op != T_NOT && op != T_MINUS && op != T_PLUS && op != T_TILDE)
 		return primary(c, type);
 	ret = next(c);
 	if (ret < 0)
 		return ret;
-	if (op == T_MINUS && (c->tok == T_INT || c->tok == T_FLOAT)) {
-		/* A negative literal, folded. */
-		if (c->tok == T_INT)
-			c->ival = (int64_t)(0 - (uint64_t)c->ival);
-		else
-			c->dval = -c->dval;
+	if ((op == T_MINUS || op == T_PLUS) && (c->lx.tok == T_INT || c->lx.tok == T_FLOAT)) {
+		/* A signed literal, folded. */
+		if (op == T_MINUS && c->lx.tok == T_INT)
+			c->lx.ival = 0 - c->lx.ival;
+		else if (op == T_MINUS)
+			c->lx.dval = -c->lx.dval;
 		return primary(c, type);
 	}
 	ret = unary(c, type);
 	if (ret < 0)
 		return ret;
 	if (!is_number(*type))
-		return fail_at(c, pos, "'%s' needs a number, not %s", op == T_NOT ? "!" : "-",
-			       type_name(*type));
-	if (op == T_NOT)
+		return fail_at(c, pos, "'%s' needs a number, not %s", names[op], type_name(*type));
+	if (op == T_TILDE && *type == UST_FTYPE_DOUBLE)
+		return fail_at(c, pos, "'~' needs an integer, not a float");
+	if (op == T_NOT || op == T_TILDE)
 		*type = UST_FTYPE_S64;
-	return emit_op(c, op == T_NOT ? UST_FOP_NOT : UST_FOP_NEG);
+	return emit_op(c, ops[op]);
 }
 
-static int check_compare(struct compiler *c, size_t pos, enum tok op, enum ust_filter_type a,
-			 enum ust_filter_type b)
+static int check_compare(struct compiler *c, size_t pos, enum ust_filter_tok op,
+			 enum ust_filter_type a, enum ust_filter_type b)
 {
-	int text_a = a == UST_FTYPE_STRING || a == UST_FTYPE_GLOB;
-	int text_b = b == UST_FTYPE_STRING || b == UST_FTYPE_GLOB;
+	int order = op != T_EQ && op != T_NE;
 
-	if (a == UST_FTYPE_ANY || b == UST_FTYPE_ANY) {
-		if ((text_a || text_b) && op != T_EQ && op != T_NE)
-			return fail_at(c, pos, "strings compare with == and != only");
+	if ((order && (a == UST_FTYPE_GLOB || b == UST_FTYPE_GLOB)))
+		return fail_at(c, pos, "a glob pattern compares with == and != only ('*' may end it for the others)");
+	if (a == UST_FTYPE_ANY || b == UST_FTYPE_ANY)
 		return 0;
-	}
-	if (text_a != text_b)
+	if (is_text(a) != is_text(b))
 		return fail_at(c, pos, "cannot compare %s with %s", type_name(a), type_name(b));
-	if (text_a && op != T_EQ && op != T_NE)
-		return fail_at(c, pos, "strings compare with == and != only");
-	if (a == UST_FTYPE_GLOB && b == UST_FTYPE_GLOB)
+	if (is_text(a) && a != UST_FTYPE_STRING && b != UST_FTYPE_STRING)
 		return fail_at(c, pos, "cannot compare two glob patterns");
 	return 0;
 }
 
-static const uint8_t compare_ops[] = {
-	[T_EQ] = UST_FOP_EQ, [T_NE] = UST_FOP_NE, [T_LT] = UST_FOP_LT,
-	[T_LE] = UST_FOP_LE, [T_GT] = UST_FOP_GT, [T_GE] = UST_FOP_GE,
+enum level {
+	LV_OR, LV_AND, LV_EQUALITY, LV_RELATION, LV_BIT_OR, LV_BIT_XOR, LV_BIT_AND, LV_SHIFT,
+	LV_ADD, LV_MUL, LV_UNARY,
 };
 
-/* One level of left-associative comparisons: relation, or equality over it. */
-static int comparison(struct compiler *c, enum ust_filter_type *type, int equality)
+/* The binary operators of each level, as in LTTng's grammar. */
+static const struct {
+	enum ust_filter_tok tok;
+	enum level level;
+	uint8_t op;
+} binary_ops[] = {
+	{ T_EQ, LV_EQUALITY, UST_FOP_EQ }, { T_NE, LV_EQUALITY, UST_FOP_NE },
+	{ T_LT, LV_RELATION, UST_FOP_LT }, { T_LE, LV_RELATION, UST_FOP_LE },
+	{ T_GT, LV_RELATION, UST_FOP_GT }, { T_GE, LV_RELATION, UST_FOP_GE },
+	{ T_BITOR, LV_BIT_OR, UST_FOP_BIT_OR }, { T_BITXOR, LV_BIT_XOR, UST_FOP_BIT_XOR },
+	{ T_BITAND, LV_BIT_AND, UST_FOP_BIT_AND },
+	{ T_LSHIFT, LV_SHIFT, UST_FOP_LSHIFT }, { T_RSHIFT, LV_SHIFT, UST_FOP_RSHIFT },
+	{ T_PLUS, LV_ADD, 0 }, { T_MINUS, LV_ADD, 0 },
+	{ T_STAR, LV_MUL, 0 }, { T_SLASH, LV_MUL, 0 }, { T_PERCENT, LV_MUL, 0 },
+};
+
+static int binary_op(enum level lv, enum ust_filter_tok tok)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(binary_ops) / sizeof(binary_ops[0]); i++) {
+		if (binary_ops[i].level == lv && binary_ops[i].tok == tok)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int level(struct compiler *c, enum level lv, enum ust_filter_type *type);
+
+/* The left-associative operators of one level from == down to *. */
+static int binary(struct compiler *c, enum level lv, enum ust_filter_type *type)
 {
 	enum ust_filter_type rhs;
-	int ret = equality ? comparison(c, type, 0) : unary(c, type);
+	int ret = level(c, lv + 1, type), i;
 
-	while (ret >= 0) {
-		enum tok op = c->tok;
-		size_t pos = c->tok_pos;
-		uint8_t b[2];
+	while (ret >= 0 && (i = binary_op(lv, c->lx.tok)) >= 0) {
+		size_t pos = c->lx.tok_pos;
+		uint8_t b[2] = { binary_ops[i].op, UST_FCMP_UNLINKED };
 
-		if (equality ? op != T_EQ && op != T_NE :
-		    op != T_LT && op != T_LE && op != T_GT && op != T_GE)
-			break;
+		if (lv == LV_ADD || lv == LV_MUL)
+			return fail_at(c, pos, "arithmetic (+ - * / %%) is not supported, as in LTTng");
 		ret = next(c);
 		if (ret >= 0)
-			ret = equality ? comparison(c, &rhs, 0) : unary(c, &rhs);
-		if (ret >= 0)
-			ret = check_compare(c, pos, op, *type, rhs);
+			ret = level(c, lv + 1, &rhs);
 		if (ret < 0)
 			break;
-		b[0] = compare_ops[op];
-		b[1] = UST_FCMP_UNLINKED;
-		ret = emit(c, b, 2);
+		if (lv == LV_EQUALITY || lv == LV_RELATION) {
+			ret = check_compare(c, pos, binary_ops[i].tok, *type, rhs);
+			if (ret >= 0)
+				ret = emit(c, b, 2);
+		} else {
+			enum ust_filter_type bad = *type == UST_FTYPE_S64 || *type == UST_FTYPE_ANY ?
+				rhs : *type;
+
+			if (bad != UST_FTYPE_S64 && bad != UST_FTYPE_ANY)
+				return fail_at(c, pos, "bitwise operators take integers, not %s",
+					       type_name(bad));
+			ret = emit_op(c, b[0]);
+		}
 		*type = UST_FTYPE_S64;
 	}
 	return ret;
@@ -471,10 +358,10 @@ static int comparison(struct compiler *c, enum ust_filter_type *type, int equali
 static int logical(struct compiler *c, enum ust_filter_type *type, int is_or)
 {
 	enum ust_filter_type rhs;
-	int ret = is_or ? logical(c, type, 0) : comparison(c, type, 1);
+	int ret = level(c, is_or ? LV_AND : LV_EQUALITY, type);
 
-	while (ret >= 0 && c->tok == (is_or ? T_OR : T_AND)) {
-		size_t pos = c->tok_pos;
+	while (ret >= 0 && c->lx.tok == (is_or ? T_OR : T_AND)) {
+		size_t pos = c->lx.tok_pos;
 		uint32_t jump_at;
 
 		if (!is_number(*type))
@@ -485,7 +372,7 @@ static int logical(struct compiler *c, enum ust_filter_type *type, int is_or)
 		if (ret >= 0)
 			ret = next(c);
 		if (ret >= 0)
-			ret = is_or ? logical(c, &rhs, 0) : comparison(c, &rhs, 1);
+			ret = level(c, is_or ? LV_AND : LV_EQUALITY, &rhs);
 		if (ret < 0)
 			return ret;
 		if (!is_number(rhs))
@@ -501,9 +388,23 @@ static int logical(struct compiler *c, enum ust_filter_type *type, int is_or)
 	return ret;
 }
 
+static int level(struct compiler *c, enum level lv, enum ust_filter_type *type)
+{
+	switch (lv) {
+	case LV_OR:
+		return logical(c, type, 1);
+	case LV_AND:
+		return logical(c, type, 0);
+	case LV_UNARY:
+		return unary(c, type);
+	default:
+		return binary(c, lv, type);
+	}
+}
+
 static int expr_or(struct compiler *c, enum ust_filter_type *type)
 {
-	return logical(c, type, 1);
+	return level(c, LV_OR, type);
 }
 
 static int finish(struct compiler *c, void **prog, size_t *len)
@@ -531,24 +432,22 @@ int ust_filter_compile(const char *text, const struct ust_filter_field *fields,
 		       uint32_t nr_fields, void **prog, size_t *len, struct ust_filter_error *err)
 {
 	struct compiler *c = calloc(1, sizeof(*c));
-	enum ust_filter_type type;
+	enum ust_filter_type type = UST_FTYPE_NONE;
 	int ret;
 
 	err->offset = 0;
 	err->text[0] = '\0';
 	if (!c)
 		return -ENOMEM;
-	c->text = c->p = text;
+	c->lx.text = c->lx.p = text;
+	c->lx.err = err;
 	c->fields = fields;
 	c->nr_fields = nr_fields;
 	c->err = err;
-	if (strlen(text) > UST_FILTER_TEXT_MAX) {
-		ret = fail_at(c, UST_FILTER_TEXT_MAX, "the expression is longer than %u characters",
-			      UST_FILTER_TEXT_MAX);
-		goto end;
-	}
-	ret = next(c);
-	if (ret >= 0 && c->tok == T_END) {
+	ret = ust_filter_lex_check_text(&c->lx);
+	if (ret >= 0)
+		ret = next(c);
+	if (ret >= 0 && c->lx.tok == T_END) {
 		ret = fail_at(c, 0, "the filter is empty");
 		goto end;
 	}
@@ -556,9 +455,13 @@ int ust_filter_compile(const char *text, const struct ust_filter_field *fields,
 		ret = expr_or(c, &type);
 	if (ret < 0)
 		goto end;
-	if (c->tok != T_END) {
-		ret = fail_at(c, c->tok_pos, c->tok == T_RPAREN ? "unmatched ')'" :
+	if (c->lx.tok != T_END) {
+		ret = fail_at(c, c->lx.tok_pos, c->lx.tok == T_RPAREN ? "unmatched ')'" :
 			      "expected an operator or the end of the expression");
+		goto end;
+	}
+	if (type == UST_FTYPE_DOUBLE) {
+		ret = fail_at(c, 0, "the filter is a float, not a condition: compare it (!= 0); LTTng records nothing with it");
 		goto end;
 	}
 	if (!is_number(type)) {
@@ -568,10 +471,14 @@ int ust_filter_compile(const char *text, const struct ust_filter_field *fields,
 	ret = emit_op(c, UST_FOP_RETURN);
 	if (ret >= 0)
 		ret = finish(c, prog, len);
+	if (ret >= 0 && c->warning.offset) {
+		*err = c->warning;
+		ret = 1;
+	}
 end:
 	if (ret == -ENOMEM)
 		snprintf(err->text, sizeof(err->text), "out of memory");
-	free(c->sval);
+	free(c->lx.sval);
 	free(c);
 	return ret;
 }

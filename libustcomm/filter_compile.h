@@ -1,22 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * The filter expression language (LTTng's, the subset below) and its
- * compiler to bytecode (filter_bytecode.h). Controllers run it; the
- * application never parses text.
+ * The filter expression language, LTTng's (lttng-tools 2.13,
+ * filter-parser.y), and its compiler to bytecode (filter_bytecode.h).
+ * Controllers run it; the application never parses text. From the
+ * loosest to the tightest binding, all left-associative:
  *
- *	expr     = or ;
- *	or       = and { "||" and } ;
+ *	expr     = and { "||" and } ;
  *	and      = equality { "&&" equality } ;
  *	equality = relation { ( "==" | "!=" ) relation } ;
- *	relation = unary { ( "<" | "<=" | ">" | ">=" ) unary } ;
- *	unary    = ( "!" | "-" ) unary | primary ;
+ *	relation = bitor { ( "<" | "<=" | ">" | ">=" ) bitor } ;
+ *	bitor    = bitxor { "|" bitxor } ;
+ *	bitxor   = bitand { "^" bitand } ;
+ *	bitand   = shift { "&" shift } ;
+ *	shift    = unary { ( "<<" | ">>" ) unary } ;
+ *	unary    = ( "!" | "-" | "+" | "~" ) unary | primary ;
  *	primary  = integer | float | string | field | "$ctx." name
- *	         | "(" expr ")" ;
+ *	         | "$app." name | "(" expr ")" ;
  *
- * Integers are decimal, 0x hexadecimal or 0 octal; floats have a '.' or
- * an exponent. Strings are in double quotes with \" \\ \* \n \t escapes;
- * one with an unescaped '*' is a glob pattern. Strings compare with ==
- * and != only; numbers with all six; && || ! take numbers.
+ * The bitwise operators bind tighter than the comparisons, unlike C:
+ * "a & 3 == 1" is "(a & 3) == 1", as in LTTng. Arithmetic (+ - * / %),
+ * which LTTng parses and then refuses, is refused. The manual (3.5) has
+ * the literals, the types and what differs from LTTng.
  */
 #ifndef USTCOMM_FILTER_COMPILE_H
 #define USTCOMM_FILTER_COMPILE_H
@@ -25,11 +29,13 @@
 #include "libustcomm/filter_bytecode.h"
 
 /*
- * Compiles text. With fields (the event's, nr_fields of them), every field
- * name must be one of them and the types must fit; without (NULL), fields
- * may have any type and the application checks when it links. On error,
- * returns -EINVAL (or -ENOMEM) with err->offset the 1-based column in text
- * and err->text the reason. *prog is malloc'd.
+ * Compiles text. With fields (the event's, nr_fields of them), the types
+ * must fit; without (NULL), fields may have any type and the application
+ * checks when it links. Returns 0; or 1, compiled, when the filter names a
+ * field not in fields, an unknown $ctx context or an $app context: it
+ * records nothing of that event, as in LTTng, and err holds that warning.
+ * On error, returns -EINVAL (or -ENOMEM) with err->offset the 1-based byte
+ * column in text and err->text the reason. *prog is malloc'd.
  */
 USTCOMM_API int ust_filter_compile(const char *text, const struct ust_filter_field *fields,
 				   uint32_t nr_fields, void **prog, size_t *len,

@@ -49,6 +49,22 @@ static const char *const ctx_names[] = {
 	[UST_FCTX_VTID] = "vtid",
 	[UST_FCTX_PTHREAD_ID] = "pthread_id",
 	[UST_FCTX_PROCNAME] = "procname",
+	[UST_FCTX_CPU_ID] = "cpu_id",
+	[UST_FCTX_IP] = "ip",
+	[UST_FCTX_VUID] = "vuid",
+	[UST_FCTX_VEUID] = "veuid",
+	[UST_FCTX_VSUID] = "vsuid",
+	[UST_FCTX_VGID] = "vgid",
+	[UST_FCTX_VEGID] = "vegid",
+	[UST_FCTX_VSGID] = "vsgid",
+	[UST_FCTX_CGROUP_NS] = "cgroup_ns",
+	[UST_FCTX_IPC_NS] = "ipc_ns",
+	[UST_FCTX_MNT_NS] = "mnt_ns",
+	[UST_FCTX_NET_NS] = "net_ns",
+	[UST_FCTX_PID_NS] = "pid_ns",
+	[UST_FCTX_TIME_NS] = "time_ns",
+	[UST_FCTX_USER_NS] = "user_ns",
+	[UST_FCTX_UTS_NS] = "uts_ns",
 };
 
 int ust_filter_ctx_lookup(const char *name)
@@ -65,6 +81,11 @@ int ust_filter_ctx_lookup(const char *name)
 enum ust_filter_type ust_filter_ctx_type(int ctx)
 {
 	return ctx == UST_FCTX_PROCNAME ? UST_FTYPE_STRING : UST_FTYPE_S64;
+}
+
+const char *ust_filter_ctx_name(int ctx)
+{
+	return ctx >= 1 && ctx <= UST_FCTX_MAX ? ctx_names[ctx] : NULL;
 }
 
 int ust_filter_glob_match(const char *p, const char *s)
@@ -95,6 +116,22 @@ int ust_filter_glob_match(const char *p, const char *s)
 			return 0;
 		p = star_p;
 		s = ++star_s;
+	}
+}
+
+int ust_filter_str_order(const char *s, const char *p)
+{
+	for (;; s++, p++) {
+		if (*p == '*')
+			return 0;
+		if (*p == '\\' && p[1])
+			p++;
+		if (!*p)
+			return *s ? 1 : 0;
+		if (!*s)
+			return -1;
+		if (*s != *p)
+			return (signed char)*s - (signed char)*p;
 	}
 }
 
@@ -201,8 +238,11 @@ static int pop_number(struct walk *w, uint32_t pc, enum ust_filter_type *type)
 		return ret;
 	if (!is_number(*type))
 		return fail(w, pc, "a string is not a condition or a number");
-	if (w->out && *type == UST_FTYPE_DOUBLE)
+	if (w->out && *type == UST_FTYPE_DOUBLE) {
+		if (w->code[pc] == UST_FOP_RETURN)
+			return fail(w, pc, "a float is not a condition: compare it (!= 0)");
 		w->out[pc] = double_form[w->code[pc]];
+	}
 	return 0;
 }
 
@@ -319,9 +359,17 @@ static int link_ctx(struct walk *w, uint32_t pc, const uint8_t *insn)
 	if (!name)
 		return fail(w, pc, "a context name points outside the data");
 	ctx = ust_filter_ctx_lookup(name);
-	if (!ctx)
-		return fail(w, pc, "unknown context '$ctx.%s': filters know vpid, vtid, pthread_id and procname",
-			    name);
+	if (!ctx && !w->out)
+		return push(w, pc, UST_FTYPE_ANY);
+	if (!ctx && !strncmp(name, "$app.", 5)) {
+		/* What follows never runs: ANY satisfies every operator. */
+		w->out[pc] = UST_FOP_FAIL;
+		return push(w, pc, UST_FTYPE_ANY);
+	}
+	if (!ctx) {
+		fail(w, pc, "there is no context '$ctx.%s'", name);
+		return -ENOENT;
+	}
 	if (w->out) {
 		w->out[pc] = UST_FOP_LOAD_CTX_ID;
 		put_u16(w->out + pc + 1, (uint16_t)ctx);
@@ -348,8 +396,6 @@ static int link_compare(struct walk *w, uint32_t pc, const uint8_t *insn)
 		else
 			mode = b == UST_FTYPE_DOUBLE ? UST_FCMP_S64_DOUBLE : UST_FCMP_S64;
 	} else if (is_text(a) && is_text(b)) {
-		if (insn[0] != UST_FOP_EQ && insn[0] != UST_FOP_NE)
-			return fail(w, pc, "strings compare with == and != only");
 		if (a == UST_FTYPE_GLOB && b == UST_FTYPE_GLOB)
 			return fail(w, pc, "two glob patterns cannot be compared");
 		mode = a == UST_FTYPE_GLOB ? UST_FCMP_GLOB_LEFT :
@@ -391,6 +437,18 @@ static int jump(struct walk *w, uint32_t pc, const uint8_t *insn, uint32_t size)
 	return 0;
 }
 
+/* Pops an integer: bitwise operators take no double and no string. */
+static int pop_integer(struct walk *w, uint32_t pc)
+{
+	enum ust_filter_type t = UST_FTYPE_NONE;
+	int ret = pop(w, pc, &t);
+
+	if (ret >= 0 && t != UST_FTYPE_S64 && t != UST_FTYPE_ANY)
+		return fail(w, pc, "bitwise operators take integers, not %s",
+			    t == UST_FTYPE_DOUBLE ? "a float" : "a string");
+	return ret;
+}
+
 static int step(struct walk *w, uint32_t pc, uint32_t size)
 {
 	const uint8_t *insn = w->code + pc;
@@ -430,6 +488,23 @@ static int step(struct walk *w, uint32_t pc, uint32_t size)
 	case UST_FOP_NEG:
 		ret = pop_number(w, pc, &t);
 		return ret < 0 ? ret : push(w, pc, t);
+	case UST_FOP_PLUS:
+		ret = pop_number(w, pc, &t);
+		if (ret >= 0 && w->out)
+			w->out[pc] = UST_FOP_NOP;
+		return ret < 0 ? ret : push(w, pc, t);
+	case UST_FOP_BIT_NOT:
+		ret = pop_integer(w, pc);
+		return ret < 0 ? ret : push(w, pc, UST_FTYPE_S64);
+	case UST_FOP_BIT_AND:
+	case UST_FOP_BIT_OR:
+	case UST_FOP_BIT_XOR:
+	case UST_FOP_LSHIFT:
+	case UST_FOP_RSHIFT:
+		ret = pop_integer(w, pc);
+		if (ret >= 0)
+			ret = pop_integer(w, pc);
+		return ret < 0 ? ret : push(w, pc, UST_FTYPE_S64);
 	case UST_FOP_AND:
 	case UST_FOP_OR:
 		return jump(w, pc, insn, size);

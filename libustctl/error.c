@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "libustctl/internal.h"
 
 /* Per thread, so that concurrent callers each read the cause of their own
@@ -63,4 +65,29 @@ void ustctl_set_failure(const char *fmt, ...)
 	va_start(ap, fmt);
 	set_error(0, fmt, ap);
 	va_end(ap);
+}
+
+/* Lines of warnings since they were last taken; what does not fit is dropped. */
+static __thread char warnings[4096];
+
+void ustctl_add_warning(const char *fmt, ...)
+{
+	size_t len = strlen(warnings);
+	va_list ap;
+
+	if (len + 2 >= sizeof(warnings))
+		return;
+	if (len)
+		warnings[len++] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(warnings + len, sizeof(warnings) - len, fmt, ap);
+	va_end(ap);
+}
+
+char *ustctl_take_warnings(void)
+{
+	char *w = warnings[0] ? strdup(warnings) : NULL;
+
+	warnings[0] = '\0';
+	return w;
 }

@@ -32,6 +32,8 @@ void ustctl_set_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2
 void ustctl_set_input_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ustctl_request_begin(void);
 void ustctl_request_end(void);
+/* Adds a line to this thread's ustctl_take_warnings(). */
+void ustctl_add_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A reply with status 0; msg points into buf. */
 struct ustctl_reply {

@@ -39,6 +39,14 @@ static void filter_error(const char *filter, const struct ust_filter_error *err,
 			 event ? " in event " : "", event ? event : "", filter, col - 1, "");
 }
 
+/* A compilation that succeeded with a warning (ust_filter_compile() returned 1). */
+static void filter_warning(const char *filter, const struct ust_filter_error *err,
+			   const char *event)
+{
+	ustctl_add_warning("filter '%s'%s%s, column %u: %s", filter, event ? " on " : "",
+			   event ? event : "", err->offset, err->text);
+}
+
 int ustctl_filter_check(const char *filter)
 {
 	struct ust_filter_error err;
@@ -54,7 +62,7 @@ int ustctl_filter_check(const char *filter)
 	if (ret < 0)
 		filter_error(filter, &err, NULL);
 	free(prog);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* "int32 value, uint64 hex addr, string path" -> fields; the name is the
@@ -96,15 +104,19 @@ static int parse_fields(const char *list, struct ust_filter_field **out, uint32_
  * The filter against every event the rule matches now: it must fit at
  * least one of them. Events it does not fit are not recorded by the rule;
  * a rule that matches no event yet (a library not loaded) is accepted.
+ * A filter that fits none only because it names a field or a context they
+ * lack is accepted with a warning, as LTTng accepts it (and records
+ * nothing); *warned says whether that was said.
  */
 static int check_against_markers(const struct ustctl_rule *rule, const struct ustctl_marker *markers,
-				 size_t nr)
+				 size_t nr, int *warned)
 {
-	struct ust_filter_error err, first_err = { 0 };
-	const char *first_event = NULL;
+	struct ust_filter_error err, first_err = { 0 }, first_warning = { 0 };
+	const char *first_event = NULL, *warning_event = NULL;
 	size_t i, matched = 0, fit = 0;
 	int ret;
 
+	*warned = 0;
 	for (i = 0; i < nr; i++) {
 		struct ust_filter_field *fields;
 		char *storage;
@@ -129,13 +141,19 @@ static int check_against_markers(const struct ustctl_rule *rule, const struct us
 		}
 		if (!ret) {
 			fit++;
-		} else if (!first_event) {
+		} else if (ret > 0 && !warning_event) {
+			first_warning = err;
+			warning_event = markers[i].name;
+		} else if (ret < 0 && !first_event) {
 			first_err = err;
 			first_event = markers[i].name;
 		}
 	}
 	ret = 0;
-	if (matched && !fit) {
+	if (matched && !fit && warning_event) {
+		filter_warning(rule->filter, &first_warning, warning_event);
+		*warned = 1;
+	} else if (matched && !fit) {
 		filter_error(rule->filter, &first_err, first_event);
 		ret = -EINVAL;
 	}
@@ -174,7 +192,7 @@ int ustctl_rule_prepare(pid_t pid, const struct ustctl_rule *rule,
 	const char *filter;
 	void *prog = NULL;
 	size_t len = 0;
-	int ret;
+	int ret, warned = 0;
 
 	*hex = NULL;
 	ret = check_rule(pid, rule);
@@ -183,16 +201,19 @@ int ustctl_rule_prepare(pid_t pid, const struct ustctl_rule *rule,
 	filter = rule->filter && *rule->filter ? rule->filter : NULL;
 	if (filter) {
 		ret = ust_filter_compile(filter, NULL, 0, &prog, &len, &err);
-		if (ret) {
+		if (ret < 0) {
 			if (ret == -ENOMEM)
 				ustctl_set_error("out of memory");
 			else
 				filter_error(filter, &err, NULL);
 			goto end;
 		}
-		ret = check_against_markers(rule, markers, nr_markers);
+		ret = check_against_markers(rule, markers, nr_markers, &warned);
 		if (ret)
 			goto end;
+		/* Unknown contexts: said here when no event said it. */
+		if (err.offset && !warned)
+			filter_warning(filter, &err, NULL);
 	}
 	*hex = malloc(2 * len + 1);
 	if (!*hex) {

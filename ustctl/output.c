@@ -121,10 +121,21 @@ static int out_end_text(int exit_status)
 	return exit_status;
 }
 
+/* What libustctl accepted with a warning, on stderr in either output mode. */
+static void out_warnings(void)
+{
+	char *w = ustctl_take_warnings(), *line, *save = NULL;
+
+	for (line = w ? strtok_r(w, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "ustctl: warning: %s\n", line);
+	free(w);
+}
+
 int ustctl_out_end(int exit_status)
 {
 	xmlNodePtr root;
 
+	out_warnings();
 	if (!out.mi)
 		return out_end_text(exit_status);
 	/* Ending the document closes every open element, the root too. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,10 @@ int usttrace_rule_append(struct ustcomm_strbuf *sb, const struct ustctl_rule *r,
 			ustcomm_err("%s: filter '%s': %s", what, filter, err.text);
 			return ret;
 		}
+		if (ret > 0)
+			fprintf(stderr, "usttrace: warning: %s: filter '%s', column %u: %s\n", what,
+				filter, err.offset, err.text);
+		ret = 0;
 	}
 	ustcomm_level_spec_format(level, r->loglevel_match, r->loglevel);
 	ustcomm_strbuf_printf(sb, "+%s/", level);

@@ -34,6 +34,13 @@ const char *ustctl_last_error(void);
 int ustctl_last_error_is_input(void);
 
 /*
+ * What this thread's calls since the last take accepted but the user
+ * should hear of (a filter naming a field that none of the events its
+ * rule matches has), one per line; NULL when nothing. The caller frees it.
+ */
+char *ustctl_take_warnings(void);
+
+/*
  * How long to wait for a program to answer, in milliseconds (default 5000):
  * it bounds connecting, sending and receiving. A program that is stopped,
  * blocks the control signal in every thread or no longer accepts

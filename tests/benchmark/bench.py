@@ -389,7 +389,7 @@ def compile_filter(libpath, expr):
     lib = ctypes.CDLL(libpath)
     prog, length, err = ctypes.c_void_p(), ctypes.c_size_t(), FilterError()
     if lib.ust_filter_compile(expr.encode(), None, 0, ctypes.byref(prog), ctypes.byref(length),
-                              ctypes.byref(err)) != 0:
+                              ctypes.byref(err)) < 0:
         raise RuntimeError("filter %r: %s" % (expr, err.text.decode()))
     return ctypes.string_at(prog, length.value).hex()
 

@@ -102,9 +102,10 @@ usage_error(["enable-marker", "1", ""], "empty pattern", "an empty pattern", "en
 usage_error(["enable-marker", "--filter", "value >= (3", "1", "ust:*"],
             "filter, column 12: expected ')' to close the '(' at column 10",
             "a filter with a syntax error (the column named)", "enable-marker")
-usage_error(["enable-marker", "--filter", "path < \"x\"", "1", "ust:*"],
-            "column 6: strings compare with == and != only",
-            "a filter comparing strings with <", "enable-marker")
+usage_error(["enable-marker", "--filter", "path < \"x*y\"", "1", "ust:*"],
+            "column 6: a glob pattern compares with == and != only",
+            "a filter ordering a string by a glob pattern whose '*' does not end it",
+            "enable-marker")
 usage_error(["enable-marker", "--filter", "", "1", "ust:*"], "the filter is empty",
             "an empty filter", "enable-marker")
 usage_error(["enable-marker", "--loglevel", "LOUD", "1", "ust:*"], "unknown log level 'LOUD'",
