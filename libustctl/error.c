@@ -70,18 +70,28 @@ void ustctl_set_failure(const char *fmt, ...)
 /* Lines of warnings since they were last taken; what does not fit is dropped. */
 static __thread char warnings[4096];
 
+/* A line already pending is not added again: ustctl checks a rule before
+ * it sends it (ustctl_rule_check()), and the user should hear it once. */
 void ustctl_add_warning(const char *fmt, ...)
 {
-	size_t len = strlen(warnings);
+	size_t len = strlen(warnings), n;
+	char line[sizeof(warnings)];
+	const char *p;
 	va_list ap;
 
-	if (len + 2 >= sizeof(warnings))
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	for (p = warnings; (p = strstr(p, line)) != NULL; p += n) {
+		if ((p == warnings || p[-1] == '\n') && (p[n] == '\0' || p[n] == '\n'))
+			return;
+	}
+	if (len + 2 + n >= sizeof(warnings))
 		return;
 	if (len)
 		warnings[len++] = '\n';
-	va_start(ap, fmt);
-	vsnprintf(warnings + len, sizeof(warnings) - len, fmt, ap);
-	va_end(ap);
+	memcpy(warnings + len, line, n + 1);
 }
 
 char *ustctl_take_warnings(void)

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import threading
 
-from ustest import TOP_BUILD, TOP_SRC, Tap, Workspace, app
+from ustest import TOP_BUILD, TOP_SRC, Tap, Workspace, app, bt2_sink, flood_trace
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -30,9 +30,12 @@ shutil.copy(os.path.join(TOP_SRC, "doc", "viewer", "ust-timeline.html"), site)
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 res = ws.usttrace(["--perfetto", os.path.join(site, "trace.json"), app("timeline"), "12"])
 t.ok(res.returncode == 0, "usttrace --perfetto writes the timeline", res.stderr)
-res = ws.usttrace(["--perfetto", os.path.join(site, "loss.json"), "--subbuf-size", "4096",
-                   "--subbuf-num", "2", app("burst"), "20000"])
-t.ok(res.returncode == 0, "and one with losses", res.stderr)
+# Small buffers flooded while ustd is stopped, so that they overflow
+# however fast ustd drains.
+flood_trace(t, ws, "losses", 1, 20000, True, UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=2)
+lossy = [d for d, _, files in os.walk(os.path.join(ws.root, "losses")) if "metadata" in files]
+r = bt2_sink(lossy, "sink.ust.perfetto", 'path="%s"' % os.path.join(site, "loss.json"))
+t.ok(r.returncode == 0, "and one with losses", r.stderr)
 doc = json.load(open(os.path.join(site, "trace.json")))
 evs = doc["traceEvents"]
 
