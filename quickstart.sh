@@ -93,7 +93,7 @@ check() {
 		make -C "$dir" -j"$jobs" check TESTS="$*" 2>&1
 	else
 		make -C "$dir" -j"$jobs" check 2>&1
-	fi | tee "$dir/check.out" | grep -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
+	fi | tee "$dir/check.out" | grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
 	tally "$dir" "$dir/check.out"
@@ -135,7 +135,7 @@ tally() {
 		failed=$((failed + 1))
 		return
 	fi
-	grep -E '^(PASS|FAIL|XPASS|ERROR|SKIP):' "$2" | grep -v '^PASS' || true
+	grep -a -E '^(PASS|FAIL|XPASS|ERROR|SKIP):' "$2" | grep -v '^PASS' || true
 	p=$(sed -n 's/^# PASS: *//p' "$log")
 	f=$(sed -n 's/^# FAIL: *//p' "$log")
 	x=$(sed -n 's/^# XPASS: *//p' "$log")
@@ -146,7 +146,7 @@ tally() {
 	skipped=$((skipped + ${s:-0}))
 	if [ "$((${f:-0} + ${x:-0} + ${e:-0}))" -gt 0 ]; then
 		say "failures in $dir: see $log"
-		grep -E -A30 '^(FAIL|ERROR|XPASS): ' "$log" | head -200 || true
+		grep -a -E -A30 '^(FAIL|ERROR|XPASS): ' "$log" | head -200 || true
 	fi
 }
 
