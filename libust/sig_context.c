@@ -35,9 +35,18 @@ struct sig_user {
 
 static struct sig_user users[_NSIG];
 
+/*
+ * sigaction() here stands in front of every caller's, the sanitizers'
+ * runtimes included, which install their handlers before they are ready
+ * to see instrumented code (ThreadSanitizer crashed in __tsan_func_entry
+ * from here during its own start): nothing in this file is instrumented.
+ */
+#define SIG_CONTEXT_UNINSTRUMENTED __attribute__((no_sanitize("thread", "address", "undefined")))
+
 static __thread uintptr_t frame __attribute__((tls_model("initial-exec")));
 static __thread int onstack __attribute__((tls_model("initial-exec")));
 
+SIG_CONTEXT_UNINSTRUMENTED
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	void (*info)(int, siginfo_t *, void *) =
@@ -62,6 +71,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	onstack = saved_onstack;
 }
 
+SIG_CONTEXT_UNINSTRUMENTED
 int ust_sig_in_handler(void)
 {
 	stack_t ss;
@@ -73,6 +83,7 @@ int ust_sig_in_handler(void)
 	return (uintptr_t)__builtin_frame_address(0) < frame;
 }
 
+SIG_CONTEXT_UNINSTRUMENTED
 static void sig_user_set(int sig, int flags, void (*info)(int, siginfo_t *, void *),
 			 void (*plain)(int))
 {
@@ -81,13 +92,14 @@ static void sig_user_set(int sig, int flags, void (*info)(int, siginfo_t *, void
 	__atomic_store_n(&users[sig].plain, plain, __ATOMIC_RELEASE);
 }
 
+SIG_CONTEXT_UNINSTRUMENTED
 static int sig_is_handler(const struct sigaction *sa)
 {
 	return (sa->sa_flags & SA_SIGINFO) ? sa->sa_sigaction != NULL :
 		sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
-__attribute__((visibility("default")))
+__attribute__((visibility("default"))) SIG_CONTEXT_UNINSTRUMENTED
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sig_user prev;
@@ -129,7 +141,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 /* signal() with glibc's BSD semantics: restarted calls, the signal
  * blocked while its handler runs. */
-__attribute__((visibility("default")))
+__attribute__((visibility("default"))) SIG_CONTEXT_UNINSTRUMENTED
 void (*signal(int sig, void (*handler)(int)))(int)
 {
 	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART }, old;

@@ -224,13 +224,15 @@ static int is_text(enum ust_filter_type t)
 /* Pops a number; a double operand turns the instruction into its double form. */
 static int pop_number(struct walk *w, uint32_t pc, enum ust_filter_type *type)
 {
-	static const uint8_t double_form[] = {
+	/* Every generic opcode that pops a number has its double form here. */
+	static const uint8_t double_form[UST_FOP_GENERIC_MAX + 1] = {
 		[UST_FOP_RETURN] = UST_FOP_RETURN_DOUBLE,
 		[UST_FOP_NOT] = UST_FOP_NOT_DOUBLE,
 		[UST_FOP_NEG] = UST_FOP_NEG_DOUBLE,
 		[UST_FOP_TO_BOOL] = UST_FOP_TO_BOOL_DOUBLE,
 		[UST_FOP_AND] = UST_FOP_AND_DOUBLE,
 		[UST_FOP_OR] = UST_FOP_OR_DOUBLE,
+		[UST_FOP_PLUS] = UST_FOP_NOP,
 	};
 	int ret = pop(w, pc, type);
 
