@@ -283,7 +283,7 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		ret = ust_trace_set_overwrite(args[0], !strcmp(args[1], "1"));
 		break;
 	case USTCOMM_CTL_SESSION_STATE:
-		add(r, ust_session_join_state(args[0]));
+		add(r, ust_session_join_state(args[0], args + 1, nr - 1));
 		break;
 	case USTCOMM_CTL_SESSION_CREATE:
 	case USTCOMM_CTL_SESSION_RULES:

@@ -162,7 +162,29 @@ void ust_session_join_event(const struct ust_event_state *ev)
 	}
 }
 
-const char *ust_session_join_state(const char *name)
+/* True when one of the rules (pattern, level, ...) selects an event the
+ * program has, or when there are none to test. */
+static int any_event_matches(const char *const *rules, uint32_t nr)
+{
+	struct ust_event_state *ev;
+	uint32_t i;
+
+	if (!nr)
+		return 1;
+	for (i = 0; i + 1 < nr; i += 2) {
+		struct ust_rule_spec spec = { .pattern = rules[i], .enable = 1 };
+
+		if (ustcomm_level_spec_parse(rules[i + 1], &spec.level_match, &spec.level) < 0)
+			continue;
+		for (ev = ust_registry_first(); ev; ev = ev->next) {
+			if (ust_rules_spec_matches(&spec, ev))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+const char *ust_session_join_state(const char *name, const char *const *rules, uint32_t nr)
 {
 	struct ustcomm_ctl_msg msg;
 	size_t off = 0;
@@ -173,5 +195,5 @@ const char *ust_session_join_state(const char *name)
 		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
 			return "waiting";
 	}
-	return "free";
+	return any_event_matches(rules, nr) ? "free" : "nomatch";
 }

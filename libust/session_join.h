@@ -8,6 +8,7 @@
 #ifndef UST_SESSION_JOIN_H
 #define UST_SESSION_JOIN_H
 
+#include <stdint.h>
 #include "libust/registry.h"
 
 /* Reads the file beside the ustd socket daemon_path. Normal context,
@@ -19,8 +20,9 @@ void ust_session_join_init(const char *daemon_path);
  * matches it, starts that session's trace. Under ust_lock. */
 void ust_session_join_event(const struct ust_event_state *ev);
 
-/* SESSION_STATE (ctl_protocol.h) for session name: "waiting" when the
- * program read it and starts it by itself at the first match. */
-const char *ust_session_join_state(const char *name);
+/* SESSION_STATE (ctl_protocol.h) for session name, whose enable rules
+ * are nr strings, pattern and level in turn: "waiting" when the program
+ * read it and starts it by itself at the first match. Under ust_lock. */
+const char *ust_session_join_state(const char *name, const char *const *rules, uint32_t nr);
 
 #endif

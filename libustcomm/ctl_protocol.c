@@ -45,7 +45,7 @@ static const struct {
 	[USTCOMM_CTL_SESSION_CONTEXT] = { "add-context -s", 3, 3 },
 	[USTCOMM_CTL_SESSION_GET] = { "save-session -s", 1, 1 },
 	[USTCOMM_CTL_SET_OVERWRITE] = { "set-overwrite", 2, 2 },
-	[USTCOMM_CTL_SESSION_STATE] = { "session-state", 1, 1 },
+	[USTCOMM_CTL_SESSION_STATE] = { "session-state", 1, -1 },
 };
 
 /* The requests that carry a whole rule set. */

@@ -155,10 +155,13 @@ enum ustcomm_ctl_cmd {
 	/* to a program: (TRACE, "0"|"1") -> (); flight-recorder mode of the
 	 * trace, before its buffers are allocated */
 	USTCOMM_CTL_SET_OVERWRITE = 43,
-	/* to a program: (NAME of a session) -> (STATE: "free", "busy" (it
-	 * traces for something else), "waiting" (it read the session at
-	 * start and starts it at its first matching event), or the state of
-	 * its trace NAME: "created", "allocated", "started", "stopped") */
+	/* to a program: (NAME of a session, then PATTERN and LEVEL of each
+	 * of its enable rules, as in ENABLE_RULE, or none to skip the test)
+	 * -> (STATE: "free", "nomatch" (none of its events is selected by a
+	 * rule), "busy" (it traces for something else), "waiting" (it read
+	 * the session at start and starts it at its first matching event), or
+	 * the state of its trace NAME: "created", "allocated", "started",
+	 * "stopped") */
 	USTCOMM_CTL_SESSION_STATE = 44,
 	USTCOMM_CTL_CMD_MAX = 44,
 };

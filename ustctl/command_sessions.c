@@ -27,7 +27,7 @@ static int check_session_name(const struct ustctl_cmd *cmd, const char *name)
 /* A failed call to ustd: reported, with its exit status. */
 static int session_failed(const struct ustctl_cmd *cmd, const char *name)
 {
-	ustctl_mi_open("session");
+	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
 	ustctl_mi_attr("success", "false");
 	ustctl_fail(0, "%s %s: %s", cmd->name, name, ustctl_last_error());
@@ -37,7 +37,7 @@ static int session_failed(const struct ustctl_cmd *cmd, const char *name)
 
 static void session_mi_ok(const char *name)
 {
-	ustctl_mi_open("session");
+	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
 	ustctl_mi_attr("success", "true");
 }
@@ -113,13 +113,13 @@ int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 		return ustctl_call_status(args->cmd);
 	}
 	for (i = 0; i < nr; i++) {
-		ustctl_mi_open("session");
+		ustctl_mi_open("ustd-session");
 		ustctl_mi_attr("name", "%s", s[i].name);
 		ustctl_mi_attr("state", "%s", s[i].state);
 		ustctl_mi_attr("overwrite", "%s", s[i].overwrite ? "true" : "false");
 		ustctl_mi_attr("processes", "%u", s[i].nr_processes);
 		ustctl_mi_attr("rules", "%u", s[i].nr_rules);
-		ustctl_mi_text("%s", s[i].dir);
+		ustctl_mi_element("directory", "%s", s[i].dir);
 		ustctl_mi_close();
 		if (!ustctl_out_mi())
 			printf("%s\t%s\t%u process%s\t%u rule%s\t%s%s\n", s[i].name, s[i].state,

@@ -99,6 +99,28 @@ int ustd_session_encode_overwrite(const struct ustd_session *s, char **msg, size
 	return ustcomm_ctl_encode(USTCOMM_CTL_SET_OVERWRITE, 0, 0, args, 2, msg, len);
 }
 
+int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *len)
+{
+	const char **args = calloc(2 * s->nr_rules + 1, sizeof(*args));
+	size_t i, n = 0;
+	int ret;
+
+	if (!args)
+		return -ENOMEM;
+	args[n++] = s->name;
+	for (i = 0; i < s->nr_rules; i++) {
+		if (strcmp(s->rules[i].s[0], "enable"))
+			continue;
+		args[n++] = s->rules[i].s[1];
+		args[n++] = s->rules[i].s[2];
+	}
+	if (n > USTCOMM_CTL_MAX_ARGS)
+		n = 1;
+	ret = ustcomm_ctl_encode(USTCOMM_CTL_SESSION_STATE, 0, 0, args, n, msg, len);
+	free(args);
+	return ret;
+}
+
 int ustd_session_encode_load(const struct ustd_session *s, const struct ustd_session_rule *rules,
 			     size_t nr_rules, char **msg, size_t *len)
 {

@@ -95,5 +95,8 @@ void ustd_session_for_each_app(struct ustd_sessions *ss, const struct ustd_sessi
 int ustd_session_encode_load(const struct ustd_session *s, const struct ustd_session_rule *rules,
 			     size_t nr_rules, char **msg, size_t *len);
 int ustd_session_encode_overwrite(const struct ustd_session *s, char **msg, size_t *len);
+/* SESSION_STATE with the pattern and level of each enable rule (none
+ * when they do not fit in one request: the program is then not tested). */
+int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *len);
 
 #endif

@@ -180,6 +180,9 @@ static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 		j->msg[j->nr] = j->join_msg[3];
 		j->len[j->nr++] = j->join_len[3];
 		j->join_msg[3] = NULL;
+	} else if (!strcmp(s, "nomatch")) {
+		job_end(j, 0);
+		return;
 	} else if (!strcmp(s, "busy")) {
 		ustcomm_dbg("session %s: process %d traces for another session or trace; left alone",
 			    j->session, (int)j->pid);
@@ -262,7 +265,7 @@ static int job_fill(struct job *j, const struct ustd_session *s,
 
 	switch (j->kind) {
 	case USTD_APPLY_JOIN:
-		ret = encode(j, USTCOMM_CTL_SESSION_STATE, &j->msg[0], &j->len[0]);
+		ret = ustd_session_encode_state(s, &j->msg[0], &j->len[0]);
 		j->nr = 1;
 		if (!ret)
 			ret = ustd_session_encode_overwrite(s, &j->join_msg[0], &j->join_len[0]);

@@ -159,14 +159,20 @@ t.ok(not os.path.exists(os.path.join(ws.rundir, "ustd.sessions")),
 # --- A session that matches nothing: no thread, no trace, no wait.
 ok_cmd(ws, ["create-session", "-o", ws.out, "other"], "create-session other")
 ok_cmd(ws, ["enable-marker", "-s", "other", "nomatch:*"], "a rule that matches no event")
-ok_cmd(ws, ["start-session", "other"], "start-session other")
+running = Service(ws)
+res = ok_cmd(ws, ["start-session", "other"], "start-session other")
+t.ok("(0 running programs" in res.stdout, "a running program it does not match is left alone",
+     res.stdout)
 t.ok(os.path.exists(os.path.join(ws.rundir, "ustd.sessions")), "the session is published")
 s = Service(ws)
 s.go()
-t.eq(threads(s.pid), 1, "a program no session matches runs one thread")
-res = ws.ustctl(["info", s.pid])
-t.ok(re.search(r"^state:\s+none$", res.stdout, re.M), "and has no trace", res.stdout)
-s.end()
+running.go()
+for p, what in ((s, "started after"), (running, "running before")):
+    t.eq(threads(p.pid), 1, "a program no session matches (%s) runs one thread" % what)
+    res = ws.ustctl(["info", p.pid])
+    t.ok(re.search(r"^state:\s+none$", res.stdout, re.M), "and has no trace", res.stdout)
+    p.end()
+t.eq(os.listdir(session_dir(ws, "other")), [], "nothing in the session's directory")
 
 # --- Faults and bad input.
 res = ws.ustctl(["create-session", "-o", ws.out, "other"])
