@@ -14,6 +14,7 @@
 #include "libust/objects.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
+#include "libust/session_join.h"
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/blocking.h"
 #include "libust/trace.h"
@@ -277,6 +278,23 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_SET_BLOCKING_TIMEOUT:
 		ret = ust_trace_set_blocking(args[0], args[1], args[2]);
+		break;
+	case USTCOMM_CTL_SET_OVERWRITE:
+		ret = ust_trace_set_overwrite(args[0], !strcmp(args[1], "1"));
+		break;
+	case USTCOMM_CTL_SESSION_STATE:
+		add(r, ust_session_join_state(args[0], args + 1, nr - 1));
+		break;
+	case USTCOMM_CTL_SESSION_CREATE:
+	case USTCOMM_CTL_SESSION_RULES:
+	case USTCOMM_CTL_SESSION_START:
+	case USTCOMM_CTL_SESSION_STOP:
+	case USTCOMM_CTL_SESSION_DESTROY:
+	case USTCOMM_CTL_SESSION_LIST:
+	case USTCOMM_CTL_SESSION_CONTEXT:
+	case USTCOMM_CTL_SESSION_GET:
+		r->error = "a session command: ustd serves it, not a program";
+		ret = -EINVAL;
 		break;
 	case USTCOMM_CTL_GET_BLOCKING_TIMEOUT:
 		ret = ust_trace_get_blocking(args[0], args[1], text, sizeof(text));

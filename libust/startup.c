@@ -32,6 +32,7 @@
 #include "libust/perf_counter.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
+#include "libust/session_join.h"
 #include "libust/statedump.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
@@ -369,6 +370,10 @@ static void __attribute__((constructor)) ust_init(void)
 	ust_statedump_init();
 	/* Outside the lock: the signal it blocks is only known from here on. */
 	ust_control_init(env_control(), env_signal());
+	/* After the socket exists: session_join.c says why. */
+	ust_lock();
+	ust_session_join_init(cfg.daemon_path);
+	ust_unlock();
 	if (!env_trace())
 		return;
 	ust_lock();

@@ -91,6 +91,9 @@ int ust_trace_set_blocking(const char *name, const char *channel, const char *va
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len);
 /* Gives each channel's buffers the blocking timeout its settings say. */
 void ust_trace_apply_blocking(void);
+/* Flight-recorder mode (UST_OVERWRITE) of the trace's buffers; only
+ * before they are allocated. */
+int ust_trace_set_overwrite(const char *name, int overwrite);
 /* Until the buffers are allocated; destroying the trace forgets it. */
 int ust_trace_set_output(const char *name, const char *output);
 int ust_trace_set_daemon_path(const char *path);

@@ -9,6 +9,7 @@
 
 #include "libust/filter_reclaim.h"
 #include "libust/rules.h"
+#include "libust/session_join.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
@@ -105,6 +106,8 @@ int ust_trace_apply_all(void)
 
 void ust_trace_event_added(struct ust_event_state *ev)
 {
+	/* First, so that a session it starts enables ev too. */
+	ust_session_join_event(ev);
 	ust_rules_apply(ev);
 	event_apply(ev);
 }

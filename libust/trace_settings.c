@@ -169,6 +169,21 @@ const char *ust_trace_daemon_path(void)
 	return ust_t.cfg.daemon_path;
 }
 
+int ust_trace_set_overwrite(const char *name, int overwrite)
+{
+	int ret = ust_trace_check_name(name);
+
+	if (ret < 0)
+		return ret;
+	if (!!ust_t.cfg.overwrite == !!overwrite)
+		return 0;
+	ret = check_not_allocated("its mode is");
+	if (ret < 0)
+		return ret;
+	ust_t.cfg.overwrite = overwrite;
+	return 0;
+}
+
 int ust_trace_set_output(const char *name, const char *output)
 {
 	struct ustcomm_relay_url url;

@@ -26,7 +26,7 @@
 #include "libustcomm/filter_bytecode.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		4u
+#define USTCOMM_CTL_VERSION		5u
 /* Requests are small: names, patterns, a path... */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* ...but for LOAD_SESSION, which carries a whole rule set. */
@@ -125,7 +125,45 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
 	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
 	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
-	USTCOMM_CTL_CMD_MAX = 25,
+	/*
+	 * Sessions (version 5): requests to ustd's session socket
+	 * (rundir.h's ustcomm_session_socket_path), never to a program.
+	 * NAME is a session name (ustcomm_session_name_valid).
+	 * (NAME, OUTPUT: absolute directory or "" for ustd's, OVERWRITE "0"
+	 * or "1", SUBBUF_SIZE and SUBBUF_NUM in decimal, "0" for the
+	 * default) -> (the session's directory)
+	 */
+	USTCOMM_CTL_SESSION_CREATE = 35,
+	/* (NAME, then per rule "enable"|"disable", PATTERN, LEVEL, FILTER and
+	 * BYTECODE as in ENABLE_RULE) -> (number of rules the session holds);
+	 * a running session applies them to its programs at once */
+	USTCOMM_CTL_SESSION_RULES = 36,
+	/* (NAME) -> (number of programs the session traces now) */
+	USTCOMM_CTL_SESSION_START = 37,
+	USTCOMM_CTL_SESSION_STOP = 38,
+	/* (NAME) -> () */
+	USTCOMM_CTL_SESSION_DESTROY = 39,
+	/* () -> per session, 6 strings: NAME, state ("created", "active",
+	 * "stopped"), directory, overwrite "0"|"1", number of programs,
+	 * number of rules */
+	USTCOMM_CTL_SESSION_LIST = 40,
+	/* (NAME, CHANNEL or "*", CONTEXT) -> (); before the first start */
+	USTCOMM_CTL_SESSION_CONTEXT = 41,
+	/* (NAME) -> the session as LOAD_SESSION's arguments (NAME, OUTPUT,
+	 * NR_CHANNELS, channels, rules), then OVERWRITE */
+	USTCOMM_CTL_SESSION_GET = 42,
+	/* to a program: (TRACE, "0"|"1") -> (); flight-recorder mode of the
+	 * trace, before its buffers are allocated */
+	USTCOMM_CTL_SET_OVERWRITE = 43,
+	/* to a program: (NAME of a session, then PATTERN and LEVEL of each
+	 * of its enable rules, as in ENABLE_RULE, or none to skip the test)
+	 * -> (STATE: "free", "nomatch" (none of its events is selected by a
+	 * rule), "busy" (it traces for something else), "waiting" (it read
+	 * the session at start and starts it at its first matching event), or
+	 * the state of its trace NAME: "created", "allocated", "started",
+	 * "stopped") */
+	USTCOMM_CTL_SESSION_STATE = 44,
+	USTCOMM_CTL_CMD_MAX = 44,
 };
 
 struct ustcomm_ctl_header {
@@ -161,6 +199,22 @@ USTCOMM_API uint32_t ustcomm_ctl_max_args(uint16_t cmd);
 
 /* Requests only: the command is known and has the right number of strings. */
 USTCOMM_API int ustcomm_ctl_check_request(const struct ustcomm_ctl_msg *msg);
+
+/* A session name: 1 to USTCOMM_SESSION_NAME_MAX - 1 characters of
+ * [A-Za-z0-9_.-], not starting with '.' or '-', and not "auto" (the
+ * default trace's name: a session's trace in a program carries its name). */
+#define USTCOMM_SESSION_NAME_MAX	48u
+USTCOMM_API int ustcomm_session_name_valid(const char *name);
+
+/*
+ * A whole message (header and the nr strings of args) in a malloc'd
+ * buffer: a request (reply 0, status 0) or a reply. Returns 0, -E2BIG
+ * when it is longer than the command (or any reply) allows, or -ENOMEM.
+ * Not for signal context.
+ */
+USTCOMM_API int ustcomm_ctl_encode(uint16_t cmd, int32_t status, int reply,
+				   const char *const *args, size_t nr, char **out,
+				   size_t *out_len);
 
 /* Walks the strings of a decoded message: start with *pos = NULL. Returns
  * the next string or NULL after the last. Async-signal-safe. */

@@ -143,6 +143,14 @@ end:
 	return ret;
 }
 
+int ustcomm_daemon_sibling_path(char *buf, size_t len, const char *daemon_path,
+				const char *suffix)
+{
+	int n = snprintf(buf, len, "%s%s", daemon_path, suffix);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int ustcomm_uuid_generate(unsigned char uuid[16])
 {
 	size_t done = 0;

@@ -19,6 +19,16 @@ USTCOMM_API int ustcomm_rundir(char *buf, size_t len);
 USTCOMM_API int ustcomm_apps_dir(char *buf, size_t len);
 /* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
 USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
+/*
+ * What belongs to the ustd listening on the socket daemon_path: its
+ * session socket (daemon_path + ".ctl": ustctl's requests about sessions)
+ * and the file of its active sessions (daemon_path + ".sessions": what a
+ * starting program reads). -ENAMETOOLONG when it does not fit.
+ */
+#define USTCOMM_SESSION_SOCKET_SUFFIX	".ctl"
+#define USTCOMM_SESSION_FILE_SUFFIX	".sessions"
+USTCOMM_API int ustcomm_daemon_sibling_path(char *buf, size_t len, const char *daemon_path,
+					    const char *suffix);
 /* Where traces go by default: $HOME/ust-traces (the password database's
  * home when HOME is unset). */
 USTCOMM_API int ustcomm_default_output_dir(char *buf, size_t len);

@@ -62,43 +62,22 @@ void ustctl_reply_release(struct ustctl_reply *reply)
 	reply->buf = NULL;
 }
 
-static int encode_request(pid_t pid, uint16_t cmd, const char *const *args, size_t nr,
+static int encode_request(const char *who, uint16_t cmd, const char *const *args, size_t nr,
 			  char **out, size_t *out_len)
 {
-	struct ustcomm_ctl_header hdr;
-	size_t payload = 0, off, i;
-	char *buf;
+	size_t payload = 0, i;
+	int ret;
 
-	if (nr > ustcomm_ctl_max_args(cmd)) {
-		ustctl_set_input_error("%s for process %d: %zu arguments, at most %u fit in a request",
-				 ustcomm_ctl_cmd_name(cmd), (int)pid, nr, ustcomm_ctl_max_args(cmd));
-		return -E2BIG;
-	}
 	for (i = 0; i < nr; i++)
 		payload += strlen(args[i]) + 1;
-	if (payload > ustcomm_ctl_max_request(cmd)) {
-		ustctl_set_input_error("%s for process %d: the arguments take %zu bytes, at most %u fit in a request",
-				 ustcomm_ctl_cmd_name(cmd), (int)pid, payload,
-				 ustcomm_ctl_max_request(cmd));
-		return -E2BIG;
-	}
-	buf = malloc(sizeof(hdr) + payload);
-	if (!buf) {
+	ret = ustcomm_ctl_encode(cmd, 0, 0, args, nr, out, out_len);
+	if (ret == -E2BIG)
+		ustctl_set_input_error("%s for %s: %zu arguments of %zu bytes; at most %u arguments of %u bytes fit in a request",
+				       ustcomm_ctl_cmd_name(cmd), who, nr, payload,
+				       ustcomm_ctl_max_args(cmd), ustcomm_ctl_max_request(cmd));
+	else if (ret)
 		ustctl_set_error("out of memory");
-		return -ENOMEM;
-	}
-	ustcomm_ctl_header_init(&hdr, cmd, 0, (uint32_t)nr, (uint32_t)payload);
-	memcpy(buf, &hdr, sizeof(hdr));
-	off = sizeof(hdr);
-	for (i = 0; i < nr; i++) {
-		size_t l = strlen(args[i]) + 1;
-
-		memcpy(buf + off, args[i], l);
-		off += l;
-	}
-	*out = buf;
-	*out_len = off;
-	return 0;
+	return ret;
 }
 
 /*
@@ -179,14 +158,24 @@ static int process_stopped(pid_t pid)
 	return stopped;
 }
 
-static void set_timeout_error(pid_t pid, uint16_t cmd, int ms)
+/* A peer's name in messages ("process 123", "ustd"), and its pid for
+ * telling that it is stopped (0: not a program). */
+struct peer {
+	pid_t pid;
+	char name[64];
+};
+
+static void set_timeout_error(const struct peer *p, uint16_t cmd, int ms)
 {
-	if (process_stopped(pid))
+	if (!p->pid)
+		ustctl_set_error("%s did not answer %s within %g s", p->name,
+				 ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
+	else if (process_stopped(p->pid))
 		ustctl_set_error("process %d did not answer %s within %g s: it is stopped (resume it with kill -CONT %d)",
-				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)pid);
+				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)p->pid);
 	else
 		ustctl_set_error("process %d did not answer %s within %g s: it is stopped, or it blocks the control signal (SIGIO unless UST_SIGNAL is set) in every thread; start it with UST_CONTROL=thread",
-				 (int)pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
+				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
 }
 
 static int connect_app(pid_t pid, uint16_t cmd, char *path, size_t len, int ms)
@@ -213,7 +202,9 @@ static int connect_app(pid_t pid, uint16_t cmd, char *path, size_t len, int ms)
 	if (ret >= 0)
 		goto end;
 	if (ret == -ETIMEDOUT) {
-		set_timeout_error(pid, cmd, ms);
+		struct peer p = { .pid = pid };
+
+		set_timeout_error(&p, cmd, ms);
 	} else if (ret == -ECONNREFUSED) {
 		/* Nobody listens: the socket outlived the process that made it
 		 * (the number now belongs to another process). */
@@ -231,8 +222,8 @@ end:
 	return ret;
 }
 
-/* The program answers our commands with our rights: it must be ours. */
-static int check_peer(pid_t pid, int fd, const char *path)
+/* The peer answers our commands with our rights: it must be ours. */
+static int check_peer(const struct peer *p, int fd, const char *path)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -240,13 +231,13 @@ static int check_peer(pid_t pid, int fd, const char *path)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		int ret = -errno;
 
-		ustctl_set_error("cannot tell who serves %s for process %d: %s", path, (int)pid,
+		ustctl_set_error("cannot tell who serves %s for %s: %s", path, p->name,
 				 strerror(-ret));
 		return ret;
 	}
 	if (geteuid() != 0 && cred.uid != geteuid()) {
-		ustctl_set_error("permission denied: the control socket %s of process %d is served by uid %u, not by uid %u",
-				 path, (int)pid, (unsigned)cred.uid, (unsigned)geteuid());
+		ustctl_set_error("permission denied: the socket %s of %s is served by uid %u, not by uid %u",
+				 path, p->name, (unsigned)cred.uid, (unsigned)geteuid());
 		return -EPERM;
 	}
 	return 0;
@@ -274,7 +265,7 @@ static int wait_fd(int fd, short events, const struct timespec *deadline)
 	}
 }
 
-static int send_request(pid_t pid, uint16_t cmd, int fd, const char *buf, size_t len,
+static int send_request(const struct peer *p, uint16_t cmd, int fd, const char *buf, size_t len,
 			const struct timespec *deadline, int ms)
 {
 	size_t off = 0;
@@ -295,15 +286,15 @@ static int send_request(pid_t pid, uint16_t cmd, int fd, const char *buf, size_t
 		off += (size_t)n;
 	}
 	if (ret == -ETIMEDOUT)
-		set_timeout_error(pid, cmd, ms);
+		set_timeout_error(p, cmd, ms);
 	else if (ret)
-		ustctl_set_error("cannot send %s to process %d: %s", ustcomm_ctl_cmd_name(cmd),
-				 (int)pid, strerror(-ret));
+		ustctl_set_error("cannot send %s to %s: %s", ustcomm_ctl_cmd_name(cmd),
+				 p->name, strerror(-ret));
 	return ret;
 }
 
 /* Reads exactly one reply: the header first, then the payload it announces. */
-static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec *deadline,
+static int receive_reply(const struct peer *p, uint16_t cmd, int fd, const struct timespec *deadline,
 			 int ms, struct ustctl_reply *reply)
 {
 	struct ustcomm_ctl_header hdr;
@@ -319,11 +310,11 @@ static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec 
 	for (;;) {
 		ret = wait_fd(fd, POLLIN, deadline);
 		if (ret == -ETIMEDOUT) {
-			set_timeout_error(pid, cmd, ms);
+			set_timeout_error(p, cmd, ms);
 			goto end;
 		}
 		if (ret) {
-			ustctl_set_error("cannot wait for process %d: %s", (int)pid, strerror(-ret));
+			ustctl_set_error("cannot wait for %s: %s", p->name, strerror(-ret));
 			goto end;
 		}
 		n = recv(fd, buf + len, cap - len, 0);
@@ -331,14 +322,14 @@ static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec 
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			ret = -errno;
-			ustctl_set_error("cannot read the answer of process %d to %s: %s", (int)pid,
+			ustctl_set_error("cannot read the answer of %s to %s: %s", p->name,
 					 ustcomm_ctl_cmd_name(cmd), strerror(errno));
 			goto end;
 		}
 		if (n == 0) {
 			ret = -EPROTO;
-			ustctl_set_error("process %d closed the connection without answering %s (it may not know that command: is its libust older than this libustctl?)",
-					 (int)pid, ustcomm_ctl_cmd_name(cmd));
+			ustctl_set_error("%s closed the connection without answering %s (it may not know that command: is it older than this libustctl?)",
+					 p->name, ustcomm_ctl_cmd_name(cmd));
 			goto end;
 		}
 		len += (size_t)n;
@@ -347,7 +338,7 @@ static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec 
 		n = ustcomm_ctl_decode(buf, len, USTCOMM_CTL_MAX_REPLY, &reply->msg);
 		if (n < 0) {
 			ret = -EPROTO;
-			ustctl_set_error("process %d sent a malformed answer to %s%s", (int)pid,
+			ustctl_set_error("%s sent a malformed answer to %s%s", p->name,
 					 ustcomm_ctl_cmd_name(cmd),
 					 n == -EMSGSIZE ? " (longer than any reply may be)" : "");
 			goto end;
@@ -367,13 +358,13 @@ static int receive_reply(pid_t pid, uint16_t cmd, int fd, const struct timespec 
 	}
 	if (reply->msg.cmd != cmd || reply->msg.status > 0) {
 		ret = -EPROTO;
-		ustctl_set_error("process %d answered %s with a reply to another command",
-				 (int)pid, ustcomm_ctl_cmd_name(cmd));
+		ustctl_set_error("%s answered %s with a reply to another command",
+				 p->name, ustcomm_ctl_cmd_name(cmd));
 	} else if (reply->msg.status < 0) {
 		const char *pos = NULL, *reason = ustcomm_ctl_next(&reply->msg, &pos);
 
 		ret = reply->msg.status;
-		ustctl_set_error("process %d: %s", (int)pid,
+		ustctl_set_error("%s: %s", p->name,
 				 reason && *reason ? reason : strerror(-ret));
 	}
 end:
@@ -405,14 +396,49 @@ int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t 
 	return ret;
 }
 
+/* The deadline ms from now. */
+static void deadline_in(struct timespec *deadline, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += ms / 1000;
+	deadline->tv_nsec += (ms % 1000) * 1000000L;
+	if (deadline->tv_nsec >= 1000000000L) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000L;
+	}
+}
+
+/* One request and its reply on the connected fd, which it closes. */
+static int converse(const struct peer *p, int fd, const char *path, uint16_t cmd,
+		    const char *req, size_t req_len, const struct timespec *deadline, int ms,
+		    struct ustctl_reply *reply)
+{
+	int ret = check_peer(p, fd, path);
+
+	if (ret)
+		goto end;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ret = -errno;
+		ustctl_set_error("cannot talk to %s: %s", p->name, strerror(errno));
+		goto end;
+	}
+	ret = send_request(p, cmd, fd, req, req_len, deadline, ms);
+	if (!ret)
+		ret = receive_reply(p, cmd, fd, deadline, ms, reply);
+end:
+	close(fd);
+	return ret;
+}
+
 static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,
 		struct ustctl_reply *reply)
 {
 	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	struct peer p = { .pid = pid };
 	char path[PATH_MAX], *req = NULL;
 	struct timespec deadline;
 	size_t req_len;
-	int fd = -1, ret;
+	int fd, ret;
 
 	memset(reply, 0, sizeof(*reply));
 	ms = ms > INT_MAX - extra_ms ? INT_MAX : ms + extra_ms;
@@ -421,36 +447,59 @@ static int call(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args
 		ret = -EINVAL;
 		goto end;
 	}
-	ret = encode_request(pid, cmd, args, nr_args, &req, &req_len);
+	snprintf(p.name, sizeof(p.name), "process %d", (int)pid);
+	ret = encode_request(p.name, cmd, args, nr_args, &req, &req_len);
 	if (ret)
 		goto end;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += ms / 1000;
-	deadline.tv_nsec += (ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	deadline_in(&deadline, ms);
 	fd = connect_app(pid, cmd, path, sizeof(path), ms);
 	if (fd < 0) {
 		ret = fd;
 		goto end;
 	}
-	ret = check_peer(pid, fd, path);
-	if (ret)
-		goto end;
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-		ret = -errno;
-		ustctl_set_error("cannot talk to process %d: %s", (int)pid, strerror(errno));
+	ret = converse(&p, fd, path, cmd, req, req_len, &deadline, ms, reply);
+end:
+	free(req);
+	return ret;
+}
+
+int ustctl_call_ustd(uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,
+		     struct ustctl_reply *reply)
+{
+	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	struct peer p = { .pid = 0, .name = "ustd" };
+	char daemon[PATH_MAX], path[PATH_MAX], *req = NULL;
+	struct timespec deadline;
+	size_t req_len;
+	int fd, ret;
+
+	memset(reply, 0, sizeof(*reply));
+	ustctl_request_begin();
+	ms = ms > INT_MAX - extra_ms ? INT_MAX : ms + extra_ms;
+	ret = ustcomm_daemon_socket_path(daemon, sizeof(daemon));
+	if (!ret)
+		ret = ustcomm_daemon_sibling_path(path, sizeof(path), daemon,
+						  USTCOMM_SESSION_SOCKET_SUFFIX);
+	if (ret) {
+		ustctl_set_error("cannot tell where ustd's session socket is: set UST_DAEMON_SOCKET or UST_RUNDIR to a shorter path");
 		goto end;
 	}
-	ret = send_request(pid, cmd, fd, req, req_len, &deadline, ms);
+	ret = encode_request(p.name, cmd, args, nr_args, &req, &req_len);
 	if (ret)
 		goto end;
-	ret = receive_reply(pid, cmd, fd, &deadline, ms, reply);
+	deadline_in(&deadline, ms);
+	fd = ustcomm_connect_within(path, ms);
+	if (fd < 0) {
+		ret = fd;
+		if (fd == -ENOENT || fd == -ECONNREFUSED)
+			ustctl_set_error("no ustd serves sessions on %s: start ustd (ustd &), with the same UST_RUNDIR or UST_DAEMON_SOCKET", path);
+		else
+			ustctl_set_error("cannot connect to ustd on %s: %s", path, strerror(-fd));
+		goto end;
+	}
+	ret = converse(&p, fd, path, cmd, req, req_len, &deadline, ms, reply);
 end:
-	if (fd >= 0)
-		close(fd);
 	free(req);
+	ustctl_request_end();
 	return ret;
 }

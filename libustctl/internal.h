@@ -55,6 +55,11 @@ void ustctl_reply_release(struct ustctl_reply *reply);
 int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		       int extra_ms, struct ustctl_reply *reply);
 
+/* The same to ustd's session socket (rundir.h), waiting extra_ms more
+ * than the timeout. */
+int ustctl_call_ustd(uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,
+		     struct ustctl_reply *reply);
+
 /* ustctl_call_longer(), then checks that the reply holds exactly nr
  * results (-EPROTO, last error set, when it does not). */
 int ustctl_call_expect(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,

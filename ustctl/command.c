@@ -31,7 +31,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "enabled, its format (quoted) or its fields (in parentheses), and the\n"
 	  "objects (executable, libraries) holding its sites.\n",
 	  false, 1, 1, ustctl_cmd_list_markers },
-	{ "enable-marker", "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN...",
+	{ "enable-marker", "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN... | -s NAME [--filter EXPR] [--loglevel[-only] LEVEL] PATTERN...",
 	  "enable markers and events",
 	  "Enables the markers and events matching each PATTERN: a full name\n"
 	  "(channel:name or provider:name), the classic channel/name, or a glob\n"
@@ -40,12 +40,16 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "severe, --loglevel-only WARNING those of exactly it. --filter EXPR\n"
 	  "records an event only when EXPR holds for its fields, as in\n"
 	  "'status >= 500 && path == \"/api*\"' or '$ctx.vtid == 1234'; it is\n"
-	  "checked against the fields of the events the pattern matches.\n",
-	  true, 2, -1, ustctl_cmd_enable_marker, .takes_rule = true },
-	{ "disable-marker", "[-t TRACE] PID PATTERN...", "disable markers and events",
+	  "checked against the fields of the events the pattern matches.\n"
+	  "With -s NAME instead of PID, the rules go to ustd's session NAME,\n"
+	  "for every program it traces, now and later; the filter is then\n"
+	  "checked for its syntax only.\n",
+	  true, 2, -1, ustctl_cmd_enable_marker, .takes_rule = true, .takes_session = true },
+	{ "disable-marker", "[-t TRACE] PID PATTERN... | -s NAME PATTERN...",
+	  "disable markers and events",
 	  "Disables the markers and events matching each PATTERN (see\n"
-	  "enable-marker).\n",
-	  true, 2, -1, ustctl_cmd_disable_marker },
+	  "enable-marker), in process PID or in ustd's session NAME.\n",
+	  true, 2, -1, ustctl_cmd_disable_marker, .takes_session = true },
 	{ "create-trace", "[-t TRACE] [-o DIR | -r URL] PID...", "create a trace",
 	  "Creates trace TRACE in each process. It goes where its ustd puts\n"
 	  "traces, or under DIR (created if needed; relative to the current\n"
@@ -86,7 +90,8 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "UST_OVERWRITE=1 (usttrace --overwrite). Each process may take the\n"
 	  "timeout plus 10 s to answer.\n",
 	  true, 1, -1, ustctl_cmd_snapshot, .takes_dir = true },
-	{ "add-context", "[-t TRACE] PID CHANNEL CONTEXT...", "record contexts with each event",
+	{ "add-context", "[-t TRACE] PID CHANNEL CONTEXT... | -s NAME CHANNEL CONTEXT...",
+	  "record contexts with each event",
 	  "Records each CONTEXT with every event of CHANNEL in trace TRACE, or of\n"
 	  "every channel when CHANNEL is '*': vpid, vtid, procname, pthread_id,\n"
 	  "ip (the address of the instrumentation site), and the thread's perf\n"
@@ -94,8 +99,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "perf:thread:cache-misses and perf:thread:page-faults, counted in user\n"
 	  "space only. babeltrace2 shows them before each event's fields. Only\n"
 	  "before the trace is allocated; list-contexts says which perf counters\n"
-	  "this machine has.\n",
-	  true, 3, -1, ustctl_cmd_add_context },
+	  "this machine has. With -s NAME instead of PID, the session NAME's\n"
+	  "traces record them (before the session's first start).\n",
+	  true, 3, -1, ustctl_cmd_add_context, .takes_session = true },
 	{ "list-contexts", "", "list the contexts add-context knows",
 	  "Lists the contexts add-context accepts, their size in each event, and\n"
 	  "for perf counters this machine lacks, why.\n",
@@ -149,6 +155,36 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
+	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] NAME",
+	  "create a session in ustd, for every program",
+	  "Creates session NAME in ustd: a set of rules and channel settings\n"
+	  "that, once started, applies to every program of yours linked with\n"
+	  "-lust, those running and those started later. Its traces go in\n"
+	  "DIR/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/ (DIR: ustd's output\n"
+	  "directory by default), which babeltrace2 reads whole, merged by time.\n"
+	  "--overwrite makes its traces flight recorders. NAME: letters, digits,\n"
+	  "'_', '.' and '-', at most 47. Add rules with enable-marker -s NAME.\n"
+	  SUBBUF_SIZE_HELP,
+	  false, 1, 1, ustctl_cmd_create_session, .takes_dir = true, .takes_relay = true,
+	  .session_opts = true },
+	{ "start-session", "NAME", "start a session in every program",
+	  "Starts session NAME: every running program whose events its rules\n"
+	  "match starts its trace of the session, and so does every program that\n"
+	  "starts while the session is active, from its first event on. Returns\n"
+	  "once the running programs answered.\n",
+	  false, 1, 1, ustctl_cmd_session_op },
+	{ "stop-session", "NAME", "stop a session's traces",
+	  "Stops the traces of session NAME; programs that start now no longer\n"
+	  "join it. start-session resumes it in the same directory.\n",
+	  false, 1, 1, ustctl_cmd_session_op },
+	{ "destroy-session", "NAME", "end a session; its traces are then complete on disk",
+	  "Ends the traces of session NAME in every program (ustd writes their\n"
+	  "last events first) and forgets the session.\n",
+	  false, 1, 1, ustctl_cmd_session_op },
+	{ "list-sessions", "", "list ustd's sessions",
+	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
+	  "it, number of rules, directory.\n",
+	  false, 0, 0, ustctl_cmd_list_sessions },
 };
 
 const size_t ustctl_nr_commands = UST_ARRAY_SIZE(ustctl_commands);

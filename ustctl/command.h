@@ -18,6 +18,8 @@ struct ustctl_cmd;
 /* The option values of a command line, as popt stores them (malloc'd). */
 struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
+	char *session, *subbuf_size, *subbuf_num;
+	int overwrite;
 };
 
 /* A parsed command line: the trace (-t) and the positional arguments. */
@@ -28,6 +30,9 @@ struct ustctl_args {
 	const char *relay;		/* -r URL, or NULL */
 	/* enable-marker: level and filter (pattern unset, enable 1) */
 	struct ustctl_rule rule;
+	const char *session;		/* -s NAME: ustd's session, not a PID */
+	const char *subbuf_size, *subbuf_num;	/* create-session */
+	int overwrite;
 	const char **argv;
 	int argc;
 };
@@ -49,6 +54,8 @@ struct ustctl_cmd {
 	bool takes_dir;			/* -o DIR */
 	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
+	bool takes_session;		/* -s NAME instead of PID */
+	bool session_opts;		/* --overwrite, --subbuf-size, --subbuf-num */
 };
 
 extern const struct ustctl_cmd ustctl_commands[];
@@ -101,5 +108,10 @@ int ustctl_cmd_info(const struct ustctl_args *args);
 int ustctl_cmd_save_session(const struct ustctl_args *args);
 int ustctl_cmd_load_session(const struct ustctl_args *args);
 int ustctl_cmd_snapshot(const struct ustctl_args *args);
+int ustctl_cmd_create_session(const struct ustctl_args *args);
+int ustctl_cmd_session_op(const struct ustctl_args *args);
+int ustctl_cmd_list_sessions(const struct ustctl_args *args);
+int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable);
+int ustctl_cmd_session_context(const struct ustctl_args *args);
 
 #endif

@@ -39,6 +39,8 @@ int ustctl_cmd_add_context(const struct ustctl_args *args)
 	int i, ret = 0;
 	pid_t pid;
 
+	if (args->session)
+		return ustctl_cmd_session_context(args);
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
 	if (ustctl_check_channel(args->cmd, channel))

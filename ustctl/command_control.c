@@ -83,12 +83,14 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 
 int ustctl_cmd_enable_marker(const struct ustctl_args *args)
 {
-	return control_markers(args, true);
+	return args->session ? ustctl_cmd_session_markers(args, true) :
+		control_markers(args, true);
 }
 
 int ustctl_cmd_disable_marker(const struct ustctl_args *args)
 {
-	return control_markers(args, false);
+	return args->session ? ustctl_cmd_session_markers(args, false) :
+		control_markers(args, false);
 }
 
 /* Every process gets the request, even after a failure: the exit status

@@ -180,11 +180,23 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "loglevel-only", 'L', POPT_ARG_STRING, &o->loglevel_only, 0,
 		  "only events of exactly LEVEL", "LEVEL" },
 	};
+	const struct poptOption session_option = {
+		"session", 's', POPT_ARG_STRING, &o->session, 0,
+		"act on ustd's session NAME instead of a process", "NAME"
+	};
+	const struct poptOption session_opts[] = {
+		{ "overwrite", '\0', POPT_ARG_NONE, &o->overwrite, 0,
+		  "flight recorder: keep the newest events, write them on snapshot", NULL },
+		{ "subbuf-size", '\0', POPT_ARG_STRING, &o->subbuf_size, 0,
+		  "sub-buffer size of every channel", "BYTES" },
+		{ "subbuf-num", '\0', POPT_ARG_STRING, &o->subbuf_num, 0,
+		  "sub-buffers per buffer of every channel", "N" },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
 	const struct poptOption end = POPT_TABLEEND;
-	struct poptOption options[8];
+	struct poptOption options[12];
 	static char name[64];
 	poptContext pc;
 	int rc, nr = 0;
@@ -201,6 +213,13 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = rule_options[0];
 		options[nr++] = rule_options[1];
 		options[nr++] = rule_options[2];
+	}
+	if (cmd->takes_session)
+		options[nr++] = session_option;
+	if (cmd->session_opts) {
+		options[nr++] = session_opts[0];
+		options[nr++] = session_opts[1];
+		options[nr++] = session_opts[2];
 	}
 	options[nr++] = help_option;
 	options[nr] = end;
@@ -232,7 +251,13 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		return ustctl_usage_error(cmd, "-r needs a URL");
 	if (o->relay && *dir)
 		return ustctl_usage_error(cmd, "-o and -r both say where the trace goes: give one");
+	if (o->session && *trace)
+		return ustctl_usage_error(cmd, "-s names a session, -t a trace of a process: give one");
 	args->cmd = cmd;
+	args->session = o->session;
+	args->subbuf_size = o->subbuf_size;
+	args->subbuf_num = o->subbuf_num;
+	args->overwrite = o->overwrite;
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;
@@ -243,7 +268,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	for (nr = 0; args->argv && args->argv[nr]; nr++)
 		;
 	args->argc = nr;
-	if (nr < cmd->min_args)
+	/* With -s there is no PID to give. */
+	if (nr < cmd->min_args - (o->session ? 1 : 0))
 		return ustctl_usage_error(cmd, "missing arguments");
 	if (cmd->max_args >= 0 && nr > cmd->max_args)
 		return ustctl_usage_error(cmd, "too many arguments, from '%s' on",
@@ -285,6 +311,9 @@ end:
 	free(opts.filter);
 	free(opts.loglevel);
 	free(opts.loglevel_only);
+	free(opts.session);
+	free(opts.subbuf_size);
+	free(opts.subbuf_num);
 	free(g.mi);
 	return ustctl_out_end(status);
 }

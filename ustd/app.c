@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
+#include "ustd/session.h"
 #include "ustd/relay_fallback.h"
 
 /*
@@ -451,8 +452,11 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 	}
 	if (app->relay && app_relay_open(app) == 0)
 		return 0;
-	ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
-				    app->started);
+	ret = app->relay ? 0 : ustd_session_trace_dir(app->ctx->sessions, app, hello->trace_name,
+						       &app->td);
+	if (ret == 0)
+		ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
+					    app->started);
 	if (ret < 0) {
 		ustcomm_err("cannot create a trace directory in %s: %s; tracing of %s stopped, other traces continue",
 			    app->dir, strerror(-ret), app->label);

@@ -27,6 +27,7 @@ enum ustd_watch_kind {
 	USTD_WATCH_ADOPT,		/* ustd/adopt.h */
 	USTD_WATCH_ADOPT_TIMER,
 	USTD_WATCH_LIVE_TIMER,		/* relayed traces' live timer */
+	USTD_WATCH_SESSION,		/* ustd/session.h: calls its fn */
 };
 
 struct ustd_watch {
@@ -51,9 +52,12 @@ struct ustd_ctx {
 	char hostname[USTD_RELAY_HOSTNAME_MAX];	/* as relay sessions name it */
 	bool verbose;
 	bool stats;			/* --stats: report each trace's drain */
+	struct ustd_sessions *sessions;	/* ustd/session.h */
 };
 
 struct ustd_app;
+struct ustd_sessions;
+struct ustd_session;
 
 struct ustd_app_stream {
 	struct ustd_watch watch;	/* USTD_WATCH_STREAM */
@@ -108,6 +112,8 @@ struct ustd_app {
 	 * waiting for its pidfd to tell the death before the rescue. */
 	bool hung_up;
 	bool closed;			/* connection gone; free after the epoll batch */
+	/* The session whose trace this is (session.h), or NULL. */
+	struct ustd_session *session;
 	struct ustd_app *next;		/* main()'s list */
 };
 

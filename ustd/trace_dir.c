@@ -148,19 +148,40 @@ int ustd_trace_name(char *out, size_t size, const char *procname, pid_t pid, tim
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+static int trace_dir_create_in(struct ustd_trace_dir *td, const char *output, const char *name);
+
 int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			  const char *procname, pid_t pid, time_t when)
 {
-	char name[USTD_TRACE_NAME_MAX], path[TRACE_DIR_PATH_MAX];
+	char name[USTD_TRACE_NAME_MAX];
+	int ret;
+
+	td->path = NULL;
+	td->metadata_fd = -1;
+	td->metadata_len = 0;
+	ret = ustd_trace_name(name, sizeof(name), procname, pid, when);
+	return ret < 0 ? ret : trace_dir_create_in(td, output, name);
+}
+
+int ustd_trace_dir_create_proc(struct ustd_trace_dir *td, const char *output,
+			       const char *procname, pid_t pid)
+{
+	char clean[64], name[USTD_TRACE_NAME_MAX];
+
+	trace_dir_clean_name(clean, sizeof(clean), procname);
+	snprintf(name, sizeof(name), "%s-%d", clean, (int)pid);
+	return trace_dir_create_in(td, output, name);
+}
+
+static int trace_dir_create_in(struct ustd_trace_dir *td, const char *output, const char *name)
+{
+	char path[TRACE_DIR_PATH_MAX];
 	int i, n, ret;
 
 	td->path = NULL;
 	td->metadata_fd = -1;
 	td->metadata_len = 0;
 	ret = ustd_mkdir_p(output);
-	if (ret < 0)
-		goto end;
-	ret = ustd_trace_name(name, sizeof(name), procname, pid, when);
 	if (ret < 0)
 		goto end;
 	for (i = 0; ; i++) {

@@ -41,6 +41,10 @@ int ustd_trace_name(char *out, size_t size, const char *procname, pid_t pid, tim
 int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			  const char *procname, pid_t pid, time_t when);
 
+/* The same, named <procname>-<pid> (a session's trace of one process). */
+int ustd_trace_dir_create_proc(struct ustd_trace_dir *td, const char *output,
+			       const char *procname, pid_t pid);
+
 /* Appends one piece of TSDL text to the metadata file in a single write,
  * so that a reader never sees half of a declaration block; when the write
  * fails, whatever part of it reached the file is removed. */

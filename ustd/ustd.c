@@ -27,6 +27,7 @@
 #include "ustd/app.h"
 #include "ustd/relay.h"
 #include "ustd/sched.h"
+#include "ustd/session.h"
 #include "ustd/trace_dir.h"
 
 #define USTD_MAX_EVENTS	64
@@ -342,6 +343,10 @@ static int ustd_loop(struct ustd *d)
 			case USTD_WATCH_LIVE_TIMER:
 				ustd_on_live_timer(d);
 				break;
+			case USTD_WATCH_SESSION:
+				((struct ustd_session_watch *)w)->fn((struct ustd_session_watch *)w,
+								     evs[i].events);
+				break;
 			}
 		}
 		ustd_reap(d);
@@ -570,6 +575,9 @@ int main(int argc, const char **argv)
 			sock_path, relay_arg, resolved);
 	else if (verbose)
 		fprintf(stderr, "ustd: listening on %s, writing traces under %s\n", sock_path, resolved);
+	ret = ustd_sessions_start(&d.ctx.sessions, &d.ctx, sock_path, &d.apps);
+	if (ret < 0)
+		goto unlink;
 	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
 	if (ready_fd >= 0) {
 		ret = ustd_signal_ready(ready_fd);
@@ -579,6 +587,7 @@ int main(int argc, const char **argv)
 	ret = ustd_loop(&d);
 	ustd_finish(&d);
 unlink:
+	ustd_sessions_fini(d.ctx.sessions);
 	ustd_adopt_fini(&d.adopt);
 	unlink(sock_path);
 end:

@@ -235,6 +235,43 @@ int ustctl_apply_session(pid_t pid, const char *trace, const struct ustctl_sessi
 int ustctl_session_read(const char *file, struct ustctl_session **session);
 int ustctl_session_write(const char *file, const struct ustctl_session *session);
 
+/*
+ * Sessions held by ustd (the ustd of UST_DAEMON_SOCKET, else of the run
+ * directory): a name, an output directory, channel settings, contexts and
+ * rules that apply to every -lust program of the user, running or started
+ * later. Each trace of a program lands in
+ * OUTPUT/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/. These calls talk to ustd,
+ * not to programs; ustctl_last_error() names ustd.
+ */
+struct ustctl_session_info {
+	char name[48];
+	char state[16];			/* "created", "active", "stopped" */
+	char *dir;			/* the session's directory */
+	int overwrite;
+	unsigned nr_processes;		/* programs tracing for it now */
+	unsigned nr_rules;
+};
+/* output: an absolute directory, NULL or "" for ustd's; subbuf sizes 0
+ * for the default. *dir (malloc'd) is the session's directory. */
+int ustctl_create_session(const char *name, const char *output, int overwrite,
+			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir);
+/* Adds rules (as ustctl_enable_rule takes them), all or nothing; an
+ * active session applies them to its programs. Returns the number of
+ * rules the session holds. */
+int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, size_t nr);
+/* Records context with every event of channel ("*": every channel) in
+ * the session's traces; before its first start. */
+int ustctl_session_add_context(const char *name, const char *channel, const char *context);
+/* Each returns once every program concerned answered (or its time ran
+ * out): start and stop the number of programs that trace the session. */
+int ustctl_start_session(const char *name);
+int ustctl_stop_session(const char *name);
+/* Ends the session's traces (their last events are on disk when it
+ * returns) and forgets it. */
+int ustctl_destroy_session(const char *name);
+int ustctl_list_sessions(struct ustctl_session_info **sessions, size_t *nr);
+void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr);
+
 /* Convenience: get + write, read + apply. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 import bench_func
+import bench_sessions
 
 CTF_MAGIC = 0xC1FC1FC1
 KINDS = ("ints", "string", "mark")
@@ -396,7 +397,7 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup", "func")
+            "startup", "func", "sessions")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -694,7 +695,7 @@ def fmt_pct(p):
     return "%.0f / %.0f / %.0f / %.0f" % p
 
 
-def table(ust, lt, start_ms, threads, args):
+def table(ust, lt, start_ms, threads, args, sessions_r=None):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
@@ -788,6 +789,8 @@ def table(ust, lt, start_ms, threads, args):
     if start_ms is not None:
         rows.append(("start-up of an untraced -lust program, ms (threads)",
                      "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
+    if sessions_r:
+        rows += bench_sessions.rows(sessions_r)
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
            "|---|---|---|---|---|"]
     out += ["| %s |" % " | ".join(r) for r in rows]
@@ -864,6 +867,8 @@ def main():
                 relayd.cleanup()
         start_ms, threads = (startup(args.builddir, 50) if "startup" in args.only
                              else (None, None))
+        sessions_r = (bench_sessions.measure(args.builddir, 50, tmp)
+                      if "sessions" in args.only else None)
         func_r = (bench_func.measure(args.builddir, args.runs, tmp, Lttng)
                   if "func" in args.only else None)
     finally:
@@ -879,7 +884,7 @@ def main():
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
-    print(table(ust_r, lt_r, start_ms, threads, args))
+    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r))
     if "consumer" in ust_r:
         print()
         print(consumer_table(ust_r, lt_r))

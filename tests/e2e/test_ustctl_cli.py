@@ -19,8 +19,9 @@ XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
 
 COMMANDS = {
     "list-pids": "", "list-markers": "PID",
-    "enable-marker": "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN...",
-    "disable-marker": "[-t TRACE] PID PATTERN...",
+    "enable-marker": "[-t TRACE] [--filter EXPR] [--loglevel[-only] LEVEL] PID PATTERN... | "
+                     "-s NAME [--filter EXPR] [--loglevel[-only] LEVEL] PATTERN...",
+    "disable-marker": "[-t TRACE] PID PATTERN... | -s NAME PATTERN...",
     "create-trace": "[-t TRACE] [-o DIR | -r URL] PID...", "alloc-trace": "[-t TRACE] PID...",
     "start-trace": "[-t TRACE] PID...", "stop-trace": "[-t TRACE] PID...",
     "destroy-trace": "[-t TRACE] PID...", "force-switch": "[-t TRACE] PID...",
@@ -29,6 +30,9 @@ COMMANDS = {
     "set-sock-path": "PID PATH", "get-sock-path": "PID",
     "save-session": "[-t TRACE] PID FILE.xml", "load-session": "[-t TRACE] PID FILE.xml",
     "info": "PID", "snapshot": "[-o DIR] [-t TRACE] PID...",
+    "create-session": "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] NAME",
+    "start-session": "NAME", "stop-session": "NAME", "destroy-session": "NAME",
+    "list-sessions": "",
 }
 mi_seen = set()
 
@@ -465,6 +469,36 @@ live(None)
 live("thread")
 flight(None)
 flight("thread")
+
+
+def sessions():
+    """The session commands' --mi xml, success and failure (test_sessions
+    checks what they do)."""
+    w = Workspace()
+    start_ustd(w)
+    env = w.env()
+    res, root = mi("create-session", "-o", w.out, "mi", env=env)
+    s = root.find("ustd-session") if root is not None else None
+    t.ok(res.returncode == 0 and s is not None and (s.findtext("directory") or "").startswith(w.out),
+         "create-session --mi: the session's directory", res.stdout)
+    mi("create-session", "mi", env=env)
+    mi("enable-marker", "-s", "mi", "--loglevel", "WARNING", "ust:*", env=env)
+    mi("disable-marker", "-s", "mi", "ust:tick", env=env)
+    mi("add-context", "-s", "mi", "*", "vtid", env=env)
+    res, root = mi("start-session", "mi", env=env)
+    t.ok(root is not None and root.findtext("ustd-session/processes") == "0",
+         "start-session --mi: the programs tracing for it", res.stdout)
+    res, root = mi("list-sessions", env=env)
+    s = root.find("ustd-session") if root is not None else None
+    t.ok(s is not None and s.get("state") == "active" and s.get("rules") == "2",
+         "list-sessions --mi: state and rules", res.stdout)
+    mi("stop-session", "mi", env=env)
+    mi("destroy-session", "mi", env=env)
+    mi("destroy-session", "mi", env=env)
+    w.cleanup()
+
+
+sessions()
 t.eq(sorted(COMMANDS.keys() - mi_seen), [], "--mi xml was validated for every command")
 
 # ------------------------------------------ one exit status convention

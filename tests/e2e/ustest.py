@@ -292,7 +292,7 @@ CTL_MAGIC = 0x55535443
 # Version 2: list-markers gives levels and fields, get-session levels, filters
 # and contexts, enable-rule, add-context. Version 4: get-session gives each
 # channel's blocking timeout; set- and get-blocking-timeout.
-CTL_VERSION = 4
+CTL_VERSION = 5
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
             "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,

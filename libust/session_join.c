@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The file of active sessions holds, per session, the requests ustd would
+ * send to apply it: SET_OVERWRITE then LOAD_SESSION (ctl_protocol.h). The
+ * program executes them itself, then creates and starts the trace named
+ * after the session, which ustd files under the session's directory.
+ *
+ * Race-free with ustd's own apply: ustd publishes the file (rename, so
+ * it is read whole or not at all) and only then lists apps/ to apply the
+ * session to the programs there. This program creates its control socket
+ * before it reads the file. So either it reads the new file, or its
+ * socket was in apps/ before the rename and ustd's listing finds it; a
+ * program in both cases answers ustd's SESSION_STATE with "waiting" or
+ * with its trace's state, and ustd leaves it alone.
+ *
+ * With no session active the cost is one failed open().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libust/rules.h"
+#include "libust/session_join.h"
+#include "libust/trace.h"
+#include "libust/trace_internal.h"
+#include "libustcomm/format.h"
+#include "libustcomm/log.h"
+#include "libustcomm/loglevel.h"
+#include "libustcomm/rundir.h"
+
+/* The whole file, kept (read-only after init) while no trace runs. */
+static char *published;
+static size_t published_len;
+
+static int read_all(int fd, char **out, size_t *out_len)
+{
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	char *buf;
+
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (64 << 20))
+		return -EINVAL;
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		return -ENOMEM;
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+void ust_session_join_init(const char *daemon_path)
+{
+	char path[4096];
+	int fd;
+
+	if (!daemon_path[0] || ustcomm_daemon_sibling_path(path, sizeof(path), daemon_path,
+							     USTCOMM_SESSION_FILE_SUFFIX) < 0)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (read_all(fd, &published, &published_len) < 0)
+		ustcomm_dbg("cannot read the active sessions in %s", path);
+	close(fd);
+}
+
+/* The next message of the file at *off; 0 at the end or on garbage. */
+static int next_msg(size_t *off, struct ustcomm_ctl_msg *msg)
+{
+	ssize_t n;
+
+	if (*off >= published_len)
+		return 0;
+	n = ustcomm_ctl_decode(published + *off, published_len - *off,
+			       USTCOMM_CTL_MAX_SESSION_REQUEST, msg);
+	if (n <= 0 || ustcomm_ctl_check_request(msg) < 0)
+		return 0;
+	*off += (size_t)n;
+	return 1;
+}
+
+/* True when one of the enable rules of LOAD_SESSION msg selects ev. */
+static int session_matches(const struct ustcomm_ctl_msg *msg, const struct ust_event_state *ev)
+{
+	const char *pos = NULL, *s;
+	uint32_t nr_channels, i;
+
+	for (i = 0; i < 3; i++)
+		s = ustcomm_ctl_next(msg, &pos);
+	if (!s || ustcomm_parse_u32(s, &nr_channels) < 0)
+		return 0;
+	for (i = 0; i < USTCOMM_CTL_SESSION_CHANNEL_ARGS * nr_channels; i++)
+		ustcomm_ctl_next(msg, &pos);
+	for (;;) {
+		const char *kind = ustcomm_ctl_next(msg, &pos), *pattern = ustcomm_ctl_next(msg, &pos);
+		const char *level = ustcomm_ctl_next(msg, &pos);
+		struct ust_rule_spec spec = { .pattern = pattern, .enable = 1 };
+
+		ustcomm_ctl_next(msg, &pos);
+		if (!ustcomm_ctl_next(msg, &pos))
+			return 0;
+		if (strcmp(kind, "enable") ||
+		    ustcomm_level_spec_parse(level, &spec.level_match, &spec.level) < 0)
+			continue;
+		if (ust_rules_spec_matches(&spec, ev))
+			return 1;
+	}
+}
+
+/* The session's name: the first string of its requests. */
+static const char *msg_name(const struct ustcomm_ctl_msg *msg)
+{
+	const char *pos = NULL;
+
+	return ustcomm_ctl_next(msg, &pos);
+}
+
+static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_ctl_msg *load)
+{
+	const char *name = msg_name(load), *pos = NULL;
+	int ret;
+
+	ustcomm_ctl_next(overwrite, &pos);
+	ret = ust_trace_set_overwrite(name, !strcmp(ustcomm_ctl_next(overwrite, &pos), "1"));
+	if (ret >= 0)
+		ret = ust_trace_load_session(load);
+	if (ret >= 0)
+		ret = ust_trace_create(name, NULL);
+	if (ret >= 0)
+		ret = ust_trace_start(name);
+	if (ret < 0)
+		ustcomm_dbg("cannot join session %s: %s", name, ust_trace_error());
+}
+
+void ust_session_join_event(const struct ust_event_state *ev)
+{
+	struct ustcomm_ctl_msg overwrite, load;
+	size_t off = 0;
+
+	if (!published || ust_t.state != UST_TRACE_NONE)
+		return;
+	while (next_msg(&off, &overwrite) && next_msg(&off, &load)) {
+		if (overwrite.cmd != USTCOMM_CTL_SET_OVERWRITE ||
+		    load.cmd != USTCOMM_CTL_LOAD_SESSION)
+			break;
+		if (session_matches(&load, ev)) {
+			join(&overwrite, &load);
+			break;
+		}
+	}
+}
+
+/* True when one of the rules (pattern, level, ...) selects an event the
+ * program has, or when there are none to test. */
+static int any_event_matches(const char *const *rules, uint32_t nr)
+{
+	struct ust_event_state *ev;
+	uint32_t i;
+
+	if (!nr)
+		return 1;
+	for (i = 0; i + 1 < nr; i += 2) {
+		struct ust_rule_spec spec = { .pattern = rules[i], .enable = 1 };
+
+		if (ustcomm_level_spec_parse(rules[i + 1], &spec.level_match, &spec.level) < 0)
+			continue;
+		for (ev = ust_registry_first(); ev; ev = ev->next) {
+			if (ust_rules_spec_matches(&spec, ev))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+const char *ust_session_join_state(const char *name, const char *const *rules, uint32_t nr)
+{
+	struct ustcomm_ctl_msg msg;
+	size_t off = 0;
+
+	if (ust_t.state != UST_TRACE_NONE)
+		return strcmp(ust_t.name, name) ? "busy" : ust_trace_state_name();
+	while (next_msg(&off, &msg)) {
+		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
+			return "waiting";
+	}
+	return any_event_matches(rules, nr) ? "free" : "nomatch";
+}

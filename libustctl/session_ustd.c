@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/* Sessions held by ustd: the calls of ustctl.h, over ustd's session socket. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "libustcomm/ctl_protocol.h"
+#include "libustctl/internal.h"
+
+/* Programs may take their whole timeout each, in parallel: ustd bounds
+ * every conversation by 15 s. */
+#define SESSION_EXTRA_MS	20000
+
+static int check_name(const char *name)
+{
+	if (!name || !ustcomm_session_name_valid(name)) {
+		ustctl_set_error("invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
+				 name ? name : "", USTCOMM_SESSION_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A reply of one number, or none when out is NULL. */
+static int call_simple(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+		       uint32_t *out)
+{
+	struct ustctl_reply reply;
+	const char *pos = NULL;
+	int ret;
+
+	ret = ustctl_call_ustd(cmd, args, nr, extra_ms, &reply);
+	if (!ret && out) {
+		const char *s = ustcomm_ctl_next(&reply.msg, &pos);
+
+		ret = s ? ustctl_parse_u32(0, cmd, s, UINT32_MAX, out) : -EPROTO;
+		if (ret)
+			ustctl_set_error("ustd answered %s with something other than a number",
+					 ustcomm_ctl_cmd_name(cmd));
+	}
+	ustctl_reply_release(&reply);
+	return ret;
+}
+
+int ustctl_create_session(const char *name, const char *output, int overwrite,
+			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
+{
+	char out[4096], size[16], num[16];
+	const char *args[5] = { name, out, overwrite ? "1" : "0", size, num };
+	struct ustctl_reply reply;
+	const char *pos = NULL, *s;
+	int ret;
+
+	*dir = NULL;
+	ret = check_name(name);
+	if (!ret)
+		ret = ustctl_absolute_dir(0, "create-session", output, out, sizeof(out));
+	if (ret)
+		return ret;
+	snprintf(size, sizeof(size), "%u", (unsigned)subbuf_size);
+	snprintf(num, sizeof(num), "%u", (unsigned)subbuf_num);
+	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, &reply);
+	if (!ret) {
+		s = ustcomm_ctl_next(&reply.msg, &pos);
+		*dir = strdup(s ? s : "");
+		if (!*dir) {
+			ret = -ENOMEM;
+			ustctl_set_error("out of memory");
+		}
+	}
+	ustctl_reply_release(&reply);
+	return ret;
+}
+
+int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, size_t nr)
+{
+	size_t nr_args = 1 + 5 * nr, n = 0, i;
+	const char **args = NULL;
+	char **hex = NULL, (*levels)[USTCOMM_LEVEL_SPEC_MAX] = NULL;
+	uint32_t count = 0;
+	int ret = check_name(name);
+
+	if (ret)
+		return ret;
+	args = calloc(nr_args, sizeof(*args));
+	hex = calloc(nr + 1, sizeof(*hex));
+	levels = calloc(nr + 1, sizeof(*levels));
+	if (!args || !hex || !levels) {
+		ret = -ENOMEM;
+		ustctl_set_error("out of memory");
+		goto end;
+	}
+	args[n++] = name;
+	for (i = 0; !ret && i < nr; i++) {
+		/* No program to check the filter's fields against: its syntax. */
+		ret = ustctl_rule_prepare(0, &rules[i], NULL, 0, levels[i], &hex[i]);
+		args[n++] = rules[i].enable ? "enable" : "disable";
+		args[n++] = rules[i].pattern;
+		args[n++] = levels[i];
+		args[n++] = rules[i].filter && rules[i].enable ? rules[i].filter : "";
+		args[n++] = hex[i] ? hex[i] : "";
+	}
+	if (!ret)
+		ret = call_simple(USTCOMM_CTL_SESSION_RULES, args, nr_args, 0, &count);
+end:
+	for (i = 0; hex && i < nr; i++)
+		free(hex[i]);
+	free(hex);
+	free(levels);
+	free(args);
+	return ret ? ret : (int)count;
+}
+
+int ustctl_session_add_context(const char *name, const char *channel, const char *context)
+{
+	const char *args[3] = { name, channel, context };
+	int ret = check_name(name);
+
+	if (!ret)
+		ret = ustctl_context_check(context);
+	return ret ? ret : call_simple(USTCOMM_CTL_SESSION_CONTEXT, args, 3, 0, NULL);
+}
+
+static int by_name(uint16_t cmd, const char *name, int want_count)
+{
+	const char *args[1] = { name };
+	uint32_t count = 0;
+	int ret = check_name(name);
+
+	if (!ret)
+		ret = call_simple(cmd, args, 1, SESSION_EXTRA_MS, want_count ? &count : NULL);
+	return ret ? ret : (int)count;
+}
+
+int ustctl_start_session(const char *name)
+{
+	return by_name(USTCOMM_CTL_SESSION_START, name, 1);
+}
+
+int ustctl_stop_session(const char *name)
+{
+	return by_name(USTCOMM_CTL_SESSION_STOP, name, 1);
+}
+
+int ustctl_destroy_session(const char *name)
+{
+	return by_name(USTCOMM_CTL_SESSION_DESTROY, name, 0);
+}
+
+void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; sessions && i < nr; i++)
+		free(sessions[i].dir);
+	free(sessions);
+}
+
+int ustctl_list_sessions(struct ustctl_session_info **sessions, size_t *nr)
+{
+	struct ustctl_session_info *out = NULL;
+	struct ustctl_reply reply;
+	const char *pos = NULL, *f[6];
+	size_t i, n = 0;
+	uint32_t v;
+	int ret, k;
+
+	*sessions = NULL;
+	*nr = 0;
+	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_LIST, NULL, 0, 0, &reply);
+	if (ret)
+		goto end;
+	if (reply.msg.nr_strings % 6) {
+		ret = -EPROTO;
+		ustctl_set_error("ustd answered list-sessions with a malformed list");
+		goto end;
+	}
+	n = reply.msg.nr_strings / 6;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out) {
+		ret = -ENOMEM;
+		ustctl_set_error("out of memory");
+		goto end;
+	}
+	for (i = 0; !ret && i < n; i++) {
+		for (k = 0; k < 6; k++)
+			f[k] = ustcomm_ctl_next(&reply.msg, &pos);
+		snprintf(out[i].name, sizeof(out[i].name), "%s", f[0]);
+		snprintf(out[i].state, sizeof(out[i].state), "%s", f[1]);
+		out[i].dir = strdup(f[2]);
+		out[i].overwrite = f[3][0] == '1';
+		ret = ustctl_parse_u32(0, USTCOMM_CTL_SESSION_LIST, f[4], UINT32_MAX, &v);
+		out[i].nr_processes = v;
+		if (!ret)
+			ret = ustctl_parse_u32(0, USTCOMM_CTL_SESSION_LIST, f[5], UINT32_MAX, &v);
+		out[i].nr_rules = v;
+		if (!ret && !out[i].dir) {
+			ret = -ENOMEM;
+			ustctl_set_error("out of memory");
+		}
+	}
+end:
+	ustctl_reply_release(&reply);
+	if (ret) {
+		ustctl_free_session_infos(out, n);
+	} else {
+		*sessions = out;
+		*nr = n;
+	}
+	return ret;
+}

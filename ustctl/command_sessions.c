@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Sessions held by ustd: create-session, start-session, stop-session,
+ * destroy-session, list-sessions, and the -s NAME forms of enable-marker,
+ * disable-marker and add-context. Names, patterns and options are checked
+ * before anything is sent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ust/ustctl.h>
+#include "libustcomm/bufsize.h"
+#include "libustcomm/ctl_protocol.h"
+#include "libustcomm/shm_layout.h"
+#include "ustctl/command.h"
+#include "ustctl/output.h"
+
+static int check_session_name(const struct ustctl_cmd *cmd, const char *name)
+{
+	if (!ustcomm_session_name_valid(name))
+		return ustctl_usage_error(cmd, "invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
+					  name, USTCOMM_SESSION_NAME_MAX - 1);
+	return 0;
+}
+
+/* A failed call to ustd: reported, with its exit status. */
+static int session_failed(const struct ustctl_cmd *cmd, const char *name)
+{
+	ustctl_mi_open("ustd-session");
+	ustctl_mi_attr("name", "%s", name);
+	ustctl_mi_attr("success", "false");
+	ustctl_fail(0, "%s %s: %s", cmd->name, name, ustctl_last_error());
+	ustctl_mi_close();
+	return ustctl_call_status(cmd);
+}
+
+static void session_mi_ok(const char *name)
+{
+	ustctl_mi_open("ustd-session");
+	ustctl_mi_attr("name", "%s", name);
+	ustctl_mi_attr("success", "true");
+}
+
+int ustctl_cmd_create_session(const struct ustctl_args *args)
+{
+	const char *name = args->argv[0];
+	uint32_t size = 0, num = 0;
+	char *dir = NULL;
+
+	if (check_session_name(args->cmd, name))
+		return USTCTL_EXIT_USAGE;
+	if (args->relay)
+		return ustctl_usage_error(args->cmd, "-r: sessions streamed to lttng-relayd are not done yet; give -o DIR (see the manual, Sessions)");
+	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
+						    UST_SUBBUF_SIZE_MAX, &size) < 0)
+		return ustctl_usage_error(args->cmd, "--subbuf-size %s: a power of two from %u to %u bytes (k and M suffixes allowed)",
+					  args->subbuf_size, UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
+	if (args->subbuf_num && ustcomm_parse_pow2(args->subbuf_num, UST_SUBBUF_NUM_MIN,
+						   UST_SUBBUF_NUM_MAX, &num) < 0)
+		return ustctl_usage_error(args->cmd, "--subbuf-num %s: a power of two from %u to %u",
+					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
+	if (ustctl_create_session(name, args->dir, args->overwrite, size, num, &dir) < 0)
+		return session_failed(args->cmd, name);
+	session_mi_ok(name);
+	ustctl_mi_element("directory", "%s", dir);
+	ustctl_mi_close();
+	if (!ustctl_out_mi())
+		printf("session %s created%s; its traces go in %s\n", name,
+		       args->overwrite ? " in flight-recorder mode" : "", dir);
+	free(dir);
+	return USTCTL_EXIT_OK;
+}
+
+/* start-session, stop-session, destroy-session. */
+int ustctl_cmd_session_op(const struct ustctl_args *args)
+{
+	const char *name = args->argv[0], *verb = args->cmd->name;
+	int n;
+
+	if (check_session_name(args->cmd, name))
+		return USTCTL_EXIT_USAGE;
+	if (!strcmp(verb, "start-session"))
+		n = ustctl_start_session(name);
+	else if (!strcmp(verb, "stop-session"))
+		n = ustctl_stop_session(name);
+	else
+		n = ustctl_destroy_session(name);
+	if (n < 0)
+		return session_failed(args->cmd, name);
+	session_mi_ok(name);
+	if (verb[0] != 'd')
+		ustctl_mi_element("processes", "%d", n);
+	ustctl_mi_close();
+	if (ustctl_out_mi())
+		return USTCTL_EXIT_OK;
+	if (verb[0] == 'd')
+		printf("session %s destroyed; its traces are complete on disk\n", name);
+	else
+		printf("session %s %s (%d running program%s %s it now)\n", name,
+		       verb[2] == 'a' ? "started" : "stopped", n, n == 1 ? "" : "s",
+		       verb[2] == 'a' ? "trace" : "stopped tracing for");
+	return USTCTL_EXIT_OK;
+}
+
+int ustctl_cmd_list_sessions(const struct ustctl_args *args)
+{
+	struct ustctl_session_info *s;
+	size_t nr, i;
+
+	if (ustctl_list_sessions(&s, &nr) < 0) {
+		ustctl_fail(0, "%s: %s", args->cmd->name, ustctl_last_error());
+		return ustctl_call_status(args->cmd);
+	}
+	for (i = 0; i < nr; i++) {
+		ustctl_mi_open("ustd-session");
+		ustctl_mi_attr("name", "%s", s[i].name);
+		ustctl_mi_attr("state", "%s", s[i].state);
+		ustctl_mi_attr("overwrite", "%s", s[i].overwrite ? "true" : "false");
+		ustctl_mi_attr("processes", "%u", s[i].nr_processes);
+		ustctl_mi_attr("rules", "%u", s[i].nr_rules);
+		ustctl_mi_element("directory", "%s", s[i].dir);
+		ustctl_mi_close();
+		if (!ustctl_out_mi())
+			printf("%s\t%s\t%u process%s\t%u rule%s\t%s%s\n", s[i].name, s[i].state,
+			       s[i].nr_processes, s[i].nr_processes == 1 ? "" : "es", s[i].nr_rules,
+			       s[i].nr_rules == 1 ? "" : "s", s[i].dir,
+			       s[i].overwrite ? "\t(flight recorder)" : "");
+	}
+	ustctl_free_session_infos(s, nr);
+	return USTCTL_EXIT_OK;
+}
+
+/* enable-marker -s NAME / disable-marker -s NAME: one rule per pattern. */
+int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable)
+{
+	struct ustctl_rule *rules;
+	int i, n, status = USTCTL_EXIT_OK;
+
+	if (check_session_name(args->cmd, args->session))
+		return USTCTL_EXIT_USAGE;
+	for (i = 0; i < args->argc; i++)
+		if (ustctl_check_pattern(args->cmd, args->argv[i]))
+			return USTCTL_EXIT_USAGE;
+	rules = calloc(args->argc > 0 ? (size_t)args->argc : 1, sizeof(*rules));
+	if (!rules) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return USTCTL_EXIT_FAILED;
+	}
+	for (i = 0; i < args->argc; i++) {
+		rules[i] = args->rule;
+		rules[i].enable = enable;
+		rules[i].pattern = (char *)args->argv[i];
+	}
+	n = ustctl_session_add_rules(args->session, rules, (size_t)args->argc);
+	if (n < 0) {
+		status = session_failed(args->cmd, args->session);
+		goto end;
+	}
+	session_mi_ok(args->session);
+	for (i = 0; i < args->argc; i++)
+		ustctl_mi_rule(&rules[i]);
+	ustctl_mi_close();
+	if (!ustctl_out_mi()) {
+		printf("session %s: %s", args->session, enable ? "enabled" : "disabled");
+		for (i = 0; i < args->argc; i++)
+			printf(" %s", args->argv[i]);
+		if (enable && args->rule.filter)
+			printf(" with filter '%s'", args->rule.filter);
+		printf(" (%d rule%s in the session)\n", n, n == 1 ? "" : "s");
+	}
+end:
+	free(rules);
+	return status;
+}
+
+/* add-context -s NAME CHANNEL CONTEXT... */
+int ustctl_cmd_session_context(const struct ustctl_args *args)
+{
+	const char *channel = args->argv[0];
+	int i;
+
+	if (check_session_name(args->cmd, args->session) ||
+	    ustctl_check_channel(args->cmd, channel))
+		return USTCTL_EXIT_USAGE;
+	for (i = 1; i < args->argc; i++)
+		if (ustctl_context_check(args->argv[i]) < 0)
+			return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
+	for (i = 1; i < args->argc; i++)
+		if (ustctl_session_add_context(args->session, channel, args->argv[i]) < 0)
+			return session_failed(args->cmd, args->session);
+	session_mi_ok(args->session);
+	ustctl_mi_close();
+	if (!ustctl_out_mi())
+		printf("session %s: channel %s records %d more context%s\n", args->session, channel,
+		       args->argc - 1, args->argc == 2 ? "" : "s");
+	return USTCTL_EXIT_OK;
+}
