@@ -36,6 +36,9 @@ static const struct {
 	[USTCOMM_CTL_LOAD_SESSION] = { "load-session", 3, -1 },
 	[USTCOMM_CTL_SET_BLOCKING_TIMEOUT] = { "set-blocking-timeout", 3, 3 },
 	[USTCOMM_CTL_GET_BLOCKING_TIMEOUT] = { "get-blocking-timeout", 2, 2 },
+	[USTCOMM_CTL_ADD_TRIGGER] = { "add-trigger", 6, 6 },
+	[USTCOMM_CTL_LIST_TRIGGERS] = { "list-triggers", 1, 1 },
+	[USTCOMM_CTL_REMOVE_TRIGGER] = { "remove-trigger", 2, 2 },
 };
 
 uint32_t ustcomm_ctl_max_request(uint16_t cmd)
@@ -89,7 +92,8 @@ ssize_t ustcomm_ctl_decode(const void *buf, size_t len, uint32_t max_payload,
 
 int ustcomm_ctl_check_request(const struct ustcomm_ctl_msg *msg)
 {
-	if (msg->cmd < 1 || msg->cmd > USTCOMM_CTL_CMD_MAX || msg->status)
+	if (msg->cmd < 1 || msg->cmd > USTCOMM_CTL_CMD_MAX || !commands[msg->cmd].name ||
+	    msg->status)
 		return -EPROTO;
 	if (msg->nr_strings < (uint32_t)commands[msg->cmd].min ||
 	    msg->nr_strings > ustcomm_ctl_max_args(msg->cmd) ||

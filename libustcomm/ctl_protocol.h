@@ -26,7 +26,7 @@
 #include "libustcomm/filter_bytecode.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		4u
+#define USTCOMM_CTL_VERSION		5u
 /* Requests are small: names, patterns, a path... */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* ...but for LOAD_SESSION, which carries a whole rule set. */
@@ -125,7 +125,18 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
 	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
 	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
-	USTCOMM_CTL_CMD_MAX = 25,
+	/* (TRACE, PATTERN, FILTER: the expression or "", BYTECODE: as in
+	 * ENABLE_RULE, DIR: absolute or "" for the trace's directory,
+	 * AT_MOST: snapshots a minute in decimal, "0" for no limit) ->
+	 * (ID of the new trigger) */
+	USTCOMM_CTL_ADD_TRIGGER = 30,
+	/* (TRACE) -> per trigger ID, PATTERN, FILTER, DIR, AT_MOST, then
+	 * FIRED (matching events recorded), NOTIFIED (told to ustd) and
+	 * LIMITED (held back by libust's rate limit or a full socket) */
+	USTCOMM_CTL_LIST_TRIGGERS = 31,
+	/* (TRACE, ID) -> () */
+	USTCOMM_CTL_REMOVE_TRIGGER = 32,
+	USTCOMM_CTL_CMD_MAX = 32,
 };
 
 struct ustcomm_ctl_header {

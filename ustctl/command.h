@@ -18,6 +18,8 @@ struct ustctl_cmd;
 /* The option values of a command line, as popt stores them (malloc'd). */
 struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
+	char *on, *at_most;		/* add-trigger */
+	int snapshot;
 };
 
 /* A parsed command line: the trace (-t) and the positional arguments. */
@@ -28,6 +30,11 @@ struct ustctl_args {
 	const char *relay;		/* -r URL, or NULL */
 	/* enable-marker: level and filter (pattern unset, enable 1) */
 	struct ustctl_rule rule;
+	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
+	 * absent); the filter is rule.filter */
+	const char *on;
+	bool snapshot;
+	const char *at_most;
 	const char **argv;
 	int argc;
 };
@@ -49,6 +56,7 @@ struct ustctl_cmd {
 	bool takes_dir;			/* -o DIR */
 	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
+	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 };
 
 extern const struct ustctl_cmd ustctl_commands[];
@@ -101,5 +109,8 @@ int ustctl_cmd_info(const struct ustctl_args *args);
 int ustctl_cmd_save_session(const struct ustctl_args *args);
 int ustctl_cmd_load_session(const struct ustctl_args *args);
 int ustctl_cmd_snapshot(const struct ustctl_args *args);
+int ustctl_cmd_add_trigger(const struct ustctl_args *args);
+int ustctl_cmd_list_triggers(const struct ustctl_args *args);
+int ustctl_cmd_remove_trigger(const struct ustctl_args *args);
 
 #endif

@@ -180,11 +180,19 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "loglevel-only", 'L', POPT_ARG_STRING, &o->loglevel_only, 0,
 		  "only events of exactly LEVEL", "LEVEL" },
 	};
+	const struct poptOption trigger_options[] = {
+		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
+		  "fire on the events matching PATTERN", "PATTERN" },
+		{ "snapshot", '\0', POPT_ARG_NONE, &o->snapshot, 0,
+		  "when it fires, ustd writes a snapshot", NULL },
+		{ "at-most", '\0', POPT_ARG_STRING, &o->at_most, 0,
+		  "at most N snapshots a minute", "N/MINUTE" },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
 	const struct poptOption end = POPT_TABLEEND;
-	struct poptOption options[8];
+	struct poptOption options[12];
 	static char name[64];
 	poptContext pc;
 	int rc, nr = 0;
@@ -201,6 +209,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = rule_options[0];
 		options[nr++] = rule_options[1];
 		options[nr++] = rule_options[2];
+	}
+	if (cmd->takes_trigger) {
+		options[nr++] = rule_options[0];
+		options[nr++] = trigger_options[0];
+		options[nr++] = trigger_options[1];
+		options[nr++] = trigger_options[2];
 	}
 	options[nr++] = help_option;
 	options[nr] = end;
@@ -236,6 +250,9 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;
+	args->on = o->on;
+	args->snapshot = o->snapshot != 0;
+	args->at_most = o->at_most;
 	rc = ustctl_parse_rule_options(cmd, o, args);
 	if (rc)
 		return rc;
@@ -285,6 +302,8 @@ end:
 	free(opts.filter);
 	free(opts.loglevel);
 	free(opts.loglevel_only);
+	free(opts.on);
+	free(opts.at_most);
 	free(g.mi);
 	return ustctl_out_end(status);
 }

@@ -25,6 +25,7 @@
 #include "libustcomm/rundir.h"
 #include "ustd/adopt.h"
 #include "ustd/app.h"
+#include "ustd/trigger.h"
 #include "ustd/relay.h"
 #include "ustd/sched.h"
 #include "ustd/trace_dir.h"
@@ -341,6 +342,9 @@ static int ustd_loop(struct ustd *d)
 				break;
 			case USTD_WATCH_LIVE_TIMER:
 				ustd_on_live_timer(d);
+				break;
+			case USTD_WATCH_TRIGGER:
+				ustd_trigger_on_readable((struct ustd_trigger_chan *)w);
 				break;
 			}
 		}
