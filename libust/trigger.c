@@ -41,7 +41,9 @@ struct trigger {
 	/* Updated by writers with atomic operations. */
 	uint64_t fired;			/* matching events committed */
 	uint64_t notified;		/* notifications ustd accepted */
-	uint64_t limited;		/* firings not notified (rate limit, socket full) */
+	uint64_t limited;		/* firings within the minimum interval */
+	uint64_t dropped;		/* notifications that could not be sent */
+	int last_errno;			/* why the last one could not */
 	uint64_t last_ns;		/* the last notification, CLOCK_MONOTONIC */
 };
 
@@ -125,7 +127,8 @@ int ust_triggers_add(const struct ust_trigger_spec *spec, uint32_t *id, char *er
 	memset(t->dir, 0, sizeof(t->dir));
 	memcpy(t->dir, spec->dir, strlen(spec->dir));
 	t->at_most = spec->at_most;
-	t->fired = t->notified = t->limited = t->last_ns = 0;
+	t->fired = t->notified = t->limited = t->dropped = t->last_ns = 0;
+	t->last_errno = 0;
 	next_slot = (unsigned)(t - triggers + 1) % UST_TRIGGERS_MAX;
 	/* Release: the slot is complete before a writer can find its id; pairs
 	 * with the acquire load of the event's set, published after this. */
@@ -184,6 +187,8 @@ int ust_triggers_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 		add_u64(sb, nr, __atomic_load_n(&t->fired, __ATOMIC_RELAXED));
 		add_u64(sb, nr, __atomic_load_n(&t->notified, __ATOMIC_RELAXED));
 		add_u64(sb, nr, __atomic_load_n(&t->limited, __ATOMIC_RELAXED));
+		add_u64(sb, nr, __atomic_load_n(&t->dropped, __ATOMIC_RELAXED));
+		add_str(sb, nr, ustcomm_strerror(__atomic_load_n(&t->last_errno, __ATOMIC_RELAXED)));
 	}
 	return sb->err;
 }
@@ -237,6 +242,7 @@ static void trigger_fired(struct trigger *t, uint32_t id)
 {
 	uint64_t now = now_ns(), last = __atomic_load_n(&t->last_ns, __ATOMIC_RELAXED);
 	uint64_t fired = __atomic_add_fetch(&t->fired, 1, __ATOMIC_RELAXED);
+	int ret;
 
 	/* One writer wins the interval; the others count themselves limited. */
 	if ((last && now - last < UST_TRIGGER_MIN_INTERVAL_NS) ||
@@ -245,11 +251,15 @@ static void trigger_fired(struct trigger *t, uint32_t id)
 		__atomic_add_fetch(&t->limited, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (ust_trigger_notify(id, t->at_most, fired, __atomic_load_n(&t->limited, __ATOMIC_RELAXED),
-			       t->dir) < 0)
-		__atomic_add_fetch(&t->limited, 1, __ATOMIC_RELAXED);
-	else
+	ret = ust_trigger_notify(id, t->at_most, fired,
+				 __atomic_load_n(&t->limited, __ATOMIC_RELAXED) +
+				 __atomic_load_n(&t->dropped, __ATOMIC_RELAXED), t->dir);
+	if (ret < 0) {
+		__atomic_store_n(&t->last_errno, -ret, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->dropped, 1, __ATOMIC_RELAXED);
+	} else {
 		__atomic_add_fetch(&t->notified, 1, __ATOMIC_RELAXED);
+	}
 }
 
 void ust_triggers_fire(const struct ust_event_filters *f, const union ust_filter_arg *args,

@@ -42,8 +42,8 @@ int ust_triggers_add(const struct ust_trigger_spec *spec, uint32_t *id, char *er
 		     size_t err_size);
 /* Removes trigger id: 0 or -ENOENT. */
 int ust_triggers_remove(uint32_t id, char *err, size_t err_size);
-/* Per trigger, 8 strings: id, pattern, filter, dir, at_most, fired,
- * notified, limited (see ctl_protocol.h, LIST_TRIGGERS). */
+/* Per trigger, 10 strings: id, pattern, filter, dir, at_most, fired,
+ * notified, limited, dropped, last error (ctl_protocol.h, LIST_TRIGGERS). */
 int ust_triggers_describe(struct ustcomm_strbuf *sb, uint32_t *nr);
 
 /* The ids of the triggers whose pattern matches ev, ascending (at most

@@ -131,8 +131,9 @@ enum ustcomm_ctl_cmd {
 	 * (ID of the new trigger) */
 	USTCOMM_CTL_ADD_TRIGGER = 30,
 	/* (TRACE) -> per trigger ID, PATTERN, FILTER, DIR, AT_MOST, then
-	 * FIRED (matching events recorded), NOTIFIED (told to ustd) and
-	 * LIMITED (held back by libust's rate limit or a full socket) */
+	 * FIRED (matching events recorded), NOTIFIED (told to ustd), LIMITED
+	 * (held back by libust's rate limit), DROPPED (could not be sent:
+	 * no ustd, its socket full) and the reason of the last drop, "" */
 	USTCOMM_CTL_LIST_TRIGGERS = 31,
 	/* (TRACE, ID) -> () */
 	USTCOMM_CTL_REMOVE_TRIGGER = 32,

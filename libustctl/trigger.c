@@ -11,7 +11,7 @@
 #include "libustcomm/protocol.h"
 #include "libustctl/internal.h"
 
-#define TRIGGER_FIELDS	8
+#define TRIGGER_FIELDS	10
 
 int ustctl_add_trigger(pid_t pid, const char *trace, const char *pattern, const char *filter,
 		       const char *dir, unsigned at_most, unsigned *id)
@@ -101,12 +101,15 @@ static int parse_trigger(pid_t pid, const struct ustcomm_ctl_msg *msg, const cha
 		ret = parse_u64(pid, f[6], &t->notified);
 	if (!ret)
 		ret = parse_u64(pid, f[7], &t->limited);
+	if (!ret)
+		ret = parse_u64(pid, f[8], &t->dropped);
 	if (ret)
 		return ret;
 	t->pattern = strdup(f[1]);
 	t->filter = strdup(f[2]);
 	t->dir = strdup(f[3]);
-	if (!t->pattern || !t->filter || !t->dir) {
+	t->drop_reason = strdup(f[9]);
+	if (!t->pattern || !t->filter || !t->dir || !t->drop_reason) {
 		ustctl_set_error("out of memory");
 		return -ENOMEM;
 	}
@@ -166,6 +169,7 @@ void ustctl_free_triggers(struct ustctl_trigger *triggers, size_t nr)
 		free(triggers[i].pattern);
 		free(triggers[i].filter);
 		free(triggers[i].dir);
+		free(triggers[i].drop_reason);
 	}
 	free(triggers);
 }

@@ -97,6 +97,7 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 		ustctl_mi_attr("fired", "%" PRIu64, t[i].fired);
 		ustctl_mi_attr("notified", "%" PRIu64, t[i].notified);
 		ustctl_mi_attr("limited", "%" PRIu64, t[i].limited);
+		ustctl_mi_attr("dropped", "%" PRIu64, t[i].dropped);
 		ustctl_mi_close();
 		if (ustctl_out_mi())
 			continue;
@@ -105,8 +106,10 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 		       *t[i].dir ? t[i].dir : "(ustd's output)");
 		if (t[i].at_most)
 			printf(" --at-most %u/minute", t[i].at_most);
-		printf("; fired %" PRIu64 ", told ustd %" PRIu64 ", held back %" PRIu64 "\n",
-		       t[i].fired, t[i].notified, t[i].limited);
+		printf("; fired %" PRIu64 ", told ustd %" PRIu64 ", held back %" PRIu64
+		       ", not sent %" PRIu64 "%s%s%s\n", t[i].fired, t[i].notified, t[i].limited,
+		       t[i].dropped, t[i].dropped ? " (" : "", t[i].dropped ? t[i].drop_reason : "",
+		       t[i].dropped ? ")" : "");
 	}
 	ustctl_mi_close();
 	ustctl_free_triggers(t, nr);

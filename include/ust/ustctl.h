@@ -175,7 +175,9 @@ struct ustctl_trigger {
 	unsigned at_most;		/* snapshots a minute, 0: no limit */
 	uint64_t fired;			/* matching events recorded */
 	uint64_t notified;		/* firings told to ustd */
-	uint64_t limited;		/* held back by the program's rate limit or a full socket */
+	uint64_t limited;		/* held back by the program's rate limit */
+	uint64_t dropped;		/* could not be sent: no ustd, its socket full */
+	char *drop_reason;		/* why the last one could not, "" */
 };
 
 /* The triggers of process pid, in the order they were added. */
