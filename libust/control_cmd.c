@@ -18,6 +18,7 @@
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/blocking.h"
 #include "libust/trace.h"
+#include "libust/trigger.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
 #include "libustcomm/hex.h"
@@ -161,6 +162,46 @@ end:
 	return ret;
 }
 
+/* (TRACE, PATTERN, FILTER, BYTECODE in hex, DIR, AT_MOST) */
+static int add_trigger(struct reply *r, const char *const *args)
+{
+	struct ust_trigger_spec spec = { .pattern = args[1], .filter = args[2], .dir = args[4] };
+	void *prog = NULL;
+	uint32_t id;
+	ssize_t len;
+	int ret;
+
+	if (ustcomm_parse_u32(args[5], &spec.at_most) < 0) {
+		r->error = "the rate limit is not a decimal number";
+		return -EINVAL;
+	}
+	if (!*args[2] != !*args[3]) {
+		r->error = "a trigger filter comes with its bytecode, and only then";
+		return -EINVAL;
+	}
+	if (*args[2]) {
+		prog = ust_zalloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+		if (!prog) {
+			r->error = "out of memory";
+			return -ENOMEM;
+		}
+		len = ustcomm_hex_decode(args[3], prog, UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
+		if (len <= 0) {
+			r->error = "the filter's bytecode is not hexadecimal or too long";
+			ret = -EINVAL;
+			goto end;
+		}
+		spec.prog = prog;
+		spec.prog_len = (size_t)len;
+	}
+	ret = ust_trace_add_trigger(args[0], &spec, &id);
+	if (ret >= 0)
+		add_u32(r, id);
+end:
+	ust_free(prog);
+	return ret;
+}
+
 static int set_subbuf(struct reply *r, const char *const *args, int is_num)
 {
 	uint32_t v;
@@ -295,6 +336,20 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_SESSION_GET:
 		r->error = "a session command: ustd serves it, not a program";
 		ret = -EINVAL;
+		break;
+	case USTCOMM_CTL_ADD_TRIGGER:
+		ret = add_trigger(r, args);
+		break;
+	case USTCOMM_CTL_LIST_TRIGGERS:
+		ret = ust_triggers_describe(r->out, &r->nr);
+		break;
+	case USTCOMM_CTL_REMOVE_TRIGGER:
+		if (ustcomm_parse_u32(args[1], &v) < 0) {
+			r->error = "the trigger id is not a decimal number";
+			ret = -EINVAL;
+		} else {
+			ret = ust_trace_remove_trigger(args[0], v);
+		}
 		break;
 	case USTCOMM_CTL_GET_BLOCKING_TIMEOUT:
 		ret = ust_trace_get_blocking(args[0], args[1], text, sizeof(text));

@@ -9,6 +9,7 @@
 #include "libust/getcpu.h"
 #include "libust/registry.h"
 #include "libust/ring_buffer.h"
+#include "libust/trigger.h"
 #include "libustcomm/common.h"
 
 /* Every case of reserve(): any CPU number, contexts, any clock. */
@@ -100,6 +101,26 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 			return -ECANCELED;
 	}
 	return reserve(ctx, ev, payload_len, ip);
+}
+
+UST_API void ust_event_trigger(const struct ust_event_desc *desc,
+			       const union ust_filter_arg *args, const void *ip)
+{
+	const struct ust_event_state *ev;
+	const struct ust_event_filters *f;
+	struct ust_filter_reader *r;
+
+	/* Acquire: pairs with the release store of priv in registry.c. */
+	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
+	if (ust_unlikely(!ev))
+		return;
+	/* Inside a reclamation section, as in ust_event_reserve_filtered(). */
+	r = ust_filter_read_lock();
+	/* Acquire: pairs with the release store of the set in rules.c. */
+	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
+	if (f && f->nr_triggers)
+		ust_triggers_fire(f, args, ip);
+	ust_filter_read_unlock(r);
 }
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)

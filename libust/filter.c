@@ -331,6 +331,8 @@ int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_a
 {
 	uint32_t i;
 
+	if (f->record_all)
+		return 1;
 	if (ust_likely(f->nr == 1))
 		return run(f->progs[0], args, ip);
 	for (i = 0; i < f->nr; i++) {
@@ -338,6 +340,12 @@ int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_a
 			return 1;
 	}
 	return 0;
+}
+
+int ust_filter_prog_pass(const struct ust_filter_prog *p, const union ust_filter_arg *args,
+			 const void *ip)
+{
+	return run(p, args, ip);
 }
 
 void ust_filter_marker_args(const struct ust_marker_format *f, va_list ap,

@@ -24,14 +24,26 @@ struct ust_filter_prog {
 	/* The linked program (header, code, data) follows. */
 };
 
+/*
+ * progs[0..nr) decide whether the event is recorded (record_all: every
+ * event is, nr is 0); progs[nr..nr + nr_triggers) are the programs of the
+ * triggers watching it (trigger.h), their rule_serial the trigger's id.
+ */
 struct ust_event_filters {
 	uint32_t nr;
+	uint32_t nr_triggers;
+	uint32_t record_all;
 	const struct ust_filter_prog *progs[];
 };
 
-/* 1 when any program passes; ip is the event's ip context. Lock-free, async-signal-safe. */
+/* 1 when the event is recorded: record_all or any of the first nr programs
+ * passes; ip is the event's ip context. Lock-free, async-signal-safe. */
 int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_arg *args,
 		     const void *ip);
+
+/* 1 when the program passes. Lock-free, async-signal-safe. */
+int ust_filter_prog_pass(const struct ust_filter_prog *p, const union ust_filter_arg *args,
+			 const void *ip);
 
 /* An integer context's value now (enum ust_filter_ctx, not procname). */
 int64_t ust_filter_ctx_int(unsigned ctx, const void *ip);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libust/filter.h"
 #include "libust/registry.h"
 #include "libustcomm/log.h"
 #include "libustcomm/metadata.h"
@@ -45,7 +46,11 @@ static void site_store(struct ust_event_desc *desc, int32_t flag, int memorder)
 /* The enabled flag of an active event's sites. */
 static int32_t site_flag(const struct ust_event_state *ev)
 {
-	return UST_SITE_ENABLED | (ev->filters ? UST_SITE_FILTERED : 0);
+	const struct ust_event_filters *f = ev->filters;
+
+	if (!f)
+		return UST_SITE_ENABLED;
+	return UST_SITE_ENABLED | UST_SITE_FILTERED | (f->nr_triggers ? UST_SITE_TRIGGER : 0);
 }
 
 void ust_registry_set_active(struct ust_event_state *ev, int active)

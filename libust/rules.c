@@ -8,6 +8,7 @@
 #include "libust/report_once.h"
 #include "libust/rules.h"
 #include "libust/sigsafe_alloc.h"
+#include "libust/trigger.h"
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
@@ -284,33 +285,48 @@ static struct ust_filter_field *filter_fields(const struct ust_event_state *ev)
 	return f;
 }
 
-static const struct ust_filter_prog *link_rule(const struct rule *r,
-					       const struct ust_event_state *ev,
-					       const struct ust_filter_field *fields)
+const struct ust_filter_prog *ust_rules_link(const void *prog, uint32_t prog_len,
+					    const char *filter, uint32_t serial,
+					    const struct ust_event_state *ev,
+					    const struct ust_filter_field *fields)
 {
-	const struct ust_filter_header *hdr = r->prog;
+	const struct ust_filter_header *hdr = prog;
 	struct ust_filter_prog *p;
 	struct ust_filter_error ferr;
 	uint8_t *bytes;
 
-	p = ust_zalloc(sizeof(*p) + r->prog_len);
+	p = ust_zalloc(sizeof(*p) + prog_len);
 	if (!p) {
 		ustcomm_err("out of memory linking filter '%s' for event %s: the rule records nothing of it",
-			    r->filter, ev->full_name);
-		return &reject_prog;
+			    filter, ev->full_name);
+		goto reject;
 	}
 	bytes = (uint8_t *)(p + 1);
-	if (ust_filter_link(r->prog, r->prog_len, fields, ev->nr_fields, bytes, &ferr) < 0) {
-		if (ust_report_once(r->filter, ev))
+	if (ust_filter_link(prog, prog_len, fields, ev->nr_fields, bytes, &ferr) < 0) {
+		if (ust_report_once(filter, ev))
 			ustcomm_err("filter '%s' does not apply to event %s: %s; that rule records nothing of it",
-				    r->filter, ev->full_name, ferr.text);
+				    filter, ev->full_name, ferr.text);
 		ust_free(p);
-		return &reject_prog;
+		goto reject;
 	}
-	p->rule_serial = r->serial;
+	p->rule_serial = serial;
 	p->code_len = hdr->code_len;
 	p->code = bytes + sizeof(*hdr);
 	p->data = (const char *)p->code + hdr->code_len;
+	return p;
+reject:
+	return ust_rules_reject(serial);
+}
+
+const struct ust_filter_prog *ust_rules_reject(uint32_t serial)
+{
+	/* The reject program carries no serial: the set gets a copy with one. */
+	struct ust_filter_prog *p = ust_zalloc(sizeof(*p));
+
+	if (!p)
+		return &reject_prog;
+	*p = reject_prog;
+	p->rule_serial = serial;
 	return p;
 }
 
@@ -319,7 +335,7 @@ static void set_free(void *set)
 	struct ust_event_filters *f = set;
 	uint32_t i;
 
-	for (i = 0; i < f->nr; i++) {
+	for (i = 0; i < f->nr + f->nr_triggers; i++) {
 		if (f->progs[i] != &reject_prog)
 			ust_free((void *)f->progs[i]);
 	}
@@ -338,30 +354,46 @@ static void set_filters(struct ust_event_state *ev, struct ust_event_filters *f)
 	ust_filter_retire(old, set_free);
 }
 
-/* Whether the published set is built from exactly these rules, in order. */
-static int same_set(const struct ust_event_filters *f, const unsigned *idx, unsigned n)
+/* Whether the published set is built from exactly these rules and
+ * triggers, in order. */
+static int same_set(const struct ust_event_filters *f, const unsigned *idx, unsigned n,
+		    int all, const uint32_t *trig, unsigned nt)
 {
 	unsigned i;
 
-	if (!f || f->nr != n)
+	if (!f || f->nr != n || f->record_all != (uint32_t)all || f->nr_triggers != nt)
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (f->progs[i]->rule_serial != rules[idx[i]].serial)
 			return 0;
 	}
+	for (i = 0; i < nt; i++) {
+		if (f->progs[n + i]->rule_serial != trig[i])
+			return 0;
+	}
 	return 1;
 }
 
-static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
+/*
+ * The set of an enabled event: the filters of rules idx (or all: recorded
+ * without filter) and the triggers watching it. An event recorded without
+ * filter and watched by no trigger has none.
+ */
+static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n, int all)
 {
 	struct ust_filter_field *fields;
 	struct ust_event_filters *f;
-	unsigned i;
+	uint32_t trig[UST_TRIGGERS_MAX];
+	unsigned i, nt = ust_triggers_match(ev, trig);
 
-	if (same_set(ev->filters, idx, n))
+	if (all && !nt) {
+		set_filters(ev, NULL);
+		return;
+	}
+	if (same_set(ev->filters, idx, n, all, trig, nt))
 		return;
 	fields = filter_fields(ev);
-	f = ust_zalloc(sizeof(*f) + n * sizeof(f->progs[0]));
+	f = ust_zalloc(sizeof(*f) + (n + nt) * sizeof(f->progs[0]));
 	if (!f || !fields) {
 		ustcomm_err("out of memory setting the filters of %s: it is not recorded",
 			    ev->full_name);
@@ -370,20 +402,14 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n)
 		ev->enabled = 0;
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		f->progs[i] = link_rule(&rules[idx[i]], ev, fields);
-		/* The reject program carries no serial: give the set one. */
-		if (f->progs[i] == &reject_prog) {
-			struct ust_filter_prog *copy = ust_zalloc(sizeof(*copy));
-
-			if (copy) {
-				*copy = reject_prog;
-				copy->rule_serial = rules[idx[i]].serial;
-				f->progs[i] = copy;
-			}
-		}
-	}
+	for (i = 0; i < n; i++)
+		f->progs[i] = ust_rules_link(rules[idx[i]].prog, rules[idx[i]].prog_len,
+					     rules[idx[i]].filter, rules[idx[i]].serial, ev, fields);
+	for (i = 0; i < nt; i++)
+		f->progs[n + i] = ust_triggers_link(trig[i], ev, fields);
 	f->nr = n;
+	f->nr_triggers = nt;
+	f->record_all = (uint32_t)all;
 	ust_free(fields);
 	if (ev->nr_unfiltered_sites && ust_report_once("sites older than filters", ev))
 		ustcomm_err("event %s: %u of its sites were built with UST headers older than filters; they record without filtering",
@@ -412,7 +438,7 @@ void ust_rules_apply(struct ust_event_state *ev)
 			unfiltered = 1;
 	}
 	if (unfiltered) {
-		set_filters(ev, NULL);
+		publish(ev, NULL, 0, 1);
 		return;
 	}
 	idx = ust_zalloc(nr_rules * sizeof(*idx));
@@ -426,7 +452,7 @@ void ust_rules_apply(struct ust_event_state *ev)
 		if (rule_matches(&rules[i], ev))
 			idx[n++] = i;
 	}
-	publish(ev, idx, n);
+	publish(ev, idx, n, 0);
 	ust_free(idx);
 }
 

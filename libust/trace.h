@@ -72,6 +72,13 @@ struct ust_rule_spec;
  * returns how many events the rule matches. */
 int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
 
+struct ust_trigger_spec;
+/* Adds a trigger (trigger.h) to trace name and applies it to every known
+ * event; *id is its number. */
+int ust_trace_add_trigger(const char *name, const struct ust_trigger_spec *spec, uint32_t *id);
+/* Removes trigger id of trace name; its events stop firing at once. */
+int ust_trace_remove_trigger(const char *name, uint32_t id);
+
 /*
  * LOAD_SESSION (ctl_protocol.h): the output, the channel settings and the
  * rules of msg, all or nothing. Returns the number of rules the process

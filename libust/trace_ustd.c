@@ -15,6 +15,7 @@
 #include "libust/ring_buffer_wait.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
+#include "libust/trigger_notify.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
@@ -228,6 +229,8 @@ int ust_trace_send_hello(void)
 	if (ret >= 0)
 		ret = send_metadata(&sb);
 	ustcomm_strbuf_free(&sb);
+	if (ret >= 0)
+		ret = ust_trigger_channel_open();
 	return ret;
 }
 

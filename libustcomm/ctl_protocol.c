@@ -46,6 +46,9 @@ static const struct {
 	[USTCOMM_CTL_SESSION_GET] = { "save-session -s", 1, 1 },
 	[USTCOMM_CTL_SET_OVERWRITE] = { "set-overwrite", 2, 2 },
 	[USTCOMM_CTL_SESSION_STATE] = { "session-state", 1, -1 },
+	[USTCOMM_CTL_ADD_TRIGGER] = { "add-trigger", 6, 6 },
+	[USTCOMM_CTL_LIST_TRIGGERS] = { "list-triggers", 1, 1 },
+	[USTCOMM_CTL_REMOVE_TRIGGER] = { "remove-trigger", 2, 2 },
 };
 
 /* The requests that carry a whole rule set. */

@@ -125,6 +125,18 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
 	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
 	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
+	/* (TRACE, PATTERN, FILTER: the expression or "", BYTECODE: as in
+	 * ENABLE_RULE, DIR: absolute or "" for the trace's directory,
+	 * AT_MOST: snapshots a minute in decimal, "0" for no limit) ->
+	 * (ID of the new trigger) */
+	USTCOMM_CTL_ADD_TRIGGER = 30,
+	/* (TRACE) -> per trigger ID, PATTERN, FILTER, DIR, AT_MOST, then
+	 * FIRED (matching events recorded), NOTIFIED (told to ustd), LIMITED
+	 * (held back by libust's rate limit), DROPPED (could not be sent:
+	 * no ustd, its socket full) and the reason of the last drop, "" */
+	USTCOMM_CTL_LIST_TRIGGERS = 31,
+	/* (TRACE, ID) -> () */
+	USTCOMM_CTL_REMOVE_TRIGGER = 32,
 	/*
 	 * Sessions (version 5): requests to ustd's session socket
 	 * (rundir.h's ustcomm_session_socket_path), never to a program.

@@ -278,6 +278,8 @@ static int msg_type_fds(uint16_t type)
 		return 0;
 	case USTCOMM_MSG_STREAM:
 		return 2;
+	case USTCOMM_MSG_TRIGGER_CHANNEL:
+		return 1;
 	default:
 		return -1;
 	}
@@ -445,5 +447,25 @@ int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
 	    d->status > 0 || d->reserved || !memchr(d->text, '\0', sizeof(d->text)))
 		return -EPROTO;
 	*out = d;
+	return 0;
+}
+
+int ustcomm_check_trigger_fired(const void *buf, size_t len, struct ustcomm_trigger_fired *fired,
+				const char **dir)
+{
+	const size_t fixed = sizeof(struct ustcomm_msg_header) + sizeof(*fired);
+	struct ustcomm_msg_header hdr;
+	const char *d = (const char *)buf + fixed;
+
+	if (len <= fixed || len > fixed + USTCOMM_PATH_MAX)
+		return -EPROTO;
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.magic != USTCOMM_MAGIC || hdr.version != USTCOMM_VERSION ||
+	    hdr.type != USTCOMM_MSG_TRIGGER_FIRED || hdr.nr_fds ||
+	    hdr.payload_len != len - sizeof(hdr) || d[len - fixed - 1] != '\0' ||
+	    strlen(d) != len - fixed - 1)
+		return -EPROTO;
+	memcpy(fired, (const char *)buf + sizeof(hdr), sizeof(*fired));
+	*dir = d;
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		5u
+#define USTCOMM_VERSION		6u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 #define USTCOMM_PATH_MAX	4096
@@ -39,6 +39,13 @@ enum ustcomm_msg_type {
 	USTCOMM_MSG_SNAPSHOT = 6,
 	/* ustd -> app: struct ustcomm_snapshot_done */
 	USTCOMM_MSG_SNAPSHOT_DONE = 7,
+	/* app -> ustd, after HELLO: no payload, one fd, a SOCK_SEQPACKET
+	 * socket on which the application sends USTCOMM_MSG_TRIGGER_FIRED */
+	USTCOMM_MSG_TRIGGER_CHANNEL = 8,
+	/* app -> ustd, one datagram on the trigger channel only: header,
+	 * struct ustcomm_trigger_fired, then the directory, NUL-terminated
+	 * (payload_len counts both) */
+	USTCOMM_MSG_TRIGGER_FIRED = 9,
 };
 
 struct ustcomm_msg_header {
@@ -103,6 +110,16 @@ struct ustcomm_snapshot {
 	char dir[USTCOMM_PATH_MAX];
 };
 
+/* A trigger fired (libust/trigger.h): ustd takes a snapshot of the
+ * processes its hook chooses into dir ("" for the trace's directory),
+ * at most at_most times a minute (0: no limit). */
+struct ustcomm_trigger_fired {
+	uint32_t id;			/* the trigger's number in the process */
+	uint32_t at_most;
+	uint64_t fired;			/* events that fired it so far */
+	uint64_t limited;		/* of those, not notified by libust */
+};
+
 struct ustcomm_snapshot_done {
 	int32_t status;			/* 0 or a negative errno */
 	uint32_t reserved;		/* 0 */
@@ -165,5 +182,10 @@ USTCOMM_API int ustcomm_check_snapshot(const struct ustcomm_msg *msg,
 				       const struct ustcomm_snapshot **out);
 USTCOMM_API int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
 					    const struct ustcomm_snapshot_done **out);
+/* One datagram of the trigger channel, len bytes: 0 with *fired and *dir
+ * pointing into buf, or -EPROTO. */
+USTCOMM_API int ustcomm_check_trigger_fired(const void *buf, size_t len,
+					    struct ustcomm_trigger_fired *fired,
+					    const char **dir);
 
 #endif

@@ -185,6 +185,27 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
 	  "it, number of rules, directory.\n",
 	  false, 0, 0, ustctl_cmd_list_sessions },
+	{ "add-trigger", "[-t TRACE] PID --on PATTERN [--filter EXPR] --snapshot [-o DIR] [--at-most N/MINUTE]",
+	  "take a snapshot when an event is recorded",
+	  "Adds a trigger to process PID: whenever an event matching PATTERN is\n"
+	  "recorded by trace TRACE and EXPR holds for its fields (as in\n"
+	  "enable-marker --filter), ustd writes a snapshot of the trace's buffers\n"
+	  "into a new directory in DIR (default: ustd's output directory), as the\n"
+	  "snapshot command does; it holds the event and what came before it.\n"
+	  "--at-most N/MINUTE takes at most N snapshots in any minute (1 to 600);\n"
+	  "ustd counts and reports the firings beyond. The program itself tells\n"
+	  "ustd at most once a millisecond per trigger. Only events that are\n"
+	  "recorded fire a trigger, and snapshots need a flight-recorder trace\n"
+	  "(UST_OVERWRITE=1, usttrace --overwrite). Prints the trigger's number.\n",
+	  true, 1, 1, ustctl_cmd_add_trigger, .takes_dir = true, .takes_trigger = true },
+	{ "list-triggers", "[-t TRACE] PID", "list the triggers of a process",
+	  "Lists the triggers of process PID: number, pattern, filter, snapshot\n"
+	  "directory, rate limit, and how many events fired each, how many\n"
+	  "firings the program told ustd of and how many it held back.\n",
+	  true, 1, 1, ustctl_cmd_list_triggers },
+	{ "remove-trigger", "[-t TRACE] PID ID", "remove a trigger",
+	  "Removes trigger ID (see list-triggers) from process PID.\n",
+	  true, 2, 2, ustctl_cmd_remove_trigger },
 };
 
 const size_t ustctl_nr_commands = UST_ARRAY_SIZE(ustctl_commands);

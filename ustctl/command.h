@@ -20,6 +20,8 @@ struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
 	char *session, *subbuf_size, *subbuf_num;
 	int overwrite;
+	char *on, *at_most;		/* add-trigger */
+	int snapshot;
 };
 
 /* A parsed command line: the trace (-t) and the positional arguments. */
@@ -33,6 +35,11 @@ struct ustctl_args {
 	const char *session;		/* -s NAME: ustd's session, not a PID */
 	const char *subbuf_size, *subbuf_num;	/* create-session */
 	int overwrite;
+	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
+	 * absent); the filter is rule.filter */
+	const char *on;
+	bool snapshot;
+	const char *at_most;
 	const char **argv;
 	int argc;
 };
@@ -56,6 +63,7 @@ struct ustctl_cmd {
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 	bool takes_session;		/* -s NAME instead of PID */
 	bool session_opts;		/* --overwrite, --subbuf-size, --subbuf-num */
+	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 };
 
 extern const struct ustctl_cmd ustctl_commands[];
@@ -113,5 +121,8 @@ int ustctl_cmd_session_op(const struct ustctl_args *args);
 int ustctl_cmd_list_sessions(const struct ustctl_args *args);
 int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable);
 int ustctl_cmd_session_context(const struct ustctl_args *args);
+int ustctl_cmd_add_trigger(const struct ustctl_args *args);
+int ustctl_cmd_list_triggers(const struct ustctl_args *args);
+int ustctl_cmd_remove_trigger(const struct ustctl_args *args);
 
 #endif

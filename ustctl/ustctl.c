@@ -192,11 +192,19 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &o->subbuf_num, 0,
 		  "sub-buffers per buffer of every channel", "N" },
 	};
+	const struct poptOption trigger_options[] = {
+		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
+		  "fire on the events matching PATTERN", "PATTERN" },
+		{ "snapshot", '\0', POPT_ARG_NONE, &o->snapshot, 0,
+		  "when it fires, ustd writes a snapshot", NULL },
+		{ "at-most", '\0', POPT_ARG_STRING, &o->at_most, 0,
+		  "at most N snapshots a minute", "N/MINUTE" },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
 	const struct poptOption end = POPT_TABLEEND;
-	struct poptOption options[12];
+	struct poptOption options[16];
 	static char name[64];
 	poptContext pc;
 	int rc, nr = 0;
@@ -220,6 +228,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[0];
 		options[nr++] = session_opts[1];
 		options[nr++] = session_opts[2];
+	}
+	if (cmd->takes_trigger) {
+		options[nr++] = rule_options[0];
+		options[nr++] = trigger_options[0];
+		options[nr++] = trigger_options[1];
+		options[nr++] = trigger_options[2];
 	}
 	options[nr++] = help_option;
 	options[nr] = end;
@@ -261,6 +275,9 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;
+	args->on = o->on;
+	args->snapshot = o->snapshot != 0;
+	args->at_most = o->at_most;
 	rc = ustctl_parse_rule_options(cmd, o, args);
 	if (rc)
 		return rc;
@@ -314,6 +331,8 @@ end:
 	free(opts.session);
 	free(opts.subbuf_size);
 	free(opts.subbuf_num);
+	free(opts.on);
+	free(opts.at_most);
 	free(g.mi);
 	return ustctl_out_end(status);
 }

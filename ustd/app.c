@@ -16,6 +16,7 @@
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
 #include "ustd/session.h"
+#include "ustd/trigger.h"
 #include "ustd/relay_fallback.h"
 
 /*
@@ -337,6 +338,9 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 	struct ustd_app_stream *as;
 	int ret;
 
+	/* Firings still queued are snapshotted while the buffers are mapped. */
+	app->ending = true;
+	ustd_trigger_detach(app);
 	for (as = app->streams; as; as = as->next) {
 		ret = ustd_stream_finish(&as->stream, how == APP_END_DEAD ? &rescue : NULL);
 		if (ret < 0)
@@ -643,6 +647,14 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 		}
 		break;
 	}
+	case USTCOMM_MSG_TRIGGER_CHANNEL:
+		ret = ustd_trigger_attach(app, msg->fds[0]);
+		msg->fds[0] = -1;
+		if (ret < 0)
+			ustcomm_err("%s: cannot watch its trigger channel: %s; its triggers take no snapshot",
+				    app->label, strerror(-ret));
+		ret = 0;
+		break;
 	case USTCOMM_MSG_GOODBYE:
 		app->flushed = true;
 		break;
@@ -741,46 +753,42 @@ static void app_watch_process(struct ustd_app *app)
 }
 
 /*
- * Answers SNAPSHOT: the application flushed its buffers before asking. The
- * write positions are taken before its socket is read again, so that the
- * metadata of every event copied is on disk (as in ustd_app_on_stream()).
+ * Writes a snapshot of app's overwrite streams into a new directory under
+ * parent ("" for ustd's output): text gets its path, or the reason it
+ * failed. The write positions are taken before the socket is read again,
+ * so that the metadata of every event copied is on disk (as in
+ * ustd_app_on_stream()).
  */
-static void app_snapshot(struct ustd_app *app)
+static int app_snapshot_write(struct ustd_app *app, const char *parent, char *text,
+			      size_t text_size)
 {
-	struct ustcomm_snapshot_done *done = NULL;
 	struct ustd_trace_dir snap = { .metadata_fd = -1 };
 	struct ustd_stream_out out;
 	struct ustd_app_stream *as;
-	char *dir = app->snap_dir;
-	const char *parent = dir[0] ? dir : app->dir;
 	unsigned n = app->snap_count + 1;
 	int ret;
 
-	app->snap_dir = NULL;
+	if (!parent[0])
+		parent = app->dir;
 	for (as = app->streams; as; as = as->next) {
 		if (as->stream.open && as->stream.overwrite)
 			as->snap_limit = ustd_stream_write_position(&as->stream);
 	}
-	app_read(app);
+	if (!app->ending)
+		app_read(app);
 	if (app->closed)
-		goto end;
-	done = calloc(1, sizeof(*done));
-	if (!done) {
-		ustcomm_err("out of memory: snapshot of %s not answered", app->label);
-		goto end;
-	}
+		return -ECONNRESET;
 	if (!app->td.path) {
-		ret = app->relayed ? -EOPNOTSUPP : -EIO;
-		snprintf(done->text, sizeof(done->text), "%s", app->relayed ?
+		snprintf(text, text_size, "%s", app->relayed ?
 			 "this trace is streamed to lttng-relayd: snapshots are taken of local traces only" :
 			 "tracing of this process by ustd stopped after an error (see ustd's messages)");
-		goto reply;
+		return app->relayed ? -EOPNOTSUPP : -EIO;
 	}
 	ret = ustd_trace_dir_snapshot(&app->td, parent, &n, &snap);
 	if (ret < 0) {
-		snprintf(done->text, sizeof(done->text), "cannot create a snapshot directory in %s: %s",
+		snprintf(text, text_size, "cannot create a snapshot directory in %s: %s",
 			 parent, strerror(-ret));
-		goto reply;
+		return ret;
 	}
 	app->snap_count = n;
 	for (as = app->streams; as && ret == 0; as = as->next) {
@@ -796,12 +804,30 @@ static void app_snapshot(struct ustd_app *app)
 			ret = -EPROTO;
 	}
 	if (ret < 0)
-		snprintf(done->text, sizeof(done->text), "cannot write the snapshot in %s: %s",
-			 snap.path, strerror(-ret));
+		snprintf(text, text_size, "cannot write the snapshot in %s: %s", snap.path,
+			 strerror(-ret));
 	else
-		snprintf(done->text, sizeof(done->text), "%s", snap.path);
+		snprintf(text, text_size, "%s", snap.path);
 	ustd_trace_dir_close(&snap);
-reply:
+	return ret;
+}
+
+/* Answers SNAPSHOT: the application flushed its buffers before asking. */
+static void app_snapshot(struct ustd_app *app)
+{
+	struct ustcomm_snapshot_done *done = NULL;
+	char *dir = app->snap_dir;
+	int ret;
+
+	app->snap_dir = NULL;
+	done = calloc(1, sizeof(*done));
+	if (!done) {
+		ustcomm_err("out of memory: snapshot of %s not answered", app->label);
+		goto end;
+	}
+	ret = app_snapshot_write(app, dir, done->text, sizeof(done->text));
+	if (ret == -ECONNRESET)
+		goto end;
 	done->status = ret;
 	if (ret < 0)
 		ustcomm_err("snapshot of %s failed: %s", app->label, done->text);
@@ -813,6 +839,34 @@ reply:
 end:
 	free(done);
 	free(dir);
+}
+
+int ustd_app_snapshot_now(struct ustd_app *app, const char *dir)
+{
+	char text[USTCOMM_PATH_MAX + 128];
+	struct ustd_app_stream *as;
+	bool overwrite = false;
+	int ret;
+
+	for (as = app->streams; as; as = as->next) {
+		if (!as->stream.open || !as->stream.overwrite)
+			continue;
+		overwrite = true;
+		/* Closes the open packet, as the application's flush would:
+		 * ustd copies complete sub-buffers only. */
+		ustcomm_cbuf_flush(&as->stream.cb, app->clock == USTCOMM_CLOCK_TSC, NULL);
+	}
+	if (!overwrite) {
+		ustcomm_err("a trigger of %s fired, but its trace is written to disk as it goes: snapshots are for flight-recorder traces (UST_OVERWRITE=1, usttrace --overwrite)",
+			    app->label);
+		return -EINVAL;
+	}
+	ret = app_snapshot_write(app, dir, text, sizeof(text));
+	if (ret < 0 && ret != -ECONNRESET)
+		ustcomm_err("snapshot of %s failed: %s", app->label, text);
+	else if (ret >= 0)
+		app_note(app, "trigger: snapshot of %s in %s", app->label, text);
+	return ret;
 }
 
 /* After reading the socket: requests read there are answered now. */
@@ -956,6 +1010,7 @@ void ustd_app_free(struct ustd_app *app)
 	ustd_relay_pending_free(&app->sink.pending);
 	free(app->snap_dir);
 	free(app->own_output);
+	ustd_trigger_detach(app);
 	ustcomm_receiver_fini(&app->rx);
 	free(app);
 }

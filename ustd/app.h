@@ -28,6 +28,7 @@ enum ustd_watch_kind {
 	USTD_WATCH_ADOPT_TIMER,
 	USTD_WATCH_LIVE_TIMER,		/* relayed traces' live timer */
 	USTD_WATCH_SESSION,		/* ustd/session.h: calls its fn */
+	USTD_WATCH_TRIGGER,		/* ustd/trigger.h */
 };
 
 struct ustd_watch {
@@ -105,6 +106,8 @@ struct ustd_app {
 	struct ustd_drain_stats *stats;	/* ustd --stats, else NULL */
 	char *snap_dir;			/* SNAPSHOT received, not answered yet */
 	unsigned snap_count;		/* snapshots written, for their names */
+	struct ustd_trigger_chan *trigger;	/* ustd/trigger.h, or NULL */
+	bool ending;			/* in app_end(): its socket is not read again */
 	bool said_hello;
 	bool flushed;			/* GOODBYE received */
 	bool stopped;			/* trace stopped by an error */
@@ -130,6 +133,11 @@ void ustd_app_on_socket(struct ustd_app *app);
  * messages first, so that metadata precedes the events using it on disk,
  * then drains the stream. */
 void ustd_app_on_stream(struct ustd_app_stream *as);
+
+/* A trigger fired: closes the open packets of app's flight-recorder
+ * streams and writes a snapshot under dir ("" for ustd's output), as a
+ * SNAPSHOT request would. 0 or a negative errno (said). */
+int ustd_app_snapshot_now(struct ustd_app *app, const char *dir);
 
 /* The live timer ticked: closes the open packets of a relayed trace's
  * streams and sends them, and tells relayd which streams are idle. */

@@ -25,6 +25,7 @@
 #include "libustcomm/rundir.h"
 #include "ustd/adopt.h"
 #include "ustd/app.h"
+#include "ustd/trigger.h"
 #include "ustd/relay.h"
 #include "ustd/sched.h"
 #include "ustd/session.h"
@@ -346,6 +347,9 @@ static int ustd_loop(struct ustd *d)
 			case USTD_WATCH_SESSION:
 				((struct ustd_session_watch *)w)->fn((struct ustd_session_watch *)w,
 								     evs[i].events);
+				break;
+			case USTD_WATCH_TRIGGER:
+				ustd_trigger_on_readable((struct ustd_trigger_chan *)w);
 				break;
 			}
 		}

@@ -61,6 +61,9 @@ extern "C" {
 /* Bits of a site's enabled flag, set by libust. */
 #define UST_SITE_ENABLED	1
 #define UST_SITE_FILTERED	2	/* a filter applies: typed probes call ust_event_reserve_filtered() */
+/* With UST_SITE_FILTERED: a trigger watches the event; typed probes call
+ * ust_event_trigger() after they commit it. */
+#define UST_SITE_TRIGGER	4
 /* libust's half of the word: it stores these 16 bits only; the other half
  * is the semaphore of the site's sys/sdt.h probes (ust/sdt.h). */
 #define UST_SITE_UST_MASK	0xffff
@@ -214,6 +217,15 @@ int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc 
 int ust_event_reserve_filtered(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
 			       size_t payload_len, const union ust_filter_arg *args,
 			       const void *ip);
+
+/*
+ * After committing an event of a site flagged UST_SITE_TRIGGER: runs the
+ * triggers' filters on args (as ust_event_reserve_filtered() had them) and
+ * tells ustd of those that pass. Never waits, allocates nothing,
+ * async-signal-safe.
+ */
+void ust_event_trigger(const struct ust_event_desc *desc, const union ust_filter_arg *args,
+		       const void *ip);
 
 /* Records a marker event; the variadic arguments follow desc->format. */
 void ust_marker_emit(const struct ust_event_desc *desc, ...);

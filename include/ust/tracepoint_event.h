@@ -177,8 +177,8 @@
 		size_t __ust_len = 0 __UST_TE_EACH(SIZE, fseq); \
 		struct ust_event_ctx __ust_ctx; \
 		__UST_TE_EACH(CHECK, fseq) \
-		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled) & \
-				 UST_SITE_FILTERED)) { \
+		int32_t __ust_flags = ust_site_enabled(__ust_event_##prov##___##ev.enabled); \
+		if (ust_unlikely(__ust_flags & UST_SITE_FILTERED)) { \
 			const union ust_filter_arg __ust_fargs[] = { \
 				__UST_TE_EACH(FARG, fseq) \
 				__ust_te_farg_s64(0) \
@@ -187,17 +187,27 @@
 						       __ust_len, __ust_fargs, \
 						       __builtin_return_address(0)) < 0) \
 				return; \
-		} else if (ust_event_reserve_ip(&__ust_ctx, &__ust_event_##prov##___##ev, \
-						__ust_len, __builtin_return_address(0)) < 0) { \
+			__UST_TE_WRITE(fseq) \
+			/* Triggers see the event once it is committed. */ \
+			if (ust_unlikely(__ust_flags & UST_SITE_TRIGGER)) \
+				ust_event_trigger(&__ust_event_##prov##___##ev, __ust_fargs, \
+						  __builtin_return_address(0)); \
 			return; \
 		} \
-		{ \
-			char *__ust_p = __ust_ctx.payload; \
-			__UST_TE_EACH(WRITE, fseq) \
-			(void)__ust_p; \
-		} \
-		ust_event_commit(&__ust_ctx); \
+		if (ust_event_reserve_ip(&__ust_ctx, &__ust_event_##prov##___##ev, \
+					 __ust_len, __builtin_return_address(0)) < 0) \
+			return; \
+		__UST_TE_WRITE(fseq) \
 	}
+
+/* The payload copied into the reserved event, then the commit. */
+#define __UST_TE_WRITE(fseq) \
+	{ \
+		char *__ust_p = __ust_ctx.payload; \
+		__UST_TE_EACH(WRITE, fseq) \
+		(void)__ust_p; \
+	} \
+	ust_event_commit(&__ust_ctx);
 
 /* Parameter lists from TP_ARGS pairs. */
 #define __UST_TE_PROTO(...)		__UST_TE_PARAMS(, __VA_ARGS__)

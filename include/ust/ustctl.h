@@ -155,6 +155,38 @@ int ustctl_blocking_timeout_parse(const char *text, uint32_t *us);
  */
 int ustctl_snapshot(pid_t pid, const char *trace, const char *dir, char **path);
 
+/*
+ * Triggers (manual, "Triggers"): when an event matching pattern is
+ * recorded in process pid and filter (NULL or "" for none) holds for it,
+ * ustd writes a snapshot of the flight-recorder trace into a new directory
+ * under dir (NULL or "": ustd's output directory; relative paths are made
+ * absolute here), at most at_most times a minute (0: no limit). The filter
+ * is compiled and checked against the process's events as
+ * ustctl_enable_rule() does. *id is the trigger's number in the process.
+ */
+int ustctl_add_trigger(pid_t pid, const char *trace, const char *pattern, const char *filter,
+		       const char *dir, unsigned at_most, unsigned *id);
+
+struct ustctl_trigger {
+	unsigned id;
+	char *pattern;
+	char *filter;			/* "" for none */
+	char *dir;			/* "" for ustd's output directory */
+	unsigned at_most;		/* snapshots a minute, 0: no limit */
+	uint64_t fired;			/* matching events recorded */
+	uint64_t notified;		/* firings told to ustd */
+	uint64_t limited;		/* held back by the program's rate limit */
+	uint64_t dropped;		/* could not be sent: no ustd, its socket full */
+	char *drop_reason;		/* why the last one could not, "" */
+};
+
+/* The triggers of process pid, in the order they were added. */
+int ustctl_list_triggers(pid_t pid, const char *trace, struct ustctl_trigger **triggers,
+			 size_t *nr);
+void ustctl_free_triggers(struct ustctl_trigger *triggers, size_t nr);
+/* Removes trigger id: its events stop firing at once. */
+int ustctl_remove_trigger(pid_t pid, const char *trace, unsigned id);
+
 /* Which ustd the program reports its traces to. */
 int ustctl_set_sock_path(pid_t pid, const char *path);
 /* *path is malloc'd. */

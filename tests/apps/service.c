@@ -1,55 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A service for session tests: service N WORKERS. main() records N events
- * svc:start (seq 0..N-1) first thing, forks WORKERS workers that each
- * record N svc:work events and exit, waits for them and prints "ready".
- * Then each line "go" on its standard input records N svc:tick events
- * (seq numbered on from the last) and prints "done"; the end of its input
- * ends it.
+ * A service for triggers to watch: service [INTERVAL_US]. A thread emits
+ * app:request with a sequence number every INTERVAL_US (default 200)
+ * microseconds; the main thread reads commands on stdin, one a line:
+ *   error SEQ CODE	emits app:error (typed) with SEQ and CODE
+ *   warn SEQ		emits the marker app:warn with SEQ
+ *   quit		ends the program
+ * and answers each with "done" on stdout once the event is committed.
+ * "ready" on stdout once the request thread runs; SIGTERM also ends it.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <time.h>
 #include <ust/marker.h>
+
+#define UST_CREATE_PROBES
+#include "service_tp.h"
+
+static volatile sig_atomic_t stop;
+static long interval_us = 200;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void *requests(void *arg)
+{
+	struct timespec ts = { 0, interval_us * 1000 };
+	unsigned seq = 0;
+
+	(void)arg;
+	while (!stop) {
+		trace_app_request(seq++);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 100, workers = argc > 2 ? atoi(argv[2]) : 0;
-	int i, w, status, tick = 0;
-	char line[64];
-	pid_t pid;
+	struct sigaction sa;
+	pthread_t thread;
+	char line[128];
+	unsigned seq;
+	int code;
 
-	for (i = 0; i < n; i++)
-		trace_mark(svc, start, "seq %d", i);
-	for (w = 0; w < workers; w++) {
-		pid = fork();
-		if (pid < 0) {
-			perror("fork");
-			return 1;
-		}
-		if (pid == 0) {
-			for (i = 0; i < n; i++)
-				trace_mark(svc, work, "seq %d worker %d", i, w);
-			exit(0);
-		}
-	}
-	for (w = 0; w < workers; w++) {
-		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "service: a worker failed\n");
-			return 1;
-		}
-	}
+	if (argc > 1)
+		interval_us = atol(argv[1]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	if (pthread_create(&thread, NULL, requests, NULL))
+		return 1;
 	printf("ready\n");
 	fflush(stdout);
-	while (fgets(line, sizeof(line), stdin)) {
-		if (strncmp(line, "go", 2))
-			continue;
-		for (i = 0; i < n; i++, tick++)
-			trace_mark(svc, tick, "seq %d", tick);
+	while (!stop && fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "error %u %d", &seq, &code) == 2)
+			trace_app_error(seq, code);
+		else if (sscanf(line, "warn %u", &seq) == 1)
+			trace_mark(app, warn, "seq %u", seq);
+		else if (!strncmp(line, "quit", 4))
+			break;
+		else
+			fprintf(stderr, "service: unknown command %s", line);
 		printf("done\n");
 		fflush(stdout);
 	}
+	stop = 1;
+	pthread_join(thread, NULL);
 	return 0;
 }

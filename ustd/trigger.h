@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Triggers on ustd's side: an application's trigger channel
+ * (USTCOMM_MSG_TRIGGER_CHANNEL, protocol.h) and what a firing does: a
+ * snapshot of the processes the hook chooses, at most --at-most times a
+ * minute per trigger, the firings beyond that counted and said.
+ */
+#ifndef USTD_TRIGGER_H
+#define USTD_TRIGGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "ustd/app.h"
+
+struct ustd_trigger_window;
+
+struct ustd_trigger_chan {
+	struct ustd_watch watch;	/* USTD_WATCH_TRIGGER */
+	struct ustd_app *app;
+	int fd;
+	struct ustd_trigger_window *windows;	/* one per trigger id seen */
+	/* A snapshot reads the application's socket, which may end it and
+	 * detach the channel being read: it is closed when the read is over. */
+	bool reading;
+	bool detached;
+};
+
+/* Watches fd (taken, also on failure) as app's trigger channel, replacing
+ * the one it had. 0 or a negative errno. */
+int ustd_trigger_attach(struct ustd_app *app, int fd);
+
+/* The channel is readable: every firing it holds is handled. */
+void ustd_trigger_on_readable(struct ustd_trigger_chan *c);
+
+/* The application ends: firings still queued are handled while its
+ * buffers are mapped, the totals said, the channel closed and freed. */
+void ustd_trigger_detach(struct ustd_app *app);
+
+#endif
