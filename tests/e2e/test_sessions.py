@@ -5,7 +5,7 @@ A session applies to every -lust program of the user: one started after
 it (from the first event of main() on, with no environment variable), the
 ones running when it starts, the workers a traced server forks. Each
 process's trace lands in OUTPUT/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/ and
-babeltrace2 reads the session directory whole. The test program (forker)
+babeltrace2 reads the session directory whole. The test program (forking_server)
 numbers its events, so every count is exact. Faults: names taken or bad,
 a session that does not exist, ustd killed and restarted, a program
 killed mid-session (rescued inside the session directory). A program
@@ -25,10 +25,10 @@ N = 200
 
 
 class Service:
-    """tests/apps/forker N WORKERS, driven through its standard input."""
+    """tests/apps/forking_server N WORKERS, driven through its standard input."""
 
     def __init__(self, ws, workers=0, n=N):
-        self.proc = subprocess.Popen([app("forker"), str(n), str(workers)], env=ws.env(),
+        self.proc = subprocess.Popen([app("forking_server"), str(n), str(workers)], env=ws.env(),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         ws.daemons.append(self.proc)
@@ -39,7 +39,7 @@ class Service:
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
         line = self.proc.stdout.readline() if ready else "(nothing in %ds)" % timeout
         if line.strip() != word:
-            raise RuntimeError("forker %d: %r instead of %r: %s" %
+            raise RuntimeError("forking_server %d: %r instead of %r: %s" %
                                (self.pid, line, word, self.proc.stderr.read()))
 
     def go(self):
@@ -67,7 +67,7 @@ def per_process(sdir):
     """{pid: [(event name, seq, worker or None)]} from each <procname>-<pid>."""
     out = {}
     for sub in sorted(os.listdir(sdir)):
-        m = re.fullmatch(r"forker-(\d+)", sub)
+        m = re.fullmatch(r"forking_server-(\d+)", sub)
         if not m:
             continue
         events, _ = read_trace(os.path.join(sdir, sub))
@@ -210,7 +210,7 @@ victim.go()
 victim.proc.send_signal(signal.SIGKILL)
 victim.proc.wait()
 cdir = session_dir(ws, "crash")
-vdir = os.path.join(cdir, "forker-%d" % victim.pid) if cdir else "/nonexistent"
+vdir = os.path.join(cdir, "forking_server-%d" % victim.pid) if cdir else "/nonexistent"
 
 
 def rescued():
