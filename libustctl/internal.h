@@ -71,7 +71,7 @@ int ustctl_trace_arg(pid_t pid, const char *trace, const char **out);
 
 /* dir as an absolute path in out: the program and ustd have working
  * directories of their own. NULL and "" stay "" (ustd's directory). what
- * names the request in the last error. */
+ * names the request in the last error (pid 0: a request to ustd). */
 int ustctl_absolute_dir(pid_t pid, const char *what, const char *dir, char *out, size_t size);
 /* A trace's output as the program takes it (trace_output.h): a directory
  * made absolute, or a relayd URL whose ports accept connections now. */

@@ -44,18 +44,23 @@ static int absolute_append(char *out, size_t size, size_t *len, const char *path
 
 int ustctl_absolute_dir(pid_t pid, const char *what, const char *dir, char *out, size_t size)
 {
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], who[32];
 	size_t len = 0;
 	int ret = 0;
 
 	out[0] = '\0';
+	/* pid 0: a request to ustd (a session's directory). */
+	if (pid)
+		snprintf(who, sizeof(who), "process %d", (int)pid);
+	else
+		snprintf(who, sizeof(who), "ustd");
 	if (!dir || !*dir)
 		goto end;
 	if (dir[0] != '/') {
 		if (!getcwd(cwd, sizeof(cwd))) {
 			ret = -errno;
-			ustctl_set_error("%s for process %d: cannot make the directory '%s' absolute: the current directory: %s",
-					 what, (int)pid, dir, strerror(errno));
+			ustctl_set_error("%s for %s: cannot make the directory '%s' absolute: the current directory: %s",
+					 what, who, dir, strerror(errno));
 			goto end;
 		}
 		ret = absolute_append(out, size, &len, cwd);
@@ -63,8 +68,8 @@ int ustctl_absolute_dir(pid_t pid, const char *what, const char *dir, char *out,
 	if (!ret)
 		ret = absolute_append(out, size, &len, dir);
 	if (ret) {
-		ustctl_set_error("%s for process %d: the directory '%.64s%s' made absolute is longer than %zu bytes",
-				 what, (int)pid, dir, strlen(dir) > 64 ? "..." : "", size - 1);
+		ustctl_set_error("%s for %s: the directory '%.64s%s' made absolute is longer than %zu bytes",
+				 what, who, dir, strlen(dir) > 64 ? "..." : "", size - 1);
 		goto end;
 	}
 	if (!len)

@@ -222,6 +222,25 @@ def rescued():
 
 t.ok(wait_for(rescued, 20), "the killed program's %d events are rescued in %s" % (2 * N, vdir))
 
+# --- A flight-recorder session: snapshots of a session's trace.
+ok_cmd(ws, ["stop-session", "crash"], "stop-session crash")
+ok_cmd(ws, ["create-session", "-o", ws.out, "--overwrite", "fr"], "create-session --overwrite")
+ok_cmd(ws, ["enable-marker", "-s", "fr", "svc:*"], "enable-marker -s fr")
+ok_cmd(ws, ["start-session", "fr"], "start-session fr")
+s = Service(ws)
+s.go()
+snaps = os.path.join(ws.root, "snaps")
+res = ok_cmd(ws, ["snapshot", "-t", "fr", "-o", snaps, s.pid],
+             "snapshot of the session's trace in a program")
+snap = [os.path.join(snaps, d) for d in os.listdir(snaps)] if os.path.isdir(snaps) else []
+events = read_trace(snap[0])[0] if len(snap) == 1 else []
+t.ok([e.fields["seq"] for e in events if e.name == "svc:start"] == list(range(N)) and
+     [e.fields["seq"] for e in events if e.name == "svc:tick"] == list(range(N)),
+     "the snapshot holds the program's events, exactly", snap)
+s.end()
+ok_cmd(ws, ["destroy-session", "fr"], "destroy-session fr")
+ok_cmd(ws, ["start-session", "crash"], "start-session resumes a stopped session")
+
 # --- ustd killed and restarted: it holds no session; nothing joins a dead one.
 ustd = ws.daemons[0]
 ustd.send_signal(signal.SIGKILL)
