@@ -7,15 +7,26 @@
 #   ./quickstart.sh test   install what is missing, then five stages, each
 #                          announced on stderr as it starts and ends with its
 #                          counts and time: build; the test suite (plain);
-#                          the suite again with ASan+UBSan; tests/stress for
-#                          STRESS_SECONDS (default 10) under TSan and under
-#                          ASan+UBSan; the compile matrix (every compiler and
-#                          language standard). It ends with the line
+#                          the sanitizer suite (the C unit tests and the
+#                          end-to-end tests of distinct libust, ustd and
+#                          libustctl code, `make list-sanitizer-tests`) with
+#                          ASan+UBSan; tests/stress for STRESS_SECONDS
+#                          (default 10) under TSan and under ASan+UBSan; the
+#                          compile matrix (every compiler and language
+#                          standard). The sanitizer builds compile at the
+#                          lowest priority while the suites before them run
+#                          (those wait on daemons and timeouts far more than
+#                          they compute). It ends with the line
 #                          "N passed, M failed" and fails if M > 0 or nothing ran.
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+# Tests at once: each test mostly waits (a plain suite run used about a
+# third of two CPUs), and each has its own run and output directories.
+test_jobs=${TEST_JOBS:-$((jobs * 2))}
+# The command builds run under: `nice -n 19` for the background builds.
+niced=""
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
 libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang g++ \
 systemtap-sdt-dev"
@@ -51,10 +62,31 @@ build() {
 	fi
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ]; then
-		(cd "$dir" && "$top/configure" -q "$@") || { say "configure failed in $dir"; exit 1; }
+		(cd "$dir" && $niced "$top/configure" -q "$@") || { say "configure failed in $dir"; exit 1; }
 	fi
-	make -s -C "$dir" -j"$jobs" >/dev/null || { say "build failed in $dir"; exit 1; }
-	make -s -C "$dir" -j"$jobs" check TESTS= >/dev/null || { say "building the tests failed in $dir"; exit 1; }
+	$niced make -s -C "$dir" -j"$jobs" >/dev/null || { say "build failed in $dir"; exit 1; }
+	$niced make -s -C "$dir" -j"$jobs" check TESTS= >/dev/null ||
+		{ say "building the tests failed in $dir"; exit 1; }
+}
+
+# background WHAT COMMAND...: runs COMMAND (a function of this script) at
+# the lowest priority in the background, its output in $top/build/WHAT.log;
+# bg_pid is its process. finish PID WHAT waits for it, and counts a failure
+# (with the end of its log) if it failed.
+background() {
+	what=$1
+	shift
+	(niced="nice -n 19" && "$@") >"$top/build/$what.log" 2>&1 &
+	bg_pid=$!
+}
+
+finish() {
+	if ! wait "$1"; then
+		tail -40 "$top/build/$2.log" >&2
+		say "$2 failed: see $top/build/$2.log"
+		failed=$((failed + 1))
+		return 1
+	fi
 }
 
 # stage NAME: announces stage NAME and starts its clock.
@@ -90,9 +122,9 @@ check() {
 	ticker "$dir" "$mark" "$total" &
 	tick=$!
 	if [ $# -gt 0 ]; then
-		make -C "$dir" -j"$jobs" check TESTS="$*" 2>&1
+		make -C "$dir" -j"$test_jobs" check TESTS="$*" 2>&1
 	else
-		make -C "$dir" -j"$jobs" check 2>&1
+		make -C "$dir" -j"$test_jobs" check 2>&1
 	fi | tee "$dir/check.out" | grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
@@ -112,9 +144,15 @@ suite_tests() {
 	make -s -C "$1" list-tests | grep -v '^tests/compile/test_matrix.py$' | tr '\n' ' '
 }
 
+# build_tsan: the ThreadSanitizer build of what tests/stress runs.
+build_tsan() {
+	$niced make -C "$top/build" -s -j"$jobs" build-stress STRESS_BUILDS=tsan:--enable-tsan
+}
+
 # check_stress SECONDS: tests/stress under ThreadSanitizer (`make
-# check-stress`, its own build) and under ASan+UBSan (in build-sanitize,
-# already built, rather than a third build of the same configuration).
+# check-stress`, its own build, made by build_tsan) and under ASan+UBSan (in
+# build-sanitize, already built, rather than a third build of the same
+# configuration).
 check_stress() {
 	rm -f "$top/build/stress-tsan/test-suite.log"
 	make -C "$top/build" -s -j"$jobs" check-stress STRESS_SECONDS="$1" \
@@ -171,15 +209,22 @@ test)
 	stage "build"
 	build "$top/build"
 	stage_end "libust, ustd, ustctl, usttrace, the plugin and the test programs built"
+	background sanitize-build build "$top/build-sanitize" --enable-sanitizers
+	asan_pid=$bg_pid
 	stage "plain suite"
 	check "$top/build" $(suite_tests "$top/build")
 	stage_end
 	stage "sanitizers (ASan+UBSan build and suite)"
-	build "$top/build-sanitize" --enable-sanitizers
-	check "$top/build-sanitize" $(suite_tests "$top/build-sanitize")
+	if finish "$asan_pid" sanitize-build; then
+		background tsan-build build_tsan
+		tsan_pid=$bg_pid
+		check "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests)
+	fi
 	stage_end
 	stage "stress (${STRESS_SECONDS:-10} s under TSan, then under ASan+UBSan)"
-	check_stress "${STRESS_SECONDS:-10}"
+	if [ -n "${tsan_pid:-}" ] && finish "$tsan_pid" tsan-build; then
+		check_stress "${STRESS_SECONDS:-10}"
+	fi
 	stage_end
 	stage "compile matrix (gcc, clang: C99-C17; g++, clang++: C++11-C++23)"
 	check "$top/build" tests/compile/test_matrix.py

@@ -13,7 +13,8 @@
  * while they are attached (uprobe ref_ctr_offset), is the upper half of
  * the site's own enabled word, whose lower half is libust's
  * (UST_SITE_UST_MASK; libust stores to that half only). Either makes the
- * word non-zero, and the site then sees which. The arguments are
+ * word non-zero; the site then runs its probe (a nop, a breakpoint while
+ * attached) and calls libust if libust's half is set. The arguments are
  * evaluated once, into locals, whoever is attached. (C++ markers have no
  * semaphore: see __UST_SDT_DESC_ATTR.)
  *
@@ -33,9 +34,6 @@
 #else
 #define __UST_SDT_SEM_OFFSET	2
 #endif
-
-/* A debugger or tracer is attached to one of the site's probes. */
-#define __UST_SDT_ATTACHED(flags)	((uint32_t)(flags) >> 16)
 
 #ifdef __cplusplus
 #define __UST_SDT_AUTO	auto
@@ -63,15 +61,22 @@
 	_SDT_ASM_1(994:	.balign 4) \
 	_SDT_ASM_1(	.popsection)
 
-/* The probe of a site, with n arguments; sem is its semaphore's address. */
+/*
+ * The probe of a site, with n arguments; sem is its semaphore's address.
+ * gcc guesses an asm statement's size from its lines, and the note's
+ * dozens of lines made every function with a site look too big to inline
+ * (a disabled site then cost a call and a prologue: +1 ns); "asm inline"
+ * (gcc >= 9, clang >= 11; __inline__ is the spelling -pedantic accepts)
+ * counts it as the one nop it emits in .text.
+ */
 #define __UST_SDT_PROBE(provider, name, sem, n, arglist) \
 	__UST_SDT_PROBE_(provider, name, sem, n, arglist)
 #define __UST_SDT_PROBE_(provider, name, sem, n, arglist) \
 	do { \
-		__asm__ __volatile__(__UST_SDT_NOTE(provider, name, n) \
-				     : : [__ust_sem] "i" (sem), \
-				     _SDT_ASM_OPERANDS_##n arglist); \
-		__asm__ __volatile__(_SDT_ASM_BASE); \
+		__asm__ __volatile__ __inline__(__UST_SDT_NOTE(provider, name, n) \
+						: : [__ust_sem] "i" (sem), \
+						_SDT_ASM_OPERANDS_##n arglist); \
+		__asm__ __volatile__ __inline__(_SDT_ASM_BASE); \
 	} while (0)
 
 /*
@@ -95,169 +100,73 @@
 #endif
 
 /*
- * A marker's enabled branch: its arguments counted (__UST_SDT_COUNT gives
- * 0 to 12, or MANY), each evaluated once into a local that both consumers
- * read.
+ * A marker's enabled branch: its arguments counted (__UST_SDT_COUNT: 0 to
+ * 12, or MANY, whose probe has none), each evaluated once into a local,
+ * the probe (a nop, and a uprobe's breakpoint only while one is attached)
+ * before libust's call, so that the locals need not outlive the call and
+ * the branch grows by the nop and one test only.
  */
 #define __UST_SDT_MARK(chan, ev, desc, flags, ...) \
-	__UST_ARG_CAT(__UST_SDT_MARK_, __UST_SDT_COUNT(__VA_ARGS__))(chan, ev, desc, flags, \
-								    __VA_ARGS__)
+	__UST_SDT_MARK_(__UST_SDT_KIND(__VA_ARGS__), __UST_SDT_COUNT(__VA_ARGS__), \
+			chan, ev, desc, flags, __VA_ARGS__)
+#define __UST_SDT_MARK_(kind, n, ...)	__UST_SDT_MARK__(kind, n, __VA_ARGS__)
+#define __UST_SDT_MARK__(kind, n, ...)	__UST_SDT_MARK_##kind(n, __VA_ARGS__)
 #define __UST_SDT_COUNT(...) \
+	__UST_ARG_PICK64(__VA_ARGS__, \
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+		12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+#define __UST_SDT_KIND(...) \
 	__UST_ARG_PICK64(__VA_ARGS__, \
 		MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, \
 		MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, \
 		MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, \
 		MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, \
 		MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, MANY, \
-		12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
-#define __UST_SDT_MARK_MANY(chan, ev, desc, flags, ...) \
+		SOME, SOME, SOME, SOME, SOME, SOME, SOME, SOME, SOME, SOME, SOME, SOME, \
+		NONE, _)
+#define __UST_SDT_MARK_NONE(n, chan, ev, desc, flags, fmt) \
+	__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ()); \
 	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc) __UST_ARG_REST(__VA_ARGS__)); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ());
-#define __UST_SDT_MARK_0(chan, ev, desc, flags, fmt) \
+		ust_marker_emit(&(desc));
+#define __UST_SDT_MARK_MANY(n, chan, ev, desc, flags, ...) \
+	__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ()); \
 	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc)); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 0, ());
-#define __UST_SDT_MARK_1(chan, ev, desc, flags, fmt, a1) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
+		ust_marker_emit(&(desc) __UST_ARG_REST(__VA_ARGS__));
+#define __UST_SDT_MARK_SOME(n, chan, ev, desc, flags, ...) \
+	__UST_SDT_LET(n, __VA_ARGS__) \
+	__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), n, (__UST_SDT_VARS(n))); \
 	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 1, (__ust_a1));
-#define __UST_SDT_MARK_2(chan, ev, desc, flags, fmt, a1, a2) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 2, (__ust_a1, __ust_a2));
-#define __UST_SDT_MARK_3(chan, ev, desc, flags, fmt, a1, a2, a3) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 3, (__ust_a1, __ust_a2, __ust_a3));
-#define __UST_SDT_MARK_4(chan, ev, desc, flags, fmt, a1, a2, a3, a4) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 4, (__ust_a1, __ust_a2, __ust_a3, __ust_a4));
-#define __UST_SDT_MARK_5(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 5, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5));
-#define __UST_SDT_MARK_6(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 6, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6));
-#define __UST_SDT_MARK_7(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 7, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7));
-#define __UST_SDT_MARK_8(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	__UST_SDT_AUTO __ust_a8 = (a8); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 8, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8));
-#define __UST_SDT_MARK_9(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	__UST_SDT_AUTO __ust_a8 = (a8); \
-	__UST_SDT_AUTO __ust_a9 = (a9); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 9, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9));
-#define __UST_SDT_MARK_10(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	__UST_SDT_AUTO __ust_a8 = (a8); \
-	__UST_SDT_AUTO __ust_a9 = (a9); \
-	__UST_SDT_AUTO __ust_a10 = (a10); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 10, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10));
-#define __UST_SDT_MARK_11(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	__UST_SDT_AUTO __ust_a8 = (a8); \
-	__UST_SDT_AUTO __ust_a9 = (a9); \
-	__UST_SDT_AUTO __ust_a10 = (a10); \
-	__UST_SDT_AUTO __ust_a11 = (a11); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 11, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11));
-#define __UST_SDT_MARK_12(chan, ev, desc, flags, fmt, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) \
-	__UST_SDT_AUTO __ust_a1 = (a1); \
-	__UST_SDT_AUTO __ust_a2 = (a2); \
-	__UST_SDT_AUTO __ust_a3 = (a3); \
-	__UST_SDT_AUTO __ust_a4 = (a4); \
-	__UST_SDT_AUTO __ust_a5 = (a5); \
-	__UST_SDT_AUTO __ust_a6 = (a6); \
-	__UST_SDT_AUTO __ust_a7 = (a7); \
-	__UST_SDT_AUTO __ust_a8 = (a8); \
-	__UST_SDT_AUTO __ust_a9 = (a9); \
-	__UST_SDT_AUTO __ust_a10 = (a10); \
-	__UST_SDT_AUTO __ust_a11 = (a11); \
-	__UST_SDT_AUTO __ust_a12 = (a12); \
-	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11, __ust_a12); \
-	if (__UST_SDT_ATTACHED(flags)) \
-		__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), 12, (__ust_a1, __ust_a2, __ust_a3, __ust_a4, __ust_a5, __ust_a6, __ust_a7, __ust_a8, __ust_a9, __ust_a10, __ust_a11, __ust_a12));
+		ust_marker_emit(&(desc), __UST_SDT_VARS(n));
+/* The locals of n arguments after the format, the first named __ust_a<n>,
+ * the last __ust_a1; and their list in the arguments' order. */
+#define __UST_SDT_LET(n, fmt, ...)	__UST_SDT_LET_##n(__VA_ARGS__)
+#define __UST_SDT_VARS(n)		__UST_SDT_VARS_##n
+#define __UST_SDT_LET_1(a)		__UST_SDT_AUTO __ust_a1 = (a);
+#define __UST_SDT_LET_2(a, ...)		__UST_SDT_AUTO __ust_a2 = (a); __UST_SDT_LET_1(__VA_ARGS__)
+#define __UST_SDT_LET_3(a, ...)		__UST_SDT_AUTO __ust_a3 = (a); __UST_SDT_LET_2(__VA_ARGS__)
+#define __UST_SDT_LET_4(a, ...)		__UST_SDT_AUTO __ust_a4 = (a); __UST_SDT_LET_3(__VA_ARGS__)
+#define __UST_SDT_LET_5(a, ...)		__UST_SDT_AUTO __ust_a5 = (a); __UST_SDT_LET_4(__VA_ARGS__)
+#define __UST_SDT_LET_6(a, ...)		__UST_SDT_AUTO __ust_a6 = (a); __UST_SDT_LET_5(__VA_ARGS__)
+#define __UST_SDT_LET_7(a, ...)		__UST_SDT_AUTO __ust_a7 = (a); __UST_SDT_LET_6(__VA_ARGS__)
+#define __UST_SDT_LET_8(a, ...)		__UST_SDT_AUTO __ust_a8 = (a); __UST_SDT_LET_7(__VA_ARGS__)
+#define __UST_SDT_LET_9(a, ...)		__UST_SDT_AUTO __ust_a9 = (a); __UST_SDT_LET_8(__VA_ARGS__)
+#define __UST_SDT_LET_10(a, ...)	__UST_SDT_AUTO __ust_a10 = (a); __UST_SDT_LET_9(__VA_ARGS__)
+#define __UST_SDT_LET_11(a, ...)	__UST_SDT_AUTO __ust_a11 = (a); __UST_SDT_LET_10(__VA_ARGS__)
+#define __UST_SDT_LET_12(a, ...)	__UST_SDT_AUTO __ust_a12 = (a); __UST_SDT_LET_11(__VA_ARGS__)
+#define __UST_SDT_VARS_1	__ust_a1
+#define __UST_SDT_VARS_2	__ust_a2, __UST_SDT_VARS_1
+#define __UST_SDT_VARS_3	__ust_a3, __UST_SDT_VARS_2
+#define __UST_SDT_VARS_4	__ust_a4, __UST_SDT_VARS_3
+#define __UST_SDT_VARS_5	__ust_a5, __UST_SDT_VARS_4
+#define __UST_SDT_VARS_6	__ust_a6, __UST_SDT_VARS_5
+#define __UST_SDT_VARS_7	__ust_a7, __UST_SDT_VARS_6
+#define __UST_SDT_VARS_8	__ust_a8, __UST_SDT_VARS_7
+#define __UST_SDT_VARS_9	__ust_a9, __UST_SDT_VARS_8
+#define __UST_SDT_VARS_10	__ust_a10, __UST_SDT_VARS_9
+#define __UST_SDT_VARS_11	__ust_a11, __UST_SDT_VARS_10
+#define __UST_SDT_VARS_12	__ust_a12, __UST_SDT_VARS_11
 
 /* A typed event's argument count from __UST_TE_NARGS (1: none, 2 per pair). */
 #define __UST_SDT_TE_N(pargs)	__UST_ARG_CAT(__UST_SDT_TE_N_, __UST_TE_NARGS pargs)

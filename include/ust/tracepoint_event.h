@@ -111,8 +111,9 @@
 
 /*
  * What an enabled site calls: the probe, or with UST_SDT a function that
- * calls the probe when libust's half of the word is set and is the site's
- * sys/sdt.h probe (ust/sdt.h), once per inlined copy.
+ * is the site's sys/sdt.h probe (ust/sdt.h), once per inlined copy, and
+ * calls the probe when libust's half of the word is set. The sys/sdt.h
+ * probe comes first, so that the arguments need not outlive the call.
  */
 #if UST_SDT
 #include <ust/sdt.h>
@@ -121,12 +122,10 @@
 	static inline __attribute__((unused, always_inline)) void \
 	__ust_sdt_##prov##___##ev(__UST_TE_PROTO pargs) \
 	{ \
-		int32_t __ust_flags = ust_site_enabled(__ust_event_##prov##___##ev.enabled); \
-		if (__ust_flags & UST_SITE_UST_MASK) \
+		__UST_SDT_PROBE(prov, ev, __UST_SDT_SEM(__ust_event_##prov##___##ev), \
+				__UST_SDT_TE_N(pargs), (__UST_TE_NAMES pargs)); \
+		if (ust_site_enabled(__ust_event_##prov##___##ev.enabled) & UST_SITE_UST_MASK) \
 			__ust_probe_##prov##___##ev(__UST_TE_NAMES pargs); \
-		if (__UST_SDT_ATTACHED(__ust_flags)) \
-			__UST_SDT_PROBE(prov, ev, __UST_SDT_SEM(__ust_event_##prov##___##ev), \
-					__UST_SDT_TE_N(pargs), (__UST_TE_NAMES pargs)); \
 	}
 #else
 #define __UST_TE_FIRE(prov, ev)	__ust_probe_##prov##___##ev

@@ -69,10 +69,14 @@ def measure(builddir, runs, tmp, lttng_class):
                  "--num-subbuf", SUBBUF[1], "chan")
         lt.lttng("enable-event", "-u", "-s", name, "-c", "chan", "lttng_ust_cyg_profile:*")
         lt.lttng("start", name)
-        e = dict(lt.environ(), LD_PRELOAD=cyg)
-        ns = _ns(subprocess.run(lt.prefix + [_worker(builddir, "cyg"), str(CALLS)], env=e,
-                                check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True).stdout)
+        # The library is preloaded into the worker only, through env after
+        # setpriv: preloaded into setpriv (root), LTTng-UST's threads start
+        # there, and glibc aborts setpriv when one of them fails its share
+        # of the setresgid() to nobody.
+        ns = _ns(subprocess.run(lt.prefix + ["env", "LD_PRELOAD=" + cyg,
+                                             _worker(builddir, "cyg"), str(CALLS)],
+                                env=lt.environ(), check=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True).stdout)
         lt.lttng("stop", name)
         lt.lttng("destroy", name)
         shutil.rmtree(os.path.join(lt.out, name), ignore_errors=True)

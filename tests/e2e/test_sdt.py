@@ -168,4 +168,43 @@ else:
     t.eq(marks, [("0", "0"), ("1", "1000000000"), ("2", "2000000000")],
          "bpftrace reads a C marker's arguments (int, string, long)")
     t.ok(re.search(r"^@b: 3$", out, re.M), "a span's begin marker is a probe too", out + res.stderr)
+# ------------------------------------------- the disabled site is unchanged
+# The benchmark's loop (three sites, bench_fire() called in the loop),
+# compiled as the bench is, with and without the probes: in both
+# bench_fire() is inlined into bench_thread(), and each site's disabled
+# branch is the same load of its enabled word, test and branch. (With the
+# note's dozens of asm lines counted by gcc's inliner, bench_fire() was
+# called instead, a disabled site cost a call and a prologue.)
+BENCH = os.path.join(TOP_SRC, "tests", "benchmark")
+
+
+def disabled_branches(sdt):
+    """bench_thread()'s calls and its disabled-site branches (a load from
+    a rip-relative word, test of it, je), or None and why."""
+    obj = os.path.join(b, "bench-sdt%d.o" % sdt)
+    ok, diag = sh(["gcc", "-std=gnu11", "-O2", "-pthread", "-DUST_SDT=%d" % sdt,
+                   "-I" + os.path.join(TOP_SRC, "include"),
+                   "-I" + os.path.join(TOP_BUILD, "include"), "-I" + BENCH, "-c",
+                   os.path.join(BENCH, "bench_ust.c"), "-o", obj])
+    if not ok:
+        return None, diag
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"<bench_thread>:\n(.*?)\n\n", dis, re.S)
+    if not m:
+        return None, dis
+    ins = [l.split("\t", 1)[1].split("#")[0].strip() for l in m.group(1).splitlines()
+           if "\t" in l]
+    calls = [i for i in ins if i.startswith("call") and "bench_fire" in i]
+    branches = sum(1 for x, y, z in zip(ins, ins[1:], ins[2:])
+                   if re.fullmatch(r"mov\s+0x0\(%rip\),(%e\w\w)", x) and
+                   y == "test   %s,%s" % (x[-4:], x[-4:]) and z.startswith("je"))
+    return (calls, branches), "\n".join(ins)
+
+
+plain, plain_dis = disabled_branches(0)
+probed, probed_dis = disabled_branches(1)
+t.ok(plain is not None and probed is not None and plain == probed == ([], 3),
+     "bench_fire() inlined and 3 disabled sites of load, test, je, with and without the "
+     "probes: %s / %s" % (plain, probed), plain_dis + "\n----\n" + probed_dis)
 t.done()

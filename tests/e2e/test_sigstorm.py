@@ -13,7 +13,10 @@ import tempfile
 
 from ustest import Tap, Workspace, app, babeltrace_check, read_trace
 
-THREADS, LOOP, PERIOD_US = 2, 200000, 20
+# 50 000 loop events per thread give thousands of handler runs, hundreds
+# nested in the other handler (the checks below ask for 1 000 and 1); more
+# only lengthen the three reads of the trace.
+THREADS, LOOP, PERIOD_US = 2, 50000, 20
 KINDS = ("loop", "sig_a", "sig_b")
 
 
