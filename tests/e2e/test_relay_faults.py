@@ -7,7 +7,9 @@ between that stops forwarding, relayd killed (SIGKILL). Then relayd's
 copy and ustd's fallback directory, each read by babeltrace2, hold every
 event between them, counted exactly; babeltrace2 given both directories
 reads each event once. The copies ustd keeps for relayd are bounded: past
-the bound they go to the fallback while the trace stays relayed."""
+the bound they go to the fallback while the trace stays relayed. relayd
+killed during a flood at full speed, its data held back: written +
+discarded = emitted."""
 
 import os
 import re
@@ -40,6 +42,7 @@ class Proxy:
         for ev in self.flow.values():
             ev.set()
         self.hold_data = False
+        self.held = 0               # bytes of data held so far
         self.socks = []
         self.listeners = {}
         for port, target in (("ctrl", relayd.ctrl), ("data", relayd.data)):
@@ -85,6 +88,7 @@ class Proxy:
                     return
                 if holding and self.hold_data:
                     held.append(data)
+                    self.held += len(data)
                     continue
                 flow.wait()
                 dst.sendall(b"".join(held) + data)
@@ -181,6 +185,22 @@ def check_union(label, emitted, stderr, remote, fallback):
     return overlap
 
 
+def held_flood(label, n):
+    """A relayd and a proxy that holds its data back, and the program
+    through usttrace --relay at full speed, n ticks per thread. Returns
+    (relayd, proxy, usttrace's process, the output directory)."""
+    relayd = Relayd(ws, label)
+    proxy = Proxy(relayd)
+    proxy.hold()
+    out = os.path.join(ws.root, label + "-out")
+    proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", proxy.url, app("ticker"), "-t",
+                             str(THREADS), "-i", "0", "-n", str(n)],
+                            env=ws.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    ws.daemons.append(proc)
+    return relayd, proxy, proc, out
+
+
 if not RELAYD:
     t.ok(False, "lttng-relayd is installed (the README's test command installs lttng-tools)")
     t.done()
@@ -229,15 +249,8 @@ proxy.close()
 #    data stays in the proxy, so nothing is confirmed. Past the bound
 #    (8 MiB or more), ustd writes the copies to the fallback and keeps
 #    streaming; once the data flows again relayd has all of it too.
-relayd = Relayd(ws, "behind")
-proxy = Proxy(relayd)
-proxy.hold()
 N = 200000
-out = os.path.join(ws.root, "behind-out")
-proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", proxy.url, app("ticker"), "-t",
-                         str(THREADS), "-i", "0", "-n", str(N)],
-                        env=ws.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-ws.daemons.append(proc)
+relayd, proxy, proc, out = held_flood("behind", N)
 deadline = time.time() + 60
 spilled = []
 while time.time() < deadline and not spilled and proc.poll() is None:
@@ -274,5 +287,43 @@ if t.ok(len(remote) == 1 and len(fallback) == 1, "one trace at relayd and one fa
          "babeltrace2 given both directories prints every tick once (%d)" % len(merged),
          "rc %d, %d ticks; %s" % (rc, len(merged), err[-2000:]))
 proxy.close()
+
+# 6. A flood at full speed whose data relayd never gets (held in the
+#    proxy), then relayd killed. relayd has the index entries, not the
+#    data: every "not yet" to DATA_PENDING must keep the copies, in memory
+#    or, past the bound, in the fallback, so that every tick is in the
+#    fallback in the end or counted as discarded by the writers while ustd
+#    moved there (manual 9.4).
+N = 500000
+relayd, proxy, proc, out = held_flood("flood", N)
+# Killed with several MiB sent and unconfirmed, fewer than the bound of 8.
+deadline = time.time() + 60
+while time.time() < deadline and proc.poll() is None and proxy.held < (4 << 20):
+    time.sleep(0.01)
+flooding = proc.poll() is None
+relayd.kill()
+stdout, stderr = proc.communicate(timeout=180)
+proxy.close()
+emitted = {int(a): int(b) for a, b in re.findall(r"emitted (\d+) (\d+)", stdout)}
+t.ok(proc.returncode == 0 and flooding and emitted == {th: N for th in range(THREADS)},
+     "flood: relayd killed with %d KiB it never got, while the program emitted its %d ticks "
+     "at full speed" % (proxy.held >> 10, THREADS * N), stdout + stderr)
+m = re.search(r"session \*-(\d+)-\*", stderr)
+remote = relayd.traces("ticker-%s-" % m.group(1)) if m else []
+fallback = [os.path.join(out, d) for d in os.listdir(out)] if os.path.isdir(out) else []
+t.ok(re.search(r"lost lttng-relayd at \S+ while streaming ticker\[\d+\] \(.+\); the rest of the "
+               r"trace goes to \S+, beginning with the \d+ packets relayd had not confirmed",
+               stderr) and len(fallback) == 1,
+     "flood: ustd lost relayd with packets unconfirmed; one fallback directory",
+     "%s\nrelayd %r, fallback %r" % (stderr, remote, fallback))
+if fallback:
+    merged, discarded, rc, err = ticks_of(*(remote + fallback))
+    t.ok(rc == 0 and len(merged) == len(set(merged)) and
+         len(merged) + discarded == THREADS * N and
+         set(merged) <= {(th, q) for th in range(THREADS) for q in range(N)},
+         "flood: relayd and the fallback hold %d ticks, each once, and %d were counted "
+         "discarded: all %d accounted for" % (len(merged), discarded, THREADS * N),
+         "rc %d, %d ticks (%d distinct), %d discarded; %s"
+         % (rc, len(merged), len(set(merged)), discarded, err))
 
 t.done()
