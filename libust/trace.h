@@ -89,6 +89,11 @@ int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint
  * to the buffers that exist. get gives the timeout channel has. */
 int ust_trace_set_blocking(const char *name, const char *channel, const char *value);
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len);
+/* Bounded disk (libustcomm/bufsize.h) of channel ("*": of every channel
+ * without its own): SIZE as users write it, COUNT decimal or NULL/"" for
+ * 0; only before the buffers are allocated. */
+int ust_trace_set_tracefile(const char *name, const char *channel, const char *size,
+			    const char *count);
 /* Gives each channel's buffers the blocking timeout its settings say. */
 void ust_trace_apply_blocking(void);
 /* Until the buffers are allocated; destroying the trace forgets it. */

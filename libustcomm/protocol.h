@@ -16,7 +16,7 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		5u
+#define USTCOMM_VERSION		6u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 #define USTCOMM_PATH_MAX	4096
@@ -77,6 +77,11 @@ struct ustcomm_stream {
 	/* Bytes of event context between each event's header and its
 	 * payload (event_context.h): what a crash rescue steps over. */
 	uint32_t ctx_size;
+	/* Bounded disk (version 6, bufsize.h): files of at most
+	 * tracefile_size bytes (0: one file), the newest tracefile_count
+	 * kept (0: all). */
+	uint32_t tracefile_count;
+	uint64_t tracefile_size;
 };
 
 /* One payload field as laid out in the buffer (the kinds of ust/core.h). */
