@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Bounded disk, short runs: --tracefile-size/--tracefile-count on usttrace
+and in UST_CHANNELS. Each stream is cut into <channel>_<cpu>_<k> files
+(LTTng's names) of whole packets, only the newest N are kept, babeltrace2
+reads what remains, and the events left are exactly the newest ones of the
+program's numbering. The program runs pinned to one CPU so that one
+stream holds one numbering, with a blocking timeout so that nothing is
+discarded and the count is exact. Bad input is refused with a message."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import tracefile_check as tc
+import ustest
+from ustest import Tap, Workspace, app, read_trace
+
+t = Tap()
+STRESS = app("stress")
+CPU = min(os.sched_getaffinity(0))
+TASKSET = shutil.which("taskset")
+
+
+def emitted(stdout):
+    m = re.search(r"^emitted 0 (\d+)$", stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
+def check_trace(label, trace, size, count, packet, last):
+    t.eq(tc.disk_problems(trace, size, count, packet), [],
+         "%s: at most %s files of %d bytes per stream" % (label, count or "all", size))
+    t.eq(ustest.stream_problems(trace, padded=True), [],
+         "%s: every file has its own index/<file>.idx matching its packets" % label)
+    ok, err = tc.babeltrace_ok(trace)
+    t.ok(ok, "%s: babeltrace2 reads what remains" % label, err)
+    events, discarded = read_trace(trace)
+    events = [e for e in events if e.name == "ust:stress"]
+    t.eq(discarded, 0, "%s: nothing discarded (blocking timeout)" % label)
+    t.eq(tc.suffix_problems(events, "seq", last - 1), [],
+         "%s: the events left are the newest, in order, none missing or doubled" % label)
+    return events
+
+
+# Bad input: refused before anything runs, with what is expected.
+ws = Workspace()
+for args, what in ((["--tracefile-count", "4"], "needs --tracefile-size"),
+                   (["--tracefile-size", "100"], "from 4096"),
+                   (["--tracefile-size", "1M", "--tracefile-count", "many"], "number of files"),
+                   (["--tracefile-size", "1T"], "expected bytes")):
+    res = ws.usttrace(args + [STRESS, "-d", "0.1"])
+    t.ok(res.returncode != 0 and what in res.stderr and not ws.trace_dirs(),
+         "usttrace %s refused: %s" % (" ".join(args), what), res.stderr)
+
+# usttrace: 64 KiB files of 16 KiB packets, the newest 3 kept.
+if not TASKSET:
+    t.ok(True, "# SKIP taskset (util-linux) is not installed")
+else:
+    ws = Workspace()
+    res = ws.usttrace(["--subbuf-size", "16k", "--subbuf-num", "4", "--blocking-timeout", "inf",
+                       "--tracefile-size", "64k", "--tracefile-count", "3",
+                       TASKSET, "-c", str(CPU), STRESS, "-d", "2"])
+    n = emitted(res.stdout)
+    t.ok(res.returncode == 0 and n, "usttrace --tracefile-size 64k --tracefile-count 3 ran",
+         res.stderr)
+    trace = ws.trace_dirs()[0]
+    files = tc.stream_files(trace)
+    cpu_stream = "ust_%d" % CPU
+    t.eq(sorted(files.get(cpu_stream, {})), [0, 1, 2],
+         "the busy stream wrapped around its 3 files, named %s_0.._2" % cpu_stream)
+    events = check_trace("usttrace 64k x 3", trace, 64 << 10, 3, 16 << 10, n)
+    t.ok(events and events[0].fields["seq"] > 0, "the oldest files were removed",
+         events[0].fields if events else None)
+
+    # UST_CHANNELS, a packet larger than the file size: one packet a file,
+    # and with no count every file is kept, so that every event is there.
+    ws = Workspace()
+    ustd = ws.start_ustd()
+    proc = subprocess.run([TASKSET, "-c", str(CPU), STRESS, "-d", "0.5"],
+                          env=ws.env(UST_TRACE=1, UST_CHANNELS="*:16k:4@inf%4096"),
+                          capture_output=True, text=True, timeout=120)
+    n = emitted(proc.stdout)
+    t.ok(proc.returncode == 0 and n and "error" not in proc.stderr,
+         "UST_CHANNELS *:16k:4@inf%4096 accepted", proc.stderr)
+    ustest.wait_for(lambda: ws.trace_dirs(), timeout=10)
+    trace = ws.trace_dirs()[0]
+    ustest.wait_for(lambda: any(e.fields.get("seq") == n - 1
+                                for e in read_trace(trace)[0][-5:]), timeout=20)
+    files = tc.stream_files(trace).get(cpu_stream, {})
+    per_file = [len(ustest.packets(os.path.join(trace, "%s_%d" % (cpu_stream, k)))[0])
+                for k in sorted(files)]
+    t.ok(len(per_file) > 3 and set(per_file) == {1},
+         "a packet larger than the file size gets a file of its own", per_file)
+    events = check_trace("UST_CHANNELS 4096, all kept", trace, 4096, 0, 16 << 10, n)
+    t.ok(events and events[0].fields["seq"] == 0, "every event of the run is there, from the first",
+         events[0].fields if events else None)
+
+    # A bad bounded-disk part of UST_CHANNELS is said, and the trace is
+    # written as if it were not there: nothing lost.
+    proc = subprocess.run([STRESS, "-d", "0.1"],
+                          env=ws.env(UST_TRACE=1, UST_CHANNELS="*::%100/3"),
+                          capture_output=True, text=True, timeout=60)
+    t.ok("UST_CHANNELS" in proc.stderr and "tracefile size '100'" in proc.stderr,
+         "UST_CHANNELS with a tracefile size of 100 bytes is refused, said on stderr",
+         proc.stderr)
+    unbounded = lambda: [d for d in ws.trace_dirs() if os.path.exists(os.path.join(d, "ust_0"))]
+    t.ok(ustest.wait_for(unbounded, timeout=10),
+         "that program's trace is written unbounded, as one file per stream",
+         ws.trace_dirs())
+    ustd.terminate()
+    ustd.wait(timeout=30)
+
+t.done()
