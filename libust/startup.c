@@ -194,7 +194,7 @@ static void env_channels(void)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *size = strchr(tok, ':'), *num = size ? strchr(size + 1, ':') : NULL;
 		char *ctx = num ? strchr(num + 1, ':') : NULL;
-		char *tracefile = strchr(tok, '%'), *tf_count = NULL;
+		char *tracefile = strchr(tok, '%');
 		char *blocking = strchr(tok, '@');
 		uint32_t sz, n, us;
 
@@ -206,9 +206,6 @@ static void env_channels(void)
 				continue;
 			}
 			*tracefile++ = '\0';
-			tf_count = strchr(tracefile, '/');
-			if (tf_count)
-				*tf_count++ = '\0';
 		}
 		if (blocking)
 			*blocking++ = '\0';
@@ -243,7 +240,7 @@ static void env_channels(void)
 			env_channel_contexts(tok, ctx);
 		if (blocking && ust_trace_set_blocking(NULL, tok, blocking) < 0)
 			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
-		if (tracefile && ust_trace_set_tracefile(NULL, tok, tracefile, tf_count) < 0)
+		if (tracefile && ust_trace_set_tracefile(NULL, tok, tracefile) < 0)
 			ustcomm_err("UST_CHANNELS: channel %s: %s", tok, ust_trace_error());
 	}
 	free(copy);

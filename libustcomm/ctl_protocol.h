@@ -26,7 +26,7 @@
 #include "libustcomm/filter_bytecode.h"
 
 #define USTCOMM_CTL_MAGIC		0x55535443u	/* "USTC" */
-#define USTCOMM_CTL_VERSION		4u
+#define USTCOMM_CTL_VERSION		5u
 /* Requests are small: names, patterns, a path... */
 #define USTCOMM_CTL_MAX_REQUEST		65536u
 /* ...but for LOAD_SESSION, which carries a whole rule set. */
@@ -125,7 +125,14 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
 	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
 	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
-	USTCOMM_CTL_CMD_MAX = 25,
+	/* (TRACE, CHANNEL or "*", LIMITS: "SIZE[/COUNT]", SIZE bytes with
+	 * an optional k, M or G suffix, "0" for one file, COUNT decimal, "0"
+	 * or absent to keep all) -> (); bounded disk (bufsize.h), before the
+	 * buffers are allocated (version 5) */
+	USTCOMM_CTL_SET_TRACEFILE = 26,
+	/* (TRACE, CHANNEL) -> ("SIZE/COUNT", both decimal) */
+	USTCOMM_CTL_GET_TRACEFILE = 27,
+	USTCOMM_CTL_CMD_MAX = 27,
 };
 
 struct ustcomm_ctl_header {

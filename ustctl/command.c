@@ -128,6 +128,20 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the blocking timeout of CHANNEL in trace TRACE: inf, or\n"
 	  "microseconds (0: never waits).\n",
 	  true, 2, 2, ustctl_cmd_get_blocking },
+	{ "set-tracefile", "[-t TRACE] PID CHANNEL/SIZE[/COUNT]",
+	  "bound the disk a channel's trace files take",
+	  "Has ustd cut each stream of CHANNEL in trace TRACE (of every channel\n"
+	  "without its own setting, when CHANNEL is '*') into files\n"
+	  "<channel>_<cpu>_<k> of at most SIZE bytes of whole packets (k, M or G\n"
+	  "suffix allowed; at least 4096; 0: one file per stream) and keep only\n"
+	  "the newest COUNT of them (0 or absent: all), as LTTng's\n"
+	  "--tracefile-size and --tracefile-count. Only before the trace is\n"
+	  "allocated.\n",
+	  true, 2, 2, ustctl_cmd_set_tracefile },
+	{ "get-tracefile", "[-t TRACE] PID CHANNEL", "print a channel's tracefile size and count",
+	  "Prints the tracefile size (bytes, 0: one file) and count (0: all) of\n"
+	  "CHANNEL in trace TRACE, as SIZE/COUNT.\n",
+	  true, 2, 2, ustctl_cmd_get_tracefile },
 	{ "set-sock-path", "PID PATH", "choose the ustd a process reports to",
 	  "Makes process PID send the traces it starts from now on to the ustd\n"
 	  "listening on PATH.\n",

@@ -95,6 +95,8 @@ int ustctl_cmd_set_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_get_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_set_blocking(const struct ustctl_args *args);
 int ustctl_cmd_get_blocking(const struct ustctl_args *args);
+int ustctl_cmd_set_tracefile(const struct ustctl_args *args);
+int ustctl_cmd_get_tracefile(const struct ustctl_args *args);
 int ustctl_cmd_set_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_get_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_info(const struct ustctl_args *args);

@@ -111,4 +111,50 @@ else:
     ustd.terminate()
     ustd.wait(timeout=30)
 
+# ustctl set-tracefile / get-tracefile on a running program, before its
+# trace is allocated; refused after, and for bad input.
+ws = Workspace()
+ustd = ws.start_ustd()
+proc = ws.start_app("ticker", ["-i", "50"])
+pid = str(proc.pid)
+res = ws.ustctl(["set-tracefile", pid, "ust/8k/2"])
+t.ok(res.returncode == 0 and "tracefile size 8192 bytes, count 2" in res.stdout,
+     "ustctl set-tracefile PID ust/8k/2", res.stdout + res.stderr)
+res = ws.ustctl(["get-tracefile", pid, "ust"])
+t.eq(res.stdout.strip(), "8192/2", "get-tracefile gives SIZE/COUNT back")
+res = ws.ustctl(["get-tracefile", pid, "other"])
+t.eq(res.stdout.strip(), "0/0", "a channel without limits: one file, all kept")
+res = ws.ustctl(["--mi", "xml", "get-tracefile", pid, "ust"])
+t.ok('tracefile-size="8192"' in res.stdout and 'tracefile-count="2"' in res.stdout,
+     "get-tracefile --mi xml", res.stdout)
+for arg, what in (("ust/100", "from 4096"), ("ust/8k/2x", "COUNT"), ("ust/0/3", "needs a SIZE"),
+                  ("ust", "CHANNEL/SIZE")):
+    res = ws.ustctl(["set-tracefile", pid, arg])
+    t.ok(res.returncode == 2 and what in res.stderr,
+         "set-tracefile %s refused as bad input: %s" % (arg, what), res.stderr)
+res = ustest.ctl_call(ws.app_socket(proc.pid), ustest.ctl_request("set-tracefile", "", "ust", "1M/x"))
+t.ok(res[0] < 0 and "invalid tracefile count" in res[1][0],
+     "the program itself refuses a bad count sent by another controller", res)
+for args in (["set-subbuf-size", pid, "ust/4096"], ["enable-marker", pid, "ust:tick"],
+             ["create-trace", pid], ["start-trace", pid]):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, "ustctl " + " ".join(args[:1]), res.stderr)
+res = ws.ustctl(["set-tracefile", pid, "ust/1M"])
+t.ok(res.returncode != 0 and "allocated" in res.stderr,
+     "set-tracefile once the buffers exist is refused, saying why", res.stderr)
+ustest.wait_for(lambda: any(len(f) >= 2 for s, f in tc.stream_files(ws.trace_dirs()[0]).items()
+                            if s) if ws.trace_dirs() else False, timeout=20)
+for args in (["stop-trace", pid], ["destroy-trace", pid]):
+    ws.ustctl(args)
+ws.stop_app(proc)
+trace = ws.trace_dirs()[0]
+t.eq(tc.disk_problems(trace, 8192, 2, 4096), [],
+     "the trace of ustctl's settings: at most 2 files of 8 KiB per stream")
+t.ok(any(sorted(f) == [0, 1] for s, f in tc.stream_files(trace).items() if s),
+     "a stream filled both of its files", tc.stream_files(trace))
+ok, err = tc.babeltrace_ok(trace)
+t.ok(ok, "babeltrace2 reads it", err)
+ustd.terminate()
+ustd.wait(timeout=30)
+
 t.done()

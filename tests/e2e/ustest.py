@@ -291,8 +291,9 @@ def read_trace(path):
 CTL_MAGIC = 0x55535443
 # Version 2: list-markers gives levels and fields, get-session levels, filters
 # and contexts, enable-rule, add-context. Version 4: get-session gives each
-# channel's blocking timeout; set- and get-blocking-timeout.
-CTL_VERSION = 4
+# channel's blocking timeout; set- and get-blocking-timeout. Version 5:
+# set- and get-tracefile.
+CTL_VERSION = 5
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
             "create-trace": 5, "alloc-trace": 6, "start-trace": 7, "stop-trace": 8,
@@ -301,7 +302,7 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
             "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21,
             "set-output": 22, "load-session": 23, "set-blocking-timeout": 24,
-            "get-blocking-timeout": 25}
+            "get-blocking-timeout": 25, "set-tracefile": 26, "get-tracefile": 27}
 
 
 PAGE = 4096
