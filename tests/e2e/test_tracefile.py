@@ -15,6 +15,7 @@ import subprocess
 
 import tracefile_check as tc
 import ustest
+from relayd import RELAYD, Relayd
 from ustest import Tap, Workspace, app, read_trace
 
 t = Tap()
@@ -110,6 +111,34 @@ else:
          ws.trace_dirs())
     ustd.terminate()
     ustd.wait(timeout=30)
+
+# Streamed to lttng-relayd: relayd is told the limits with each stream
+# and cuts its files the same way.
+if TASKSET and RELAYD:
+    ws = Workspace()
+    relayd = Relayd(ws, "relay")
+    res = ws.usttrace(["--relay", relayd.url, "--subbuf-size", "16k", "--subbuf-num", "4",
+                       "--blocking-timeout", "inf", "--tracefile-size", "64k",
+                       "--tracefile-count", "3", TASKSET, "-c", str(CPU), STRESS, "-d", "1"])
+    n = emitted(res.stdout)
+    t.ok(res.returncode == 0 and n, "usttrace --relay --tracefile-size 64k --tracefile-count 3",
+         res.stderr)
+    remote = relayd.traces("stress-")
+    t.eq(len(remote), 1, "relayd holds the trace")
+    trace = remote[0] if remote else ws.out
+    t.eq(sorted(tc.stream_files(trace).get("ust_%d" % CPU, {})), [0, 1, 2],
+         "relayd wrapped the busy stream around 3 files, named as ustd names them")
+    t.eq(tc.disk_problems(trace, 64 << 10, 3, 16 << 10), [],
+         "relayd's copy: at most 3 files of 64 KiB per stream")
+    ok, err = tc.babeltrace_ok(trace)
+    t.ok(ok, "babeltrace2 reads relayd's files", err)
+    events = [e for e in read_trace(trace)[0] if e.name == "ust:stress"]
+    t.eq(tc.suffix_problems(events, "seq", (n or 0) - 1), [],
+         "relayd's files hold the newest events, none missing or doubled")
+    relayd.proc.terminate()
+    relayd.proc.wait(timeout=30)
+else:
+    t.ok(True, "# SKIP lttng-relayd or taskset is not installed")
 
 # ustctl set-tracefile / get-tracefile on a running program, before its
 # trace is allocated; refused after, and for bad input.
