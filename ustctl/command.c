@@ -229,6 +229,24 @@ int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid)
 	return 0;
 }
 
+int ustctl_parse_channel_value(const struct ustctl_args *args, const char *example,
+			       pid_t *pid, char **channel, const char **value)
+{
+	const char *arg = args->argv[1], *slash = strchr(arg, '/');
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	if (!slash || slash == arg)
+		return ustctl_usage_error(args->cmd, "'%s' is not %s", arg, example);
+	*channel = strndup(arg, (size_t)(slash - arg));
+	if (!*channel) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return USTCTL_EXIT_FAILED;
+	}
+	*value = slash + 1;
+	return 0;
+}
+
 int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pidsp)
 {
 	pid_t *pids = calloc((size_t)(args->argc - first), sizeof(*pids));

@@ -35,27 +35,22 @@ static int tracefile_report(const struct ustctl_args *args, pid_t pid, const cha
 	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
 }
 
-/* CHANNEL/SIZE[/COUNT]: a channel name holds no slash. */
 int ustctl_cmd_set_tracefile(const struct ustctl_args *args)
 {
-	const char *arg = args->argv[1], *slash = strchr(arg, '/');
+	const char *limits;
+	char *channel = NULL;
 	uint64_t size;
 	uint32_t count;
-	char *channel;
 	pid_t pid;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
-		return USTCTL_EXIT_USAGE;
-	if (!slash || slash == arg)
-		return ustctl_usage_error(args->cmd, "'%s' is not CHANNEL/SIZE[/COUNT] (e.g. ust/1M/4)",
-					  arg);
-	if (ustctl_tracefile_parse(slash + 1, &size, &count) < 0)
+	ret = ustctl_parse_channel_value(args, "CHANNEL/SIZE[/COUNT] (e.g. ust/1M/4)", &pid,
+					 &channel, &limits);
+	if (ret)
+		return ret;
+	if (ustctl_tracefile_parse(limits, &size, &count) < 0) {
+		free(channel);
 		return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
-	channel = strndup(arg, (size_t)(slash - arg));
-	if (!channel) {
-		ustctl_fail(0, "%s", strerror(ENOMEM));
-		return USTCTL_EXIT_FAILED;
 	}
 	ret = tracefile_report(args, pid, channel,
 			       ustctl_set_tracefile(pid, args->trace, channel, size, count),

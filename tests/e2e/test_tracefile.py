@@ -153,9 +153,16 @@ res = ws.ustctl(["get-tracefile", pid, "ust"])
 t.eq(res.stdout.strip(), "8192/2", "get-tracefile gives SIZE/COUNT back")
 res = ws.ustctl(["get-tracefile", pid, "other"])
 t.eq(res.stdout.strip(), "0/0", "a channel without limits: one file, all kept")
-res = ws.ustctl(["--mi", "xml", "get-tracefile", pid, "ust"])
-t.ok('tracefile-size="8192"' in res.stdout and 'tracefile-count="2"' in res.stdout,
-     "get-tracefile --mi xml", res.stdout)
+XSD = os.path.join(ustest.TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
+for args in (["get-tracefile", pid, "ust"], ["set-tracefile", pid, "ust/8k/2"],
+             ["set-tracefile", "999999999", "ust/8k"]):
+    res = ws.ustctl(["--mi", "xml"] + args)
+    valid = subprocess.run(["xmllint", "--noout", "--schema", XSD, "-"], input=res.stdout,
+                           capture_output=True, text=True, timeout=60)
+    t.ok(valid.returncode == 0 and (args[1] != pid or ('tracefile-size="8192"' in res.stdout and
+                                                       'tracefile-count="2"' in res.stdout)),
+         "--mi xml %s: valid against ustctl-mi.xsd, with the values" % args[0],
+         res.stdout + valid.stderr)
 for arg, what in (("ust/100", "from 4096"), ("ust/8k/2x", "COUNT"), ("ust/0/3", "needs a SIZE"),
                   ("ust", "CHANNEL/SIZE")):
     res = ws.ustctl(["set-tracefile", pid, arg])
