@@ -142,8 +142,12 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 
 int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char *path)
 {
-	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, s->out.tf.size,
-					s->out.tf.count, &s->out.handle);
+	/* lttng-relayd 2.13 divides by the count when it cuts a file (it
+	 * died of SIGFPE on a size without a count): without a count, relayd
+	 * writes one file. */
+	uint64_t size = s->out.tf.count ? s->out.tf.size : 0;
+	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, size, s->out.tf.count,
+					&s->out.handle);
 
 	if (ret == 0) {
 		s->out.sink = sink;

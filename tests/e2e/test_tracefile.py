@@ -30,8 +30,11 @@ def emitted(stdout):
 
 
 def check_trace(label, trace, size, count, packet, last):
-    t.eq(tc.disk_problems(trace, size, count, packet), [],
-         "%s: at most %s files of %d bytes per stream" % (label, count or "all", size))
+    if not t.eq(tc.disk_problems(trace, size, count, packet), [],
+                "%s: at most %s files of %d bytes per stream" % (label, count or "all", size)):
+        # Unbounded, the trace may be too large to read back in time.
+        t.ok(False, "%s: not read back" % label)
+        return []
     t.eq(ustest.stream_problems(trace, padded=True), [],
          "%s: every file has its own index/<file>.idx matching its packets" % label)
     ok, err = tc.babeltrace_ok(trace)

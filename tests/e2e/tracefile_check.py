@@ -41,8 +41,8 @@ def disk_problems(trace, size, count, packet):
             bad.append("stream files not named <channel>_<cpu>_<k>: %r" % sorted(files))
             continue
         if count and (len(files) > count or max(files) >= count):
-            bad.append("%s: files %r, expected at most %d numbered below %d"
-                       % (stream, sorted(files), count, count))
+            bad.append("%s: %d files numbered up to %d, expected at most %d numbered below %d"
+                       % (stream, len(files), max(files), count, count))
         total = sum(files.values())
         if count and total > count * size + packet:
             bad.append("%s: %d bytes on disk, over %d * %d + one packet (%d)"
