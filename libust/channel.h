@@ -30,6 +30,9 @@ struct ust_channel {
 	 * channel's life, as its stream's metadata declares them. */
 	uint32_t ctx_size;
 	struct ustcomm_ctx_set ctx;
+	/* Bounded disk, told to ustd with each stream (protocol.h). */
+	uint64_t tracefile_size;
+	uint32_t tracefile_count;
 };
 
 /* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */

@@ -15,6 +15,9 @@ struct chan_conf {
 	uint32_t size, num;		/* 0: the default */
 	int blocking_set;		/* 0: that of "*", or the default */
 	uint32_t blocking;
+	int tracefile_set;		/* 0: that of "*", or unbounded */
+	uint32_t tracefile_count;
+	uint64_t tracefile_size;
 	struct ustcomm_ctx_set ctx;
 };
 
@@ -100,6 +103,29 @@ uint32_t ust_chan_conf_blocking(const char *channel)
 
 	return c && c->blocking_set ? c->blocking :
 		all && all->blocking_set ? all->blocking : UST_BLOCKING_NEVER;
+}
+
+int ust_chan_conf_set_tracefile(const char *channel, uint64_t size, uint32_t count)
+{
+	struct chan_conf *c = conf_get(channel);
+
+	if (!c)
+		return -ENOSPC;
+	c->tracefile_size = size;
+	c->tracefile_count = count;
+	c->tracefile_set = 1;
+	return 0;
+}
+
+void ust_chan_conf_tracefile(const char *channel, uint64_t *size, uint32_t *count)
+{
+	const struct chan_conf *c = conf_find(channel);
+	const struct chan_conf *all = conf_find(UST_CHAN_CONF_ALL);
+
+	if (!c || !c->tracefile_set)
+		c = all && all->tracefile_set ? all : NULL;
+	*size = c ? c->tracefile_size : 0;
+	*count = c ? c->tracefile_count : 0;
 }
 
 int ust_chan_conf_add_context(const char *channel, int id)

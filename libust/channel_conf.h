@@ -29,6 +29,10 @@ void ust_chan_conf_geometry(const char *channel, uint32_t def_size, uint32_t def
 int ust_chan_conf_set_blocking(const char *channel, uint32_t us);
 /* The channel's own, else that of "*", else UST_BLOCKING_NEVER. */
 uint32_t ust_chan_conf_blocking(const char *channel);
+/* Bounded disk (libustcomm/bufsize.h): 0, or -ENOSPC. */
+int ust_chan_conf_set_tracefile(const char *channel, uint64_t size, uint32_t count);
+/* The channel's own, else that of "*", else 0 and 0 (one file). */
+void ust_chan_conf_tracefile(const char *channel, uint64_t *size, uint32_t *count);
 /* 0, -EEXIST when the channel records context id already (by itself or
  * through "*"), or -ENOSPC. */
 int ust_chan_conf_add_context(const char *channel, int id);

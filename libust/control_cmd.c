@@ -229,6 +229,20 @@ static int snapshot(struct reply *r, const char *const *args)
 	return ret;
 }
 
+static int get_tracefile(struct reply *r, const char *const *args)
+{
+	uint64_t size;
+	uint32_t count;
+	char text[40];
+	int ret = ust_trace_get_tracefile(args[0], args[1], &size, &count);
+
+	if (ret < 0)
+		return ret;
+	ustcomm_format(text, sizeof(text), "%llu/%u", (unsigned long long)size, count);
+	add(r, text);
+	return 0;
+}
+
 /* cmd is one of the commands: ustcomm_ctl_check_request() said so. */
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
@@ -355,6 +369,12 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		ret = ust_trace_get_blocking(args[0], args[1], text, sizeof(text));
 		if (ret >= 0)
 			add(r, text);
+		break;
+	case USTCOMM_CTL_SET_TRACEFILE:
+		ret = ust_trace_set_tracefile(args[0], args[1], args[2]);
+		break;
+	case USTCOMM_CTL_GET_TRACEFILE:
+		ret = get_tracefile(r, args);
 		break;
 	}
 	return ret;

@@ -175,11 +175,12 @@ static void env_channel_contexts(const char *channel, char *list)
 }
 
 /*
- * UST_CHANNELS: "NAME:SIZE:NUM[:CTX+CTX...][@TIMEOUT],..." as usttrace
- * writes it for --session, --context and --blocking-timeout; NAME "*" is
- * every channel. The contexts come after the sizes because their names
- * hold colons (perf:thread:cycles); the blocking timeout (blocking.h)
- * after an @, which no other part holds.
+ * UST_CHANNELS: "NAME:SIZE:NUM[:CTX+CTX...][@TIMEOUT][%FILESIZE[/COUNT]],..."
+ * as usttrace writes it for --session, --context, --blocking-timeout and
+ * --tracefile-size/--tracefile-count; NAME "*" is every channel. The
+ * contexts come after the sizes because their names hold colons
+ * (perf:thread:cycles); the blocking timeout (blocking.h) after an @ and
+ * the bounded disk (bufsize.h) after a %, which no other part holds.
  */
 static void env_channels(void)
 {
@@ -194,9 +195,19 @@ static void env_channels(void)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *size = strchr(tok, ':'), *num = size ? strchr(size + 1, ':') : NULL;
 		char *ctx = num ? strchr(num + 1, ':') : NULL;
+		char *tracefile = strchr(tok, '%');
 		char *blocking = strchr(tok, '@');
 		uint32_t sz, n, us;
 
+		if (tracefile) {
+			/* Nothing but FILESIZE[/COUNT] after the %. */
+			if (blocking > tracefile || num > tracefile || ctx > tracefile) {
+				ustcomm_err("UST_CHANNELS: '%s' is not NAME:SIZE:NUM[:CONTEXTS][@TIMEOUT][%%FILESIZE[/COUNT]]",
+					    tok);
+				continue;
+			}
+			*tracefile++ = '\0';
+		}
 		if (blocking)
 			*blocking++ = '\0';
 		if (!num || (ctx && blocking && ctx > blocking)) {
@@ -230,6 +241,8 @@ static void env_channels(void)
 			env_channel_contexts(tok, ctx);
 		if (blocking && ust_trace_set_blocking(NULL, tok, blocking) < 0)
 			ustcomm_err("UST_CHANNELS: %s", ust_trace_error());
+		if (tracefile && ust_trace_set_tracefile(NULL, tok, tracefile) < 0)
+			ustcomm_err("UST_CHANNELS: channel %s: %s", tok, ust_trace_error());
 	}
 	free(copy);
 }

@@ -96,6 +96,13 @@ int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint
  * to the buffers that exist. get gives the timeout channel has. */
 int ust_trace_set_blocking(const char *name, const char *channel, const char *value);
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len);
+/* Bounded disk (libustcomm/bufsize.h) of channel ("*": of every channel
+ * without its own): limits "SIZE[/COUNT]", SIZE as users write it, COUNT
+ * decimal (absent: 0); only before the buffers are allocated. */
+int ust_trace_set_tracefile(const char *name, const char *channel, const char *limits);
+/* The limits channel has: its own, else those of "*", else 0 and 0. */
+int ust_trace_get_tracefile(const char *name, const char *channel, uint64_t *size,
+			    uint32_t *count);
 /* Gives each channel's buffers the blocking timeout its settings say. */
 void ust_trace_apply_blocking(void);
 /* Flight-recorder mode (UST_OVERWRITE) of the trace's buffers; only

@@ -10,6 +10,8 @@
 #include "libust/rules.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/blocking.h"
+#include "libustcomm/bufsize.h"
+#include "libustcomm/format.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/perf_event.h"
@@ -118,6 +120,52 @@ int ust_trace_set_blocking(const char *name, const char *channel, const char *va
 	if (ust_chan_conf_set_blocking(channel, us) < 0)
 		return ust_trace_fail(-ENOSPC, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
 	ust_trace_apply_blocking();
+	return 0;
+}
+
+int ust_trace_set_tracefile(const char *name, const char *channel, const char *limits)
+{
+	char size[32];
+	const char *count = strchr(limits, '/');
+	size_t len = count ? (size_t)(count - limits) : strlen(limits);
+	int ret = check_channel_setting(name, channel);
+	uint64_t sz;
+	uint32_t n = 0;
+
+	if (ret < 0)
+		return ret;
+	if (len >= sizeof(size))
+		len = sizeof(size) - 1;
+	memcpy(size, limits, len);
+	size[len] = '\0';
+	if (count)
+		count++;
+	if (ustcomm_parse_size(size, 0, UST_TRACEFILE_SIZE_MAX, &sz) < 0 ||
+	    (sz && sz < UST_TRACEFILE_SIZE_MIN))
+		return ust_trace_fail(-EINVAL, "invalid tracefile size '%s': 0 (one file) or bytes from %llu, with an optional suffix k, M or G",
+			    size, UST_TRACEFILE_SIZE_MIN);
+	if (count && *count &&
+	    (ustcomm_parse_u32(count, &n) < 0 || n > UST_TRACEFILE_COUNT_MAX))
+		return ust_trace_fail(-EINVAL, "invalid tracefile count '%s': 0 (keep every file) or a number up to %u",
+			    count, UST_TRACEFILE_COUNT_MAX);
+	if (n && !sz)
+		return ust_trace_fail(-EINVAL, "a tracefile count needs a tracefile size: with one file per stream there is nothing to keep the newest of");
+	ret = check_not_allocated("tracefile limits are");
+	if (ret < 0)
+		return ret;
+	if (ust_chan_conf_set_tracefile(channel, sz, n) < 0)
+		return ust_trace_fail(-ENOSPC, "settings for at most %d channels", UST_TRACE_MAX_CHANNELS);
+	return 0;
+}
+
+int ust_trace_get_tracefile(const char *name, const char *channel, uint64_t *size,
+			    uint32_t *count)
+{
+	int ret = ust_trace_check_name(name);
+
+	if (ret < 0)
+		return ret;
+	ust_chan_conf_tracefile(channel, size, count);
 	return 0;
 }
 

@@ -103,6 +103,8 @@ int ust_trace_send_buffers(const struct ust_channel *chan)
 			.subbuf_count = chan->bufs[i].subbuf_count,
 			.flags = ust_t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
 			.ctx_size = chan->ctx_size,
+			.tracefile_count = chan->tracefile_count,
+			.tracefile_size = chan->tracefile_size,
 		};
 		int fds[2] = { chan->bufs[i].shm_fd, chan->bufs[i].wakeup_fd };
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libustcomm/bufsize.h"
 #include "libustcomm/shm_layout.h"
 
-USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
-				   uint32_t *out)
+USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,
+				   uint64_t *out)
 {
 	unsigned long long v;
 	unsigned shift = 0;
@@ -22,12 +23,27 @@ USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
 		shift = 10;
 	else if (*end == 'm' || *end == 'M')
 		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
 	if (shift)
 		end++;
 	if (*end || v > (max >> shift))
 		return -EINVAL;
 	v <<= shift;
-	if (v < min || !ust_is_pow2(v))
+	if (v < min)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
+				   uint32_t *out)
+{
+	uint64_t v;
+
+	/* No G: no power of two this parses for is that large. */
+	if (!text || strpbrk(text, "gG") ||
+	    ustcomm_parse_size(text, min, max, &v) < 0 || !ust_is_pow2(v))
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;

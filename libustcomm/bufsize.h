@@ -12,4 +12,18 @@
 USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
 				   uint32_t *out);
 
+/* Parses decimal with an optional k, M or G suffix (powers of 1024) into
+ * a value within [min, max]. Returns 0 or -EINVAL. */
+USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,
+				   uint64_t *out);
+
+/*
+ * Bounded disk: each stream cut into files of at most this many bytes of
+ * whole packets (0: one file, unbounded), only the newest count of them
+ * kept (0: all). The smallest size is that of one padded packet on disk.
+ */
+#define UST_TRACEFILE_SIZE_MIN		4096ull
+#define UST_TRACEFILE_SIZE_MAX		(1ull << 50)
+#define UST_TRACEFILE_COUNT_MAX		1000000u
+
 #endif

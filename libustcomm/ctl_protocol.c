@@ -36,6 +36,8 @@ static const struct {
 	[USTCOMM_CTL_LOAD_SESSION] = { "load-session", 3, -1 },
 	[USTCOMM_CTL_SET_BLOCKING_TIMEOUT] = { "set-blocking-timeout", 3, 3 },
 	[USTCOMM_CTL_GET_BLOCKING_TIMEOUT] = { "get-blocking-timeout", 2, 2 },
+	[USTCOMM_CTL_SET_TRACEFILE] = { "set-tracefile", 3, 3 },
+	[USTCOMM_CTL_GET_TRACEFILE] = { "get-tracefile", 2, 2 },
 	[USTCOMM_CTL_SESSION_CREATE] = { "create-session", 5, 5 },
 	[USTCOMM_CTL_SESSION_RULES] = { "enable-marker -s", 1, -1 },
 	[USTCOMM_CTL_SESSION_START] = { "start-session", 1, 1 },

@@ -125,6 +125,13 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SET_BLOCKING_TIMEOUT = 24,
 	/* (TRACE, CHANNEL) -> (TIMEOUT: "inf" or microseconds in decimal) */
 	USTCOMM_CTL_GET_BLOCKING_TIMEOUT = 25,
+	/* (TRACE, CHANNEL or "*", LIMITS: "SIZE[/COUNT]", SIZE bytes with
+	 * an optional k, M or G suffix, "0" for one file, COUNT decimal, "0"
+	 * or absent to keep all) -> (); bounded disk (bufsize.h), before the
+	 * buffers are allocated (version 5) */
+	USTCOMM_CTL_SET_TRACEFILE = 26,
+	/* (TRACE, CHANNEL) -> ("SIZE/COUNT", both decimal) */
+	USTCOMM_CTL_GET_TRACEFILE = 27,
 	/* (TRACE, PATTERN, FILTER: the expression or "", BYTECODE: as in
 	 * ENABLE_RULE, DIR: absolute or "" for the trace's directory,
 	 * AT_MOST: snapshots a minute in decimal, "0" for no limit) ->

@@ -11,6 +11,7 @@
 #include <ust/core.h>
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/event_context.h"
+#include "libustcomm/bufsize.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/trace_output.h"
 
@@ -20,7 +21,7 @@
 
 _Static_assert(sizeof(struct ustcomm_msg_header) == 16, "wire header layout");
 _Static_assert(sizeof(struct ustcomm_hello) == 120 + USTCOMM_PATH_MAX, "wire hello layout");
-_Static_assert(sizeof(struct ustcomm_stream) == 88, "wire stream layout");
+_Static_assert(sizeof(struct ustcomm_stream) == 104, "wire stream layout");
 _Static_assert(sizeof(struct ustcomm_field_layout) == 8, "wire field layout");
 _Static_assert(sizeof(struct ustcomm_event_layout) == 16, "wire event layout");
 
@@ -375,7 +376,10 @@ int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_str
 	    msg->nr_fds != 2 ||
 	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
 	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count) ||
-	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->ctx_size > USTCOMM_CTX_SIZE_MAX)
+	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->ctx_size > USTCOMM_CTX_SIZE_MAX ||
+	    (st->tracefile_size && (st->tracefile_size < UST_TRACEFILE_SIZE_MIN ||
+				    st->tracefile_size > UST_TRACEFILE_SIZE_MAX)) ||
+	    st->tracefile_count > UST_TRACEFILE_COUNT_MAX)
 		return -EPROTO;
 	*out = st;
 	return 0;

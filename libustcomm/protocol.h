@@ -84,6 +84,11 @@ struct ustcomm_stream {
 	/* Bytes of event context between each event's header and its
 	 * payload (event_context.h): what a crash rescue steps over. */
 	uint32_t ctx_size;
+	/* Bounded disk (version 6, bufsize.h): files of at most
+	 * tracefile_size bytes (0: one file), the newest tracefile_count
+	 * kept (0: all). */
+	uint32_t tracefile_count;
+	uint64_t tracefile_size;
 };
 
 /* One payload field as laid out in the buffer (the kinds of ust/core.h). */

@@ -253,8 +253,7 @@ static int check_channel(pid_t pid, uint16_t cmd, const char *channel)
 	return -EINVAL;
 }
 
-/* (TRACE, CHANNEL, VALUE) -> (): a channel's setting. */
-static int channel_set(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+int ustctl_channel_set(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
 		       const char *value)
 {
 	struct ustctl_reply reply;
@@ -273,8 +272,7 @@ static int channel_set(pid_t pid, uint16_t cmd, const char *trace, const char *c
 	return ret;
 }
 
-/* (TRACE, CHANNEL) -> (VALUE): a channel's setting, copied into value. */
-static int channel_get(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+int ustctl_channel_get(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
 		       char *value, size_t len)
 {
 	struct ustctl_reply reply;
@@ -300,14 +298,14 @@ static int set_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *ch
 	char text[16];
 
 	snprintf(text, sizeof(text), "%u", (unsigned)value);
-	return channel_set(pid, cmd, trace, channel, text);
+	return ustctl_channel_set(pid, cmd, trace, channel, text);
 }
 
 static int get_subbuf(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
 		      uint32_t *value)
 {
 	char text[16];
-	int ret = channel_get(pid, cmd, trace, channel, text, sizeof(text));
+	int ret = ustctl_channel_get(pid, cmd, trace, channel, text, sizeof(text));
 
 	return ret ? ret : ustctl_parse_u32(pid, cmd, text, UINT32_MAX, value);
 }
@@ -346,14 +344,14 @@ int ustctl_set_blocking_timeout(pid_t pid, const char *trace, const char *channe
 	char text[UST_BLOCKING_TEXT_MAX];
 
 	ustcomm_blocking_format(text, sizeof(text), us);
-	return channel_set(pid, USTCOMM_CTL_SET_BLOCKING_TIMEOUT, trace, channel, text);
+	return ustctl_channel_set(pid, USTCOMM_CTL_SET_BLOCKING_TIMEOUT, trace, channel, text);
 }
 
 int ustctl_get_blocking_timeout(pid_t pid, const char *trace, const char *channel, uint32_t *us)
 {
 	const uint16_t cmd = USTCOMM_CTL_GET_BLOCKING_TIMEOUT;
 	char text[UST_BLOCKING_TEXT_MAX];
-	int ret = channel_get(pid, cmd, trace, channel, text, sizeof(text));
+	int ret = ustctl_channel_get(pid, cmd, trace, channel, text, sizeof(text));
 
 	if (!ret && ustcomm_blocking_parse(text, us) < 0) {
 		ustctl_set_error("process %d answered %s with '%s', not a timeout", (int)pid,

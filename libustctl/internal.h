@@ -81,6 +81,13 @@ int ustctl_output_arg(pid_t pid, const char *output, char *out, size_t size);
  * does not fit. */
 int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid);
 
+/* (TRACE, CHANNEL, VALUE) -> (): a channel's setting. */
+int ustctl_channel_set(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		       const char *value);
+/* (TRACE, CHANNEL) -> (VALUE): a channel's setting, copied into value. */
+int ustctl_channel_get(pid_t pid, uint16_t cmd, const char *trace, const char *channel,
+		       char *value, size_t len);
+
 /* Parses a decimal reply field; -EPROTO (last error set) when it is not
  * one, or above max. */
 int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out);

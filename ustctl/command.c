@@ -134,6 +134,20 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the blocking timeout of CHANNEL in trace TRACE: inf, or\n"
 	  "microseconds (0: never waits).\n",
 	  true, 2, 2, ustctl_cmd_get_blocking },
+	{ "set-tracefile", "[-t TRACE] PID CHANNEL/SIZE[/COUNT]",
+	  "bound the disk a channel's trace files take",
+	  "Has ustd cut each stream of CHANNEL in trace TRACE (of every channel\n"
+	  "without its own setting, when CHANNEL is '*') into files\n"
+	  "<channel>_<cpu>_<k> of at most SIZE bytes of whole packets (k, M or G\n"
+	  "suffix allowed; at least 4096; 0: one file per stream) and keep only\n"
+	  "the newest COUNT of them (0 or absent: all), as LTTng's\n"
+	  "--tracefile-size and --tracefile-count. Only before the trace is\n"
+	  "allocated.\n",
+	  true, 2, 2, ustctl_cmd_set_tracefile },
+	{ "get-tracefile", "[-t TRACE] PID CHANNEL", "print a channel's tracefile size and count",
+	  "Prints the tracefile size (bytes, 0: one file) and count (0: all) of\n"
+	  "CHANNEL in trace TRACE, as SIZE/COUNT.\n",
+	  true, 2, 2, ustctl_cmd_get_tracefile },
 	{ "set-sock-path", "PID PATH", "choose the ustd a process reports to",
 	  "Makes process PID send the traces it starts from now on to the ustd\n"
 	  "listening on PATH.\n",
@@ -269,6 +283,24 @@ int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid)
 		return -EINVAL;
 	}
 	*pid = (pid_t)v;
+	return 0;
+}
+
+int ustctl_parse_channel_value(const struct ustctl_args *args, const char *example,
+			       pid_t *pid, char **channel, const char **value)
+{
+	const char *arg = args->argv[1], *slash = strchr(arg, '/');
+
+	if (ustctl_parse_pid(args->cmd, args->argv[0], pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	if (!slash || slash == arg)
+		return ustctl_usage_error(args->cmd, "'%s' is not %s", arg, example);
+	*channel = strndup(arg, (size_t)(slash - arg));
+	if (!*channel) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return USTCTL_EXIT_FAILED;
+	}
+	*value = slash + 1;
 	return 0;
 }
 

@@ -78,6 +78,12 @@ void ustctl_print_usage(FILE *fp, const struct ustctl_cmd *cmd);
 
 /* A positive decimal process ID, or a usage error (returns -EINVAL). */
 int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid);
+/* PID and CHANNEL/VALUE, the arguments of set-blocking-timeout and
+ * set-tracefile (a channel name holds no slash; VALUE may): 0 with
+ * *channel allocated and *value in the argument, or the exit status after
+ * saying what is wrong (example: a valid CHANNEL/VALUE). */
+int ustctl_parse_channel_value(const struct ustctl_args *args, const char *example,
+			       pid_t *pid, char **channel, const char **value);
 /* Every argument from first on as a PID; allocated. */
 int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pids);
 
@@ -110,6 +116,8 @@ int ustctl_cmd_set_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_get_subbuf(const struct ustctl_args *args);
 int ustctl_cmd_set_blocking(const struct ustctl_args *args);
 int ustctl_cmd_get_blocking(const struct ustctl_args *args);
+int ustctl_cmd_set_tracefile(const struct ustctl_args *args);
+int ustctl_cmd_get_tracefile(const struct ustctl_args *args);
 int ustctl_cmd_set_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_get_sock_path(const struct ustctl_args *args);
 int ustctl_cmd_info(const struct ustctl_args *args);

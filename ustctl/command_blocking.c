@@ -36,26 +36,21 @@ static int blocking_report(const struct ustctl_args *args, pid_t pid, const char
 	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
 }
 
-/* CHANNEL/TIMEOUT; the channel name may not hold a slash, the timeout does not. */
 int ustctl_cmd_set_blocking(const struct ustctl_args *args)
 {
-	const char *arg = args->argv[1], *slash = strrchr(arg, '/');
-	char *channel;
+	const char *timeout;
+	char *channel = NULL;
 	uint32_t us;
 	pid_t pid;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
-		return USTCTL_EXIT_USAGE;
-	if (!slash || slash == arg)
-		return ustctl_usage_error(args->cmd, "'%s' is not CHANNEL/TIMEOUT (e.g. ust/500ms)",
-					  arg);
-	if (ustctl_blocking_timeout_parse(slash + 1, &us) < 0)
+	ret = ustctl_parse_channel_value(args, "CHANNEL/TIMEOUT (e.g. ust/500ms)", &pid, &channel,
+					 &timeout);
+	if (ret)
+		return ret;
+	if (ustctl_blocking_timeout_parse(timeout, &us) < 0) {
+		free(channel);
 		return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
-	channel = strndup(arg, (size_t)(slash - arg));
-	if (!channel) {
-		ustctl_fail(0, "%s", strerror(ENOMEM));
-		return USTCTL_EXIT_FAILED;
 	}
 	ret = blocking_report(args, pid, channel,
 			      ustctl_set_blocking_timeout(pid, args->trace, channel, us), us, true);

@@ -238,7 +238,7 @@ static int app_relay_open(struct ustd_app *app)
 		ret = ustd_relay_create_session(r, app->trace_name, app->ctx->hostname,
 						app->ctx->live_timer_us);
 	if (ret == 0)
-		ret = ustd_relay_add_stream(r, "metadata", app->relay_path, &app->meta_handle);
+		ret = ustd_relay_add_stream(r, "metadata", app->relay_path, 0, 0, &app->meta_handle);
 	if (ret == 0)
 		ret = ustd_relay_streams_sent(r);
 	if (ret < 0) {

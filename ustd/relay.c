@@ -321,7 +321,7 @@ int ustd_relay_create_session(struct ustd_relay *r, const char *name, const char
 }
 
 int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *path,
-			  uint64_t *handle)
+			  uint64_t tracefile_size, uint32_t tracefile_count, uint64_t *handle)
 {
 	struct relay_add_stream msg = { 0 };
 	struct relay_status_stream reply;
@@ -332,6 +332,8 @@ int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *pa
 				  path, name);
 	memcpy(msg.channel_name, name, strlen(name));
 	memcpy(msg.pathname, path, strlen(path));
+	msg.tracefile_size = htobe64(tracefile_size);
+	msg.tracefile_count = htobe64(tracefile_count);
 	ret = relay_call(r, RELAY_CMD_ADD_STREAM, &msg, sizeof(msg), &reply, sizeof(reply));
 	if (ret < 0)
 		return ret;

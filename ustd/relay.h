@@ -54,9 +54,11 @@ int ustd_relay_create_session(struct ustd_relay *r, const char *name, const char
 			      uint32_t live_timer_us);
 
 /* Announces one stream, written by relayd as <its output>/path/name;
- * "metadata" is the metadata stream. *handle names it from then on. */
+ * "metadata" is the metadata stream. *handle names it from then on.
+ * relayd cuts its file as ustd does locally (tracefile.h; 0, 0: one
+ * file). */
 int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *path,
-			  uint64_t *handle);
+			  uint64_t tracefile_size, uint32_t tracefile_count, uint64_t *handle);
 
 /* Makes the streams announced so far visible to live viewers. */
 int ustd_relay_streams_sent(struct ustd_relay *r);

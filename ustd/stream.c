@@ -60,6 +60,8 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 	s->cpu = desc->cpu;
 	s->ctx_size = desc->ctx_size;
 	s->overwrite = desc->flags & UST_SHM_FLAG_OVERWRITE;
+	s->out.tf.size = desc->tracefile_size;
+	s->out.tf.count = desc->tracefile_size ? desc->tracefile_count : 0;
 	s->open = true;
 	s->dir = "";
 	/* ustcomm_check_stream() made the channel name safe as a file name. */
@@ -103,7 +105,12 @@ static bool stream_file_prealloc(int fd)
 int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
 			   const char *name)
 {
-	int ret = ustd_trace_dir_create_stream(td, name, &out->fd, &out->idx_fd);
+	char file[sizeof(((struct ustd_stream *)0)->name) + 24];
+	int ret = ustd_tracefile_name(&out->tf, name, file, sizeof(file));
+
+	if (ret == 0)
+		ret = ustd_trace_dir_create_stream(td, file, &out->fd, &out->idx_fd);
+	out->td = td;
 
 	/* A relayed stream falling back starts a new file; what it sent and
 	 * the counts its packets carry stay. */
@@ -135,7 +142,12 @@ int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *
 
 int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char *path)
 {
-	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, &s->out.handle);
+	/* lttng-relayd 2.13 divides by the count when it cuts a file (it
+	 * died of SIGFPE on a size without a count): without a count, relayd
+	 * writes one file. */
+	uint64_t size = s->out.tf.count ? s->out.tf.size : 0;
+	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, size, s->out.tf.count,
+					&s->out.handle);
 
 	if (ret == 0) {
 		s->out.sink = sink;
@@ -221,6 +233,27 @@ static void stream_prealloc(const struct ustd_stream *s, struct ustd_stream_out 
 }
 
 /*
+ * Bounded disk: the file is full, the packet begins the next one. The
+ * file it replaces goes first, so that the stream never holds more than
+ * its count of files. A failure stops the trace as a full disk does; the
+ * files written stay whole.
+ */
+static int stream_next_file(const struct ustd_stream *s, struct ustd_stream_out *out)
+{
+	const struct ustd_trace_dir *td = out->td;
+	int ret;
+
+	ustd_stream_out_close(out);
+	ret = ustd_tracefile_advance(&out->tf, td, s->name);
+	if (ret == 0)
+		ret = ustd_stream_out_create(out, td, s->name);
+	if (ret < 0)
+		ustcomm_err("stream %s of trace %s: cannot begin its next file: %s",
+			    s->name, s->dir, strerror(-ret));
+	return ret;
+}
+
+/*
  * Appends one whole packet and its index entry, or nothing: a packet
  * running past the end of its file makes the whole trace unreadable.
  *
@@ -248,6 +281,11 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 	struct ustd_index_entry e;
 	int ret;
 
+	if (ustd_tracefile_full(&out->tf, out->len, padded)) {
+		ret = stream_next_file(s, out);
+		if (ret < 0)
+			return ret;
+	}
 	memcpy(head, packet, sizeof(head));
 	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
 	stream_prealloc(s, out, padded);

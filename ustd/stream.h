@@ -17,6 +17,7 @@
 #include "ustd/relay.h"
 #include "ustd/relay_pending.h"
 #include "ustd/trace_dir.h"
+#include "ustd/tracefile.h"
 
 /*
  * A trace streamed to lttng-relayd: the connection its streams send on,
@@ -55,6 +56,11 @@ struct ustd_stream_out {
 	bool prealloc;			/* reserve blocks ahead (ext4) */
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
+	/* Bounded disk: the stream's limits and which file is being
+	 * written (zero for snapshots: one file), and the directory the
+	 * next file goes to. */
+	struct ustd_tracefile tf;
+	const struct ustd_trace_dir *td;
 };
 
 /* What crash rescue needs to know of the application. */
@@ -84,7 +90,8 @@ struct ustd_stream {
 int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		    int shm_fd, int wakeup_fd);
 
-/* Creates the stream file name and its packet index in td as out's files
+/* Creates the stream file name (with out->tf's limits, the current file
+ * of its series, tracefile.h) and its packet index in td as out's files
  * (out's other fields stay): for a stream, its relay fallback and
  * snapshots. Returns 0 or a negative errno (-EEXIST when they exist). */
 int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,

@@ -260,12 +260,27 @@ int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *na
 			close(*idx_fd);
 		*fd = *idx_fd = -1;
 		/* Nothing half-made stays behind to be read as a stream. */
-		snprintf(path, sizeof(path), "%s/%s", td->path, name);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/index/%s.idx", td->path, name);
-		unlink(path);
+		ustd_trace_dir_remove_stream(td, name);
 	}
 	return ret < 0 ? ret : 0;
+}
+
+int ustd_trace_dir_remove_stream(const struct ustd_trace_dir *td, const char *name)
+{
+	char path[PATH_MAX];
+	int n, ret = 0;
+
+	n = snprintf(path, sizeof(path), "%s/%s", td->path, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (unlink(path) < 0 && errno != ENOENT)
+		ret = -errno;
+	n = snprintf(path, sizeof(path), "%s/index/%s.idx", td->path, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (unlink(path) < 0 && errno != ENOENT && ret == 0)
+		ret = -errno;
+	return ret;
 }
 
 static int trace_dir_copy_metadata(const struct ustd_trace_dir *td,

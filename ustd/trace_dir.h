@@ -60,6 +60,10 @@ int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name
 int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *name,
 				 int *fd, int *idx_fd);
 
+/* Removes a stream's file `name` and its packet index, those that exist.
+ * Returns 0 or the first negative errno. */
+int ustd_trace_dir_remove_stream(const struct ustd_trace_dir *td, const char *name);
+
 /*
  * Creates <parent>/<name of td>-snapshot-<*n> (parent created as needed;
  * *n grows past names already taken) holding a copy of the metadata td

@@ -58,6 +58,8 @@ struct usttrace {
 	char *subbuf_size;		/* validated decimal text, or NULL */
 	char *subbuf_num;
 	char *blocking;			/* --blocking-timeout, as given */
+	char *tracefile_size;		/* --tracefile-size, as given */
+	char *tracefile_count;		/* --tracefile-count, as given */
 	char *session_file;		/* --session */
 	struct ustctl_session *session;	/* its contents */
 	bool session_bad;		/* it cannot be read: exit 2 */
@@ -184,6 +186,33 @@ static int usttrace_check_pow2(const char *opt, const char *arg, uint32_t min, u
 	return 0;
 }
 
+/* --tracefile-size and --tracefile-count, as libust will take them. */
+static int usttrace_check_tracefile(const struct usttrace *ut)
+{
+	uint64_t v;
+
+	if (ut->tracefile_size &&
+	    (ustcomm_parse_size(ut->tracefile_size, 0, UST_TRACEFILE_SIZE_MAX, &v) < 0 ||
+	     (v && v < UST_TRACEFILE_SIZE_MIN))) {
+		ustcomm_err("--tracefile-size %s: expected bytes from %llu (k, M and G suffixes allowed), or 0 for one file",
+			    ut->tracefile_size, UST_TRACEFILE_SIZE_MIN);
+		return -EINVAL;
+	}
+	if (!ut->tracefile_count)
+		return 0;
+	if (!ut->tracefile_size) {
+		ustcomm_err("--tracefile-count needs --tracefile-size: it counts the files each stream is cut into");
+		return -EINVAL;
+	}
+	if (ustcomm_parse_size(ut->tracefile_count, 0, UST_TRACEFILE_COUNT_MAX, &v) < 0 ||
+	    strpbrk(ut->tracefile_count, "kKmMgG")) {
+		ustcomm_err("--tracefile-count %s: expected a number of files up to %u (0: keep all)",
+			    ut->tracefile_count, UST_TRACEFILE_COUNT_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A context's name, checked, and whether this machine can record it. */
 static int usttrace_check_context(const char *what, const char *ctx)
 {
@@ -265,6 +294,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "blocking-timeout", '\0', POPT_ARG_STRING, &ut->blocking, 0,
 		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never, the default), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
 		  "TIMEOUT" },
+		{ "tracefile-size", '\0', POPT_ARG_STRING, &ut->tracefile_size, 0,
+		  "cut each stream into files of at most BYTES of whole packets (k, M, G suffixes allowed; at least 4096)",
+		  "BYTES" },
+		{ "tracefile-count", '\0', POPT_ARG_STRING, &ut->tracefile_count, 0,
+		  "with --tracefile-size: keep only the newest N files of each stream", "N" },
 		{ "session", '\0', POPT_ARG_STRING, &ut->session_file, 0,
 		  "start with the output, rules and channel settings of a session file (ustctl save-session); -m adds rules after them, -o and --relay override its output",
 		  "FILE.xml" },
@@ -422,6 +456,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ret = -EINVAL;
 		goto end;
 	}
+	ret = usttrace_check_tracefile(ut);
+	if (ret < 0)
+		goto end;
 	ut->shared = shared;
 	ut->follow = follow;
 	ut->overwrite = overwrite;
@@ -462,8 +499,9 @@ static int usttrace_pattern_rules(struct usttrace *ut)
  * What the program's environment says about events and channels: the
  * session's rules in order, then the -m patterns, for UST_AUTOPROBE (a
  * disable rule with a leading '-'); the session's channels, then the
- * --context and --blocking-timeout ones for every channel ("*"), for
- * UST_CHANNELS, as name:SIZE:NUM[:CTX+CTX...][@TIMEOUT] (an empty SIZE
+ * --context, --blocking-timeout and --tracefile-size ones for every
+ * channel ("*"), for UST_CHANNELS, as
+ * name:SIZE:NUM[:CTX+CTX...][@TIMEOUT][%FILESIZE/COUNT] (an empty SIZE
  * or NUM keeps the default).
  * Returns 0, or -EINVAL after saying what is wrong with the session's
  * contents.
@@ -509,6 +547,10 @@ static int usttrace_settings(struct usttrace *ut)
 	if (ut->blocking)
 		ustcomm_strbuf_printf(&ut->channels, "%s*::@%s", ut->channels.len ? "," : "",
 				      ut->blocking);
+	if (ut->tracefile_size)
+		ustcomm_strbuf_printf(&ut->channels, "%s*::%%%s/%s", ut->channels.len ? "," : "",
+				      ut->tracefile_size,
+				      ut->tracefile_count ? ut->tracefile_count : "0");
 	ret = ut->autoprobe.err ? ut->autoprobe.err : ut->channels.err;
 	if (ret < 0)
 		ustcomm_err("%s", strerror(-ret));
@@ -1067,6 +1109,8 @@ end:
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);
 	free(ut.blocking);
+	free(ut.tracefile_size);
+	free(ut.tracefile_count);
 	poptFreeContext(pc);
 	return rc;
 }

@@ -144,6 +144,23 @@ int ustctl_get_blocking_timeout(pid_t pid, const char *trace, const char *channe
 int ustctl_blocking_timeout_parse(const char *text, uint32_t *us);
 
 /*
+ * Bounded disk of a channel ("*": of every channel without its own),
+ * LTTng's --tracefile-size and --tracefile-count: ustd cuts each stream
+ * of the channel into files of at most size bytes of whole packets (at
+ * least USTCTL_TRACEFILE_SIZE_MIN; 0: one file per stream) and keeps only
+ * the newest count of them (0: all; a count needs a size). Only before
+ * the trace's buffers are allocated. get gives the limits the channel has.
+ */
+#define USTCTL_TRACEFILE_SIZE_MIN	4096u
+int ustctl_set_tracefile(pid_t pid, const char *trace, const char *channel, uint64_t size,
+			 uint32_t count);
+int ustctl_get_tracefile(pid_t pid, const char *trace, const char *channel, uint64_t *size,
+			 uint32_t *count);
+/* Users' spelling, "SIZE[/COUNT]" with an optional k, M or G suffix on
+ * SIZE ("1M/4"): 0, or -EINVAL with the last error set. */
+int ustctl_tracefile_parse(const char *text, uint64_t *size, uint32_t *count);
+
+/*
  * Flight-recorder traces (the program started with UST_OVERWRITE=1): ustd
  * copies what the buffers hold now into a new directory in dir, which it
  * creates if needed; the trace goes on recording. dir NULL or "" means

@@ -292,7 +292,8 @@ CTL_MAGIC = 0x55535443
 # Version 2: list-markers gives levels and fields, get-session levels, filters
 # and contexts, enable-rule, add-context. Version 4: get-session gives each
 # channel's blocking timeout; set- and get-blocking-timeout. Version 5:
-# add-trigger, list-triggers, remove-trigger; the session commands.
+# add-trigger, list-triggers, remove-trigger; the session commands;
+# set- and get-tracefile.
 CTL_VERSION = 5
 CTL_HEADER = struct.Struct("<IHHiIII")
 CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 4,
@@ -302,8 +303,8 @@ CTL_CMDS = {"info": 1, "list-markers": 2, "enable-marker": 3, "disable-marker": 
             "set-sock-path": 15, "get-sock-path": 16, "get-session": 17,
             "snapshot": 18, "reconnect": 19, "enable-rule": 20, "add-context": 21,
             "set-output": 22, "load-session": 23, "set-blocking-timeout": 24,
-            "get-blocking-timeout": 25, "add-trigger": 30, "list-triggers": 31,
-            "remove-trigger": 32}
+            "get-blocking-timeout": 25, "set-tracefile": 26, "get-tracefile": 27,
+            "add-trigger": 30, "list-triggers": 31, "remove-trigger": 32}
 
 
 PAGE = 4096

@@ -20,6 +20,17 @@ static void refuse(const char *text)
 	tap_ok(ret < 0 && v == 12345, "'%s' is refused and nothing stored", text);
 }
 
+/* Sizes that need not be powers of two: the tracefile size. */
+static void size_is(const char *text, int want_ret, uint64_t want)
+{
+	uint64_t v = 12345;
+	int ret = ustcomm_parse_size(text, 0, UST_TRACEFILE_SIZE_MAX, &v);
+
+	tap_ok(ret == want_ret && v == (want_ret ? 12345 : want),
+	       "size '%s': %d, %llu (got %d, %llu)", text, want_ret, (unsigned long long)want,
+	       ret, (unsigned long long)v);
+}
+
 int main(void)
 {
 	accept("4096", 4096);
@@ -41,6 +52,15 @@ int main(void)
 	refuse("18446744073709551616");
 	refuse("17592186044416k");
 	refuse("0");
+	size_is("0", 0, 0);
+	size_is("5000", 0, 5000);
+	size_is("1G", 0, 1ull << 30);
+	size_is("3k", 0, 3072);
+	size_is("1048576G", 0, 1ull << 50);
+	size_is("1048577G", -22, 0);
+	size_is("1T", -22, 0);
+	size_is("1GB", -22, 0);
+	size_is("", -22, 0);
 	tap_plan(tap_count);
 	return tap_done();
 }
