@@ -166,13 +166,14 @@ static inline int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t pa
 	return 0;
 }
 
-/* Adds len bytes to the commit count of the sub-buffer holding pos. */
-static inline void ust_rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
+/*
+ * Adds len bytes to the commit count of sub-buffer idx, which completes its
+ * packet at target (ust_shm_commit_target() of any position in it).
+ */
+static inline void ust_rb_commit_at(struct ust_rb *rb, uint32_t idx, uint64_t target,
+				    uint64_t len)
 {
-	uint64_t begin = pos - ust_rb_subbuf_offset(rb, pos);
-	uint64_t target = ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, begin);
-	struct ust_shm_commit *commit = &ust_shm_commits(rb->ctl)[
-		ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos)];
+	struct ust_shm_commit *commit = &ust_shm_commits(rb->ctl)[idx];
 
 	/*
 	 * uatomic_add_return() is a full barrier: the bytes committed are
@@ -187,19 +188,34 @@ static inline void ust_rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t
 		ust_rb_wakeup(rb);
 }
 
+/* Adds len bytes to the commit count of the sub-buffer holding pos. */
+static inline void ust_rb_commit_bytes(struct ust_rb *rb, uint64_t pos, uint64_t len)
+{
+	ust_rb_commit_at(rb, ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos),
+			 ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, pos), len);
+}
+
 /* Publishes the reserved event; wakes the consumer when it completes a packet. */
 static inline void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *ctx)
 {
+	/* Computed once, before the release store: the compiler may not move
+	 * the loads of rb and ctx behind it, and would load them twice. */
+	uint64_t pos = ctx->offset;
+	uint32_t idx = ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);
+	uint64_t target = ust_shm_commit_target(rb->subbuf_size, rb->subbuf_count, pos);
+	uint32_t len = ctx->len;
+	uint8_t *first = (uint8_t *)rb->data + (size_t)idx * rb->subbuf_size +
+		ust_rb_subbuf_offset(rb, pos);
+
 	/*
 	 * Release: the payload is in memory before the first byte that says
 	 * it is finished, for the consumer that reads this buffer after a
 	 * crash (shm_layout.h) or in a snapshot; on a crash the dying thread's
 	 * stores land in program order. Then the commit count, whose add is a
-	 * full barrier (ust_rb_commit_bytes()).
+	 * full barrier (ust_rb_commit_at()).
 	 */
-	__atomic_store_n((uint8_t *)ust_rb_pos_ptr(rb, ctx->offset), (uint8_t)(ctx->len >> 24),
-			 __ATOMIC_RELEASE);
-	ust_rb_commit_bytes(rb, ctx->offset, ctx->len & UST_EVENT_SIZE_MAX);
+	__atomic_store_n(first, (uint8_t)(len >> 24), __ATOMIC_RELEASE);
+	ust_rb_commit_at(rb, idx, target, len & UST_EVENT_SIZE_MAX);
 }
 
 /* Closes the open packet, if any, so that the consumer can take it. */

@@ -36,6 +36,7 @@
 #include "libustcomm/clock.h"
 #include "libustcomm/format.h"
 #include "libustcomm/hex.h"
+#include "libustcomm/pvclock.h"
 #include "libustcomm/rundir.h"
 
 #define NSEC_PER_SEC		1000000000ull
@@ -47,6 +48,8 @@
 /* How long the frequency check measures, and how far it may be off. */
 #define CHECK_NS		2000000
 #define CHECK_PPM		500
+/* How far kvm-clock's TSC frequency may be from the kernel's tsc_khz. */
+#define PVCLOCK_PPM		10
 
 USTCOMM_API int ustcomm_clock_use_tsc;
 
@@ -199,11 +202,28 @@ static uint64_t cpuinfo_tsc_khz(void)
 	return khz;
 }
 
-static int kernel_uses_tsc(void)
+/*
+ * Does the kernel keep time with the TSC, one TSC for all CPUs, at khz?
+ * Either its clocksource is tsc (the kernel checked that the CPUs' TSCs
+ * agree, or it would have switched away), or it is kvm-clock marked stable
+ * by the host, which is the TSC too: scaled, identically on every vCPU
+ * (pvclock.h). Under kvm-clock, the kernel's own tsc clocksource may be
+ * missing or marked unstable (tsc=unstable, as Firecracker boots its guests)
+ * although kvm-clock reads that same TSC; the stable bit is what says
+ * whether the vCPUs agree. Its frequency must also be the one khz names.
+ */
+static int kernel_clock_is_tsc(uint64_t khz)
 {
 	char text[64];
+	uint64_t hz, want = khz * 1000;
 
-	return read_text(CLOCKSOURCE_PATH, text, sizeof(text)) > 0 && !strcmp(text, "tsc\n");
+	if (read_text(CLOCKSOURCE_PATH, text, sizeof(text)) <= 0)
+		return 0;
+	if (!strcmp(text, "tsc\n"))
+		return 1;
+	if (strcmp(text, "kvm-clock\n") || ustcomm_pvclock_stable_hz(&hz) < 0)
+		return 0;
+	return (hz > want ? hz - want : want - hz) <= want / 1000000 * PVCLOCK_PPM;
 }
 
 static uint64_t tsc_read(void)
@@ -353,7 +373,7 @@ static int tsc_clock_setup(struct tsc_clock *c)
 	if (env && !strcmp(env, "monotonic"))
 		return -ENOTSUP;
 	c->khz = cpuinfo_tsc_khz();
-	if (!c->khz || !kernel_uses_tsc())
+	if (!c->khz || !kernel_clock_is_tsc(c->khz))
 		return -ENOTSUP;
 	ret = anchor_path(path, sizeof(path));
 	if (ret < 0)

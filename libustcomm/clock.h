@@ -6,8 +6,8 @@
  * Two clocks, chosen once per process by ustcomm_clock_describe() before
  * the first event, the same way in every process of one boot:
  *  - the TSC, when it is invariant (constant_tsc and nonstop_tsc), the
- *    kernel itself keeps time with it (clocksource tsc), its frequency is
- *    known and the per-boot calibration can be shared (clock.c);
+ *    kernel itself keeps time with it (clocksource tsc, or kvm-clock that
+ *    the host marks stable: pvclock.h), its frequency is known and the per-boot calibration can be shared (clock.c);
  *  - CLOCK_MONOTONIC in nanoseconds through the vDSO otherwise, or when
  *    UST_CLOCK=monotonic.
  */

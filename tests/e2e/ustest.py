@@ -251,6 +251,10 @@ class Event:
         ev = msg.event
         self.name = ev.name
         self.ts = msg.default_clock_snapshot.ns_from_origin
+        self.clock = msg.default_clock_snapshot.clock_class.name
+        # The writing process, from its trace's environment (None if absent).
+        vpid = ev.stream.trace.environment.get("vpid")
+        self.vpid = int(vpid) if vpid is not None else None
         self.fields = _value(ev.payload_field)
         self.stream = ev.stream.name
         self.packet_context = _value(ev.packet.context_field) if ev.packet.context_field is not None else {}
