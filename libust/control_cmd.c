@@ -118,46 +118,66 @@ static int list_markers(struct reply *r)
 	return sb->err;
 }
 
+#define FILTER_PROG_MAX	(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64)
+
+/*
+ * A filter expression and its bytecode in hex, as enable-rule and
+ * add-trigger carry them: both or neither. *prog (NULL without a filter)
+ * is the caller's to free.
+ */
+static int decode_filter(struct reply *r, const char *filter, const char *hex, void **prog,
+			 size_t *len)
+{
+	ssize_t n;
+
+	*prog = NULL;
+	*len = 0;
+	if (*filter && !*hex) {
+		r->error = "a filter without its bytecode";
+		return -EINVAL;
+	}
+	if (!*filter) {
+		if (!*hex)
+			return 0;
+		r->error = "bytecode without its filter expression";
+		return -EINVAL;
+	}
+	*prog = ust_zalloc(FILTER_PROG_MAX);
+	if (!*prog) {
+		r->error = "out of memory";
+		return -ENOMEM;
+	}
+	n = ustcomm_hex_decode(hex, *prog, FILTER_PROG_MAX);
+	if (n <= 0) {
+		r->error = "the filter's bytecode is not hexadecimal or too long";
+		ust_free(*prog);
+		*prog = NULL;
+		return -EINVAL;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
 /* (TRACE, PATTERN, LEVEL, FILTER, BYTECODE in hex) */
 static int enable_rule(struct reply *r, const char *const *args)
 {
 	struct ust_rule_spec spec = { .pattern = args[1], .enable = 1, .filter = args[3] };
-	void *prog = NULL;
-	ssize_t len;
+	void *prog;
 	int ret;
 
 	if (ustcomm_level_spec_parse(args[2], &spec.level_match, &spec.level) < 0) {
 		r->error = "invalid log level selection: give \"\", \"<=N\" or \"==N\" with N from 0 to 14";
 		return -EINVAL;
 	}
-	if (*args[3] && !*args[4]) {
-		r->error = "a filter without its bytecode";
-		return -EINVAL;
-	}
-	if (*args[3]) {
-		prog = ust_zalloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
-		if (!prog) {
-			r->error = "out of memory";
-			return -ENOMEM;
-		}
-		len = ustcomm_hex_decode(args[4], prog, UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
-		if (len <= 0) {
-			r->error = "the filter's bytecode is not hexadecimal or too long";
-			ret = -EINVAL;
-			goto end;
-		}
-		spec.prog = prog;
-		spec.prog_len = (size_t)len;
-	} else if (*args[4]) {
-		r->error = "bytecode without its filter expression";
-		return -EINVAL;
-	}
+	ret = decode_filter(r, args[3], args[4], &prog, &spec.prog_len);
+	if (ret < 0)
+		return ret;
+	spec.prog = prog;
 	ret = ust_trace_add_rule(args[0], &spec);
 	if (ret >= 0) {
 		add_u32(r, (uint32_t)ret);
 		ret = 0;
 	}
-end:
 	ust_free(prog);
 	return ret;
 }
@@ -166,38 +186,21 @@ end:
 static int add_trigger(struct reply *r, const char *const *args)
 {
 	struct ust_trigger_spec spec = { .pattern = args[1], .filter = args[2], .dir = args[4] };
-	void *prog = NULL;
+	void *prog;
 	uint32_t id;
-	ssize_t len;
 	int ret;
 
 	if (ustcomm_parse_u32(args[5], &spec.at_most) < 0) {
 		r->error = "the rate limit is not a decimal number";
 		return -EINVAL;
 	}
-	if (!*args[2] != !*args[3]) {
-		r->error = "a trigger filter comes with its bytecode, and only then";
-		return -EINVAL;
-	}
-	if (*args[2]) {
-		prog = ust_zalloc(UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
-		if (!prog) {
-			r->error = "out of memory";
-			return -ENOMEM;
-		}
-		len = ustcomm_hex_decode(args[3], prog, UST_FILTER_CODE_MAX + UST_FILTER_DATA_MAX + 64);
-		if (len <= 0) {
-			r->error = "the filter's bytecode is not hexadecimal or too long";
-			ret = -EINVAL;
-			goto end;
-		}
-		spec.prog = prog;
-		spec.prog_len = (size_t)len;
-	}
+	ret = decode_filter(r, args[2], args[3], &prog, &spec.prog_len);
+	if (ret < 0)
+		return ret;
+	spec.prog = prog;
 	ret = ust_trace_add_trigger(args[0], &spec, &id);
 	if (ret >= 0)
 		add_u32(r, id);
-end:
 	ust_free(prog);
 	return ret;
 }

@@ -155,6 +155,24 @@ int ust_triggers_remove(uint32_t id, char *err, size_t err_size)
 	return 0;
 }
 
+/* The triggers in use, in the order they were added (ascending ids). */
+static unsigned triggers_in_order(struct trigger **out)
+{
+	unsigned i, j, n = 0;
+
+	for (i = 0; i < UST_TRIGGERS_MAX; i++) {
+		struct trigger *t = &triggers[i];
+
+		if (!t->id)
+			continue;
+		for (j = n; j > 0 && out[j - 1]->id > t->id; j--)
+			out[j] = out[j - 1];
+		out[j] = t;
+		n++;
+	}
+	return n;
+}
+
 static void add_str(struct ustcomm_strbuf *sb, uint32_t *nr, const char *s)
 {
 	ustcomm_strbuf_append(sb, s, strlen(s) + 1);
@@ -171,14 +189,12 @@ static void add_u64(struct ustcomm_strbuf *sb, uint32_t *nr, uint64_t v)
 
 int ust_triggers_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	uint32_t id;
+	struct trigger *in_order[UST_TRIGGERS_MAX];
+	unsigned i, n = triggers_in_order(in_order);
 
-	/* In the order they were added. */
-	for (id = 1; id < next_id; id++) {
-		const struct trigger *t = slot_of(id);
+	for (i = 0; i < n; i++) {
+		const struct trigger *t = in_order[i];
 
-		if (!t)
-			continue;
 		add_u64(sb, nr, t->id);
 		add_str(sb, nr, t->pattern);
 		add_str(sb, nr, t->filter ? t->filter : "");
@@ -195,15 +211,12 @@ int ust_triggers_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 
 unsigned ust_triggers_match(const struct ust_event_state *ev, uint32_t *ids)
 {
-	unsigned i, n = 0;
-	uint32_t id;
+	struct trigger *in_order[UST_TRIGGERS_MAX];
+	unsigned i, n = 0, nr = triggers_in_order(in_order);
 
-	for (id = 1; id < next_id && n < UST_TRIGGERS_MAX; id++) {
-		for (i = 0; i < UST_TRIGGERS_MAX; i++) {
-			if (triggers[i].id == id && ustcomm_pattern_match(triggers[i].pattern,
-									  ev->full_name))
-				ids[n++] = id;
-		}
+	for (i = 0; i < nr; i++) {
+		if (ustcomm_pattern_match(in_order[i]->pattern, ev->full_name))
+			ids[n++] = in_order[i]->id;
 	}
 	return n;
 }

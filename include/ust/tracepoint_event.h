@@ -170,27 +170,37 @@
 	static struct ust_event_desc *__ust_event_ptr_##prov##___##ev \
 		__attribute__((section(UST_SECTION_EVENTS), used)) = \
 		&__ust_event_##prov##___##ev; \
+	/* Filtered or watched by a trigger: out of line, so that the common \
+	 * probe below saves no more registers than it needs itself. */ \
+	static __attribute__((noinline, cold)) void \
+	__ust_probe_filtered_##prov##___##ev(__UST_TE_PROTO_IP pargs) \
+	{ \
+		__UST_TE_EACH(PREP, fseq) \
+		size_t __ust_len = 0 __UST_TE_EACH(SIZE, fseq); \
+		struct ust_event_ctx __ust_ctx; \
+		__UST_TE_EACH(CHECK, fseq) \
+		const union ust_filter_arg __ust_fargs[] = { \
+			__UST_TE_EACH(FARG, fseq) \
+			__ust_te_farg_s64(0) \
+		}; \
+		if (ust_event_reserve_filtered(&__ust_ctx, &__ust_event_##prov##___##ev, \
+					       __ust_len, __ust_fargs, __ust_ip) < 0) \
+			return; \
+		__UST_TE_WRITE(fseq) \
+		/* Triggers see the event once it is committed. */ \
+		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled) & \
+				 UST_SITE_TRIGGER)) \
+			ust_event_trigger(&__ust_event_##prov##___##ev, __ust_fargs, __ust_ip); \
+	} \
 	void __ust_probe_##prov##___##ev(__UST_TE_PROTO_UNUSED pargs) \
 	{ \
 		__UST_TE_EACH(PREP, fseq) \
 		size_t __ust_len = 0 __UST_TE_EACH(SIZE, fseq); \
 		struct ust_event_ctx __ust_ctx; \
 		__UST_TE_EACH(CHECK, fseq) \
-		int32_t __ust_flags = ust_site_enabled(__ust_event_##prov##___##ev.enabled); \
-		if (ust_unlikely(__ust_flags & UST_SITE_FILTERED)) { \
-			const union ust_filter_arg __ust_fargs[] = { \
-				__UST_TE_EACH(FARG, fseq) \
-				__ust_te_farg_s64(0) \
-			}; \
-			if (ust_event_reserve_filtered(&__ust_ctx, &__ust_event_##prov##___##ev, \
-						       __ust_len, __ust_fargs, \
-						       __builtin_return_address(0)) < 0) \
-				return; \
-			__UST_TE_WRITE(fseq) \
-			/* Triggers see the event once it is committed. */ \
-			if (ust_unlikely(__ust_flags & UST_SITE_TRIGGER)) \
-				ust_event_trigger(&__ust_event_##prov##___##ev, __ust_fargs, \
-						  __builtin_return_address(0)); \
+		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled) & \
+				 UST_SITE_FILTERED)) { \
+			__ust_probe_filtered_##prov##___##ev(__UST_TE_NAMES_IP pargs); \
 			return; \
 		} \
 		if (ust_event_reserve_ip(&__ust_ctx, &__ust_event_##prov##___##ev, \
@@ -216,10 +226,22 @@
 #define __UST_TE_NAMES(...) \
 	__UST_ARG_CAT(__UST_TE_NAMES_, __UST_TE_NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define __UST_TE_NARGS(...) \
-	__UST_TE_PICK21(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, \
+	__UST_TE_PICK23(__VA_ARGS__, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, \
 			10, 9, 8, 7, 6, 5, 4, 3, 2, 1, _)
-#define __UST_TE_PICK21(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, \
-			_13, _14, _15, _16, _17, _18, _19, _20, n, ...) n
+#define __UST_TE_PICK23(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, \
+			_13, _14, _15, _16, _17, _18, _19, _20, _21, _22, n, ...) n
+/* The filtered probe's parameters and arguments: the site's address first,
+ * then the tracepoint's (none for TP_ARGS(void): 3 items). */
+#define __UST_TE_PROTO_IP(...) \
+	__UST_TE_PARAMS(__attribute__((unused)), const void *, __ust_ip, __VA_ARGS__)
+#define __UST_TE_NAMES_IP(...) \
+	__UST_TE_NAMES(const void *, __builtin_return_address(0), __VA_ARGS__)
+#define __UST_TE_PARAMS_3(attr, t1, a1, v) t1 a1 attr
+#define __UST_TE_NAMES_3(t1, a1, v) a1
+#define __UST_TE_PARAMS_22(attr, t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7, t8, a8, t9, a9, t10, a10, t11, a11) \
+	t1 a1 attr, t2 a2 attr, t3 a3 attr, t4 a4 attr, t5 a5 attr, t6 a6 attr, t7 a7 attr, t8 a8 attr, t9 a9 attr, t10 a10 attr, t11 a11 attr
+#define __UST_TE_NAMES_22(t1, a1, t2, a2, t3, a3, t4, a4, t5, a5, t6, a6, t7, a7, t8, a8, t9, a9, t10, a10, t11, a11) \
+	a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11
 #define __UST_TE_PARAMS_1(attr, v) void
 #define __UST_TE_PARAMS_2(attr, t1, a1) \
 	t1 a1 attr
