@@ -80,7 +80,7 @@
 #define UST_SUBBUF_NUM_MIN	2u
 #define UST_SUBBUF_NUM_MAX	256u
 #define UST_SUBBUF_SIZE_DEFAULT	(256u << 10)
-#define UST_SUBBUF_NUM_DEFAULT	8u
+#define UST_SUBBUF_NUM_DEFAULT	16u
 
 /*
  * Flight-recorder mode: writers never wait for the consumer; a sub-buffer
