@@ -193,8 +193,10 @@ def held_flood(label, n):
     proxy = Proxy(relayd)
     proxy.hold()
     out = os.path.join(ws.root, label + "-out")
-    proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", proxy.url, app("ticker"), "-t",
-                             str(THREADS), "-i", "0", "-n", str(n)],
+    # 8 sub-buffers of 256 KiB (the default before 16): the copies' bound,
+    # the size of the rings, stays the 8 MiB the cases below reckon with.
+    proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", proxy.url, "--subbuf-num", "8",
+                             app("ticker"), "-t", str(THREADS), "-i", "0", "-n", str(n)],
                             env=ws.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     ws.daemons.append(proc)
