@@ -340,7 +340,7 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 
 	/* Firings still queued are snapshotted while the buffers are mapped. */
 	app->ending = true;
-	ustd_trigger_detach(app);
+	ustd_trigger_stop(app);
 	for (as = app->streams; as; as = as->next) {
 		ret = ustd_stream_finish(&as->stream, how == APP_END_DEAD ? &rescue : NULL);
 		if (ret < 0)

@@ -137,7 +137,7 @@ void ustd_trigger_on_readable(struct ustd_trigger_chan *c)
 	const char *dir;
 	ssize_t n;
 
-	if (c->reading)
+	if (c->reading || c->fd < 0)
 		return;
 	c->reading = true;
 	while (!c->detached && !c->app->closed) {
@@ -171,8 +171,10 @@ static void chan_close(struct ustd_trigger_chan *c)
 		free(w->times);
 		free(w);
 	}
-	epoll_ctl(c->app->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	if (c->fd >= 0) {
+		epoll_ctl(c->app->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
 	free(c);
 }
 
@@ -200,6 +202,26 @@ int ustd_trigger_attach(struct ustd_app *app, int fd)
 		chan_close(app->trigger);
 	app->trigger = c;
 	return 0;
+}
+
+void ustd_trigger_stop(struct ustd_app *app)
+{
+	struct ustd_trigger_chan *c = app->trigger;
+
+	if (!c || c->fd < 0)
+		return;
+	if (c->reading) {
+		/* The loop reading it ends with it. */
+		app->trigger = NULL;
+		c->detached = true;
+		return;
+	}
+	ustd_trigger_on_readable(c);
+	if (app->trigger != c)
+		return;
+	epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
 }
 
 void ustd_trigger_detach(struct ustd_app *app)

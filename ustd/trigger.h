@@ -32,8 +32,18 @@ int ustd_trigger_attach(struct ustd_app *app, int fd);
 /* The channel is readable: every firing it holds is handled. */
 void ustd_trigger_on_readable(struct ustd_trigger_chan *c);
 
-/* The application ends: firings still queued are handled while its
- * buffers are mapped, the totals said, the channel closed and freed. */
+/* The application is freed (or ends without ustd_trigger_stop()):
+ * firings still queued are handled, the totals said, the channel closed
+ * and freed. */
 void ustd_trigger_detach(struct ustd_app *app);
+
+/*
+ * When the application ends: takes the firings still queued, then stops
+ * watching the channel, whose memory stays until ustd_trigger_detach()
+ * when the application is freed, after the epoll batch that ended it: an
+ * event of the channel later in that batch (its hang-up comes with the
+ * application's) must still find it.
+ */
+void ustd_trigger_stop(struct ustd_app *app);
 
 #endif
