@@ -328,25 +328,35 @@ sessions = relayd.traces("ticker-%d-" % ticker.pid)
 t.eq(len(sessions), 2, "the session file's output sent the second trace to relayd too")
 
 # Two traces of the process started within one second: relayd must not
-# file them under one name (the second would overwrite the first).
+# file them under one name (the second would overwrite the first). Under
+# a sanitizer on a loaded machine one cycle can take longer than the
+# second itself; then the case cannot be made and is skipped with the gap
+# measured, never passed.
 same_second = None
+gaps = []
 for attempt in range(8):
     names = []
+    starts = []
     for _ in range(2):
         # ustctl's binary, not libtool's script: under load the script
         # alone takes most of the second.
         ws.ustctl_fast(["create-trace", "-r", relayd.url, ticker.pid])
+        starts.append(time.monotonic())
         ws.ustctl_fast(["start-trace", ticker.pid])
         mm = ustd.wait_line(r"streaming ticker\[%d\] to lttng-relayd at \S+, session "
                             r"(ticker-%d-\d{8}-\d{6})(-\d+)?;" % (ticker.pid, ticker.pid))
         ustd.seen = []
-        time.sleep(0.1)
         ws.ustctl_fast(["destroy-trace", ticker.pid])
         names.append(mm.group(1) + (mm.group(2) or "") if mm else None)
+    gaps.append(starts[1] - starts[0])
     if None not in names and names[0].split("-")[2:4] == names[1].split("-")[2:4]:
         same_second = names
         break
-if t.ok(same_second, "two traces started within one second (attempts: %d)" % (attempt + 1)):
+if same_second is None and None not in names and min(gaps) >= 0.9:
+    t.ok(True, "two traces in one second # SKIP the fastest create/start/destroy cycle "
+         "took %.2f s here" % min(gaps))
+elif t.ok(same_second, "two traces started within one second (attempts: %d, gaps %s s)"
+          % (attempt + 1, " ".join("%.2f" % g for g in gaps))):
     dirs = [os.path.basename(d) for d in relayd.traces("ticker-%d-" % ticker.pid)]
     complete = [n for n in same_second if n in dirs and
                 contiguous(ticks_of(os.path.join(relayd.out, HOST, n))[0])]
