@@ -20,8 +20,13 @@
 /* What stream files are padded to: the page size of x86 and the block
  * size of common file systems, and no more than the smallest sub-buffer. */
 #define STREAM_FILE_ALIGN	4096
-/* Blocks reserved ahead of a stream file: at least this, else one ring. */
-#define STREAM_PREALLOC_MIN	(1u << 20)
+/* Blocks reserved ahead of a stream file at a time (writeback.h): a
+ * default ring; a bounded file's size at most. */
+#define STREAM_PREALLOC		(4u << 20)
+/* What of a stream file stays in the page cache behind its end: four
+ * default rings, a few hundred ms at full speed, long enough for the
+ * writeback started a MiB at a time to be done (manual 8.7). */
+#define STREAM_CACHE_WINDOW	(16u << 20)
 
 static void stream_close_fd(int *fd)
 {
@@ -107,6 +112,7 @@ int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_
 {
 	char file[sizeof(((struct ustd_stream *)0)->name) + 24];
 	int ret = ustd_tracefile_name(&out->tf, name, file, sizeof(file));
+	uint64_t prealloc;
 
 	if (ret == 0)
 		ret = ustd_trace_dir_create_stream(td, file, &out->fd, &out->idx_fd);
@@ -116,17 +122,20 @@ int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_
 	 * the counts its packets carry stay. */
 	out->len = 0;
 	out->idx_len = sizeof(struct ustd_index_file_header);
-	out->prealloc_end = 0;
-	out->prealloc = ret == 0 && stream_file_prealloc(out->fd);
+	out->wb = NULL;
+	if (ret == 0) {
+		prealloc = stream_file_prealloc(out->fd) ? STREAM_PREALLOC : 0;
+		if (out->tf.size && prealloc > out->tf.size)
+			prealloc = out->tf.size;
+		out->wb = ustd_wb_open(out->fd, prealloc, STREAM_CACHE_WINDOW);
+	}
 	return ret;
 }
 
 void ustd_stream_out_close(struct ustd_stream_out *out)
 {
-	/* Truncating to its own size frees the blocks reserved past the end. */
-	if (out->fd >= 0 && out->prealloc_end > out->len &&
-	    ftruncate(out->fd, (off_t)out->len) < 0)
-		ustcomm_dbg("freeing the blocks reserved for a stream file: %s", strerror(errno));
+	ustd_wb_close(out->wb, out->len);
+	out->wb = NULL;
 	stream_close_fd(&out->fd);
 	stream_close_fd(&out->idx_fd);
 }
@@ -210,29 +219,6 @@ static int stream_check_file(const struct ustd_stream_out *out)
 }
 
 /*
- * Reserves the blocks the next packets go to, one ring (at least 1 MiB)
- * at a time, past the end of the file (its size does not change). Only a
- * hint: when it fails (a full disk), the write says what is wrong.
- * ustd_stream_close() gives back what was not used.
- */
-static void stream_prealloc(const struct ustd_stream *s, struct ustd_stream_out *out,
-			    size_t len)
-{
-	uint64_t chunk = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count;
-
-	if (!out->prealloc || out->len + len <= out->prealloc_end)
-		return;
-	if (chunk < STREAM_PREALLOC_MIN)
-		chunk = STREAM_PREALLOC_MIN;
-	if (fallocate(out->fd, FALLOC_FL_KEEP_SIZE, (off_t)out->len, (off_t)chunk) < 0) {
-		ustcomm_dbg("stream %s: reserving blocks: %s", s->name, strerror(errno));
-		out->prealloc = false;
-		return;
-	}
-	out->prealloc_end = out->len + chunk;
-}
-
-/*
  * Bounded disk: the file is full, the packet begins the next one. The
  * file it replaces goes first, so that the stream never holds more than
  * its count of files. A failure stops the trace as a full disk does; the
@@ -288,7 +274,6 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 	}
 	memcpy(head, packet, sizeof(head));
 	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
-	stream_prealloc(s, out, padded);
 	ret = ustd_writev_all(out->fd, iov, 3);
 	if (ret == 0 && out->idx_fd >= 0) {
 		ustd_index_entry(&e, head, out->len);
@@ -298,14 +283,13 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 				    s->name, strerror(errno));
 	}
 	if (ret < 0) {
-		/* This also frees what was reserved past the end. */
 		if (ftruncate(out->fd, (off_t)out->len) < 0)
 			ustcomm_dbg("stream %s: cutting off a partial packet: %s",
 				    s->name, strerror(errno));
-		out->prealloc_end = out->len;
 	} else {
 		out->idx_len += out->idx_fd >= 0 ? sizeof(e) : 0;
 		*written = padded;
+		ustd_wb_written(out->wb, out->len + padded);
 	}
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include "ustd/relay_pending.h"
 #include "ustd/trace_dir.h"
 #include "ustd/tracefile.h"
+#include "ustd/writeback.h"
 
 /*
  * A trace streamed to lttng-relayd: the connection its streams send on,
@@ -52,8 +53,7 @@ struct ustd_stream_out {
 	uint64_t asked;			/* packets relayd was last asked about */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t idx_len;		/* bytes of the index file */
-	uint64_t prealloc_end;		/* blocks reserved up to here */
-	bool prealloc;			/* reserve blocks ahead (ext4) */
+	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
 	/* Bounded disk: the stream's limits and which file is being

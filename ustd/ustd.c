@@ -30,6 +30,7 @@
 #include "ustd/sched.h"
 #include "ustd/session.h"
 #include "ustd/trace_dir.h"
+#include "ustd/writeback.h"
 
 #define USTD_MAX_EVENTS	64
 #define USTD_LIVE_TIMER_DEFAULT_US	1000000ul
@@ -550,6 +551,9 @@ int main(int argc, const char **argv)
 		ustcomm_err("cannot set up signal handling: %s", strerror(-ret));
 		goto end;
 	}
+	/* After the signals are blocked: the thread inherits the mask, and
+	 * they are all read from signal_fd. */
+	ustd_writeback_start();
 	d.ctx.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (d.ctx.epfd < 0) {
 		ret = -errno;
@@ -591,6 +595,7 @@ int main(int argc, const char **argv)
 	ret = ustd_loop(&d);
 	ustd_finish(&d);
 unlink:
+	ustd_writeback_stop();
 	ustd_sessions_fini(d.ctx.sessions);
 	ustd_adopt_fini(&d.adopt);
 	unlink(sock_path);
