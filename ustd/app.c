@@ -22,7 +22,10 @@
 /*
  * A busy relayed stream asks relayd what it has written once this many
  * packets are unconfirmed (and on every live tick): a round trip per
- * drain would slow the drain that keeps the writers from discarding.
+ * drain would slow the drain that keeps the writers from discarding. Not
+ * while packets wait to be sent (relay_tx.h): relayd is behind then, its
+ * answer would be "not yet" after a wait on it, and the copies are bounded
+ * anyway (relay_pending.h).
  */
 #define APP_CONFIRM_EVERY	4
 
@@ -229,6 +232,7 @@ static int app_relay_open(struct ustd_app *app)
 	int ret;
 
 	app->sink.lost = app_relay_lost;
+	app->sink.pending.min = app->ctx->relay_backlog;
 	app->sink.spill = ustd_fallback_spill;
 	app_unique_session_name(app);
 	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
@@ -950,7 +954,8 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 		app_stop_trace(app, ret);
 	else if (ret > 0)
 		app_close_stream(as);
-	else if (app->relayed && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY)
+	else if (app->relayed && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY &&
+		 !ustd_relay_sending(&app->sink.relay))
 		app_relay_check(app, ustd_stream_confirm(&as->stream));
 }
 

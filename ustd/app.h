@@ -44,6 +44,7 @@ struct ustd_ctx {
 	const struct ustcomm_relay_url *relay;
 	const char *relay_text;
 	uint32_t live_timer_us;		/* 0: relay sessions are not live */
+	uint64_t relay_backlog;		/* --relay-backlog (relay_pending.h) */
 	/* The port --relay's relayd serves live viewers on, as --live-port
 	 * said; 0 when not given (ustd cannot ask relayd). */
 	uint16_t live_port;

@@ -13,6 +13,7 @@
 #include "libustcomm/relay_connect.h"
 #include "ustd/packet_index.h"
 #include "ustd/relay.h"
+#include "ustd/relay_tx.h"
 
 /* The commands of the relayd protocol this client sends. */
 enum relay_cmd {
@@ -44,14 +45,6 @@ struct relay_hdr {
 	uint64_t data_size;
 	uint32_t cmd;
 	uint32_t cmd_version;
-} __attribute__((packed));
-
-struct relay_data_hdr {
-	uint64_t circuit_id;
-	uint64_t stream_id;
-	uint64_t net_seq_num;
-	uint32_t data_size;
-	uint32_t padding_size;
 } __attribute__((packed));
 
 struct relay_version {
@@ -288,10 +281,16 @@ int ustd_relay_connect(struct ustd_relay *r, const struct ustcomm_relay_url *url
 		goto end;
 	}
 	r->minor = be32toh(v.minor) < RELAY_MINOR ? be32toh(v.minor) : RELAY_MINOR;
-	if (be32toh(v.major) != RELAY_MAJOR || r->minor < RELAY_MINOR_MIN)
+	if (be32toh(v.major) != RELAY_MAJOR || r->minor < RELAY_MINOR_MIN) {
 		ret = relay_fail(r, -EPROTONOSUPPORT,
 				 "lttng-relayd at %s speaks protocol %u.%u; ustd needs 2.%u or later",
 				 text, be32toh(v.major), be32toh(v.minor), RELAY_MINOR_MIN);
+		goto end;
+	}
+	ret = ustd_relay_tx_start(&r->tx, r->data_fd);
+	if (ret < 0)
+		ret = relay_fail(r, ret, "cannot start sending to lttng-relayd at %s: %s", text,
+				 strerror(-ret));
 end:
 	if (ret < 0)
 		ustd_relay_close(r);
@@ -379,21 +378,22 @@ static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx)
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 			   const char *pkt, size_t len)
 {
-	struct relay_data_hdr hdr = {
-		.stream_id = htobe64(handle),
-		.net_seq_num = htobe64(seq),
-		.data_size = htobe32((uint32_t)len),
-	};
-	struct iovec iov[2] = { { &hdr, sizeof(hdr) }, { (void *)pkt, len } };
 	struct ustd_index_entry e;
 	struct relay_index idx;
 	int ret;
 
 	if (r->broken)
 		return -ENOTCONN;
-	ret = relay_sendv(r, r->data_fd, iov, 2);
+	/*
+	 * The index entry may reach relayd before the data: relayd keeps
+	 * whichever part of a packet comes first until the other does (so it
+	 * must, its data and control connections being read apart).
+	 */
+	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len);
 	if (ret < 0)
-		return ret;
+		return relay_fail(r, ret, "%s", ret == -ENOMEM ?
+				  "no memory to queue a packet for lttng-relayd" :
+				  ustd_relay_tx_error(r->tx));
 	ustd_index_entry(&e, pkt, 0);
 	idx = (struct relay_index) {
 		.relay_stream_id = htobe64(handle),
@@ -441,17 +441,40 @@ int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
 	return (int)code;
 }
 
+int ustd_relay_sync(struct ustd_relay *r)
+{
+	int ret;
+
+	if (r->broken)
+		return -ENOTCONN;
+	ret = ustd_relay_tx_flush(r->tx);
+	return ret < 0 ? relay_fail(r, ret, "%s", ustd_relay_tx_error(r->tx)) : 0;
+}
+
+bool ustd_relay_sending(struct ustd_relay *r)
+{
+	return r->tx && ustd_relay_tx_queued(r->tx) > 0;
+}
+
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq)
 {
 	struct relay_stream_seq msg = { htobe64(handle), htobe64(last_seq) };
 	uint32_t code;
-	int ret = relay_command(r, RELAY_CMD_CLOSE_STREAM, &msg, sizeof(msg), NULL, 0);
+	int ret = ustd_relay_sync(r);
 
+	if (ret == 0)
+		ret = relay_command(r, RELAY_CMD_CLOSE_STREAM, &msg, sizeof(msg), NULL, 0);
 	return ret < 0 ? ret : relay_status(r, "to close a stream", &code);
 }
 
 void ustd_relay_close(struct ustd_relay *r)
 {
+	if (r->tx) {
+		if (!r->broken)
+			ustd_relay_sync(r);
+		ustd_relay_tx_stop(r->tx);
+		r->tx = NULL;
+	}
 	if (r->ctrl_fd >= 0)
 		close(r->ctrl_fd);
 	if (r->data_fd >= 0)

@@ -20,7 +20,11 @@
 #include "libustcomm/relay_url.h"
 
 #define USTD_RELAY_TIMEOUT_MS	5000
-#define USTD_RELAY_UNANSWERED_MAX	64
+/* SEND_INDEX answers let wait: 4 KiB of them, which relayd's socket buffer
+ * holds without blocking relayd, and one wait for them per 1024 packets
+ * (256 MiB at the default size) instead of per 64, which cost a round trip
+ * to a relayd starved of CPU every 16 MiB at full speed. */
+#define USTD_RELAY_UNANSWERED_MAX	1024
 /* relayd's limits for the 2.4 session announcement. */
 #define USTD_RELAY_SESSION_NAME_MAX	255
 #define USTD_RELAY_HOSTNAME_MAX		64
@@ -37,6 +41,7 @@ struct ustd_relay {
 	uint32_t unanswered;
 	bool broken;
 	char err[256];			/* why it broke */
+	struct ustd_relay_tx *tx;	/* sends on data_fd (relay_tx.h) */
 };
 
 /*
@@ -68,10 +73,16 @@ int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *
 			     size_t len);
 
 /* Sends packet number seq (0, 1, ... per stream) of a stream: its len
- * bytes on the data connection, then its index entry on the control one. */
+ * bytes are queued for the data connection (pkt must stay as it is until
+ * they are sent: ustd_relay_sync(), or relayd confirmed the packet), its
+ * index entry goes on the control one. */
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 			   const char *pkt, size_t len);
 
+/* Waits until every packet queued is sent. */
+int ustd_relay_sync(struct ustd_relay *r);
+/* True while packets queued are not sent yet. */
+bool ustd_relay_sending(struct ustd_relay *r);
 /* Tells live viewers that the stream has nothing before ts (an idle
  * stream), so that they may show other streams' events up to ts. */
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
@@ -84,7 +95,8 @@ int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
 /* Ends a stream after packet last_seq (UINT64_MAX: it sent none). */
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq);
 
-/* Closes both connections; relayd then closes the session. */
+/* Closes both connections, after sending what is queued unless the
+ * connection is broken; relayd then closes the session. */
 void ustd_relay_close(struct ustd_relay *r);
 
 #endif

@@ -83,7 +83,9 @@ int ustd_fallback_spill(struct ustd_sink *sink, struct ustd_stream_out *out, con
 	uint64_t kept = sink->pending.bytes;
 	int ret = 0;
 
-	/* Most of what is kept may be written by now: ask first. */
+	/* The copies are written below: none may still be on its way out.
+	 * Then most of what is kept may be written by now: ask first. */
+	ret = ustd_relay_sync(&sink->relay);
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (as->stream.out.sink)
 			ret = ustd_stream_confirm(&as->stream);

@@ -18,7 +18,8 @@
  * the copy is dropped once its stream's out->confirmed has passed it.
  * What is kept is bounded (ustd_relay_pending_over()); past the bound the
  * owner writes the copies to the fallback directory instead of keeping
- * them. Not thread-safe: ustd has one thread.
+ * them. Used by the drain only (relay_tx.h sends the copies but does not
+ * keep them).
  */
 #ifndef USTD_RELAY_PENDING_H
 #define USTD_RELAY_PENDING_H
@@ -28,8 +29,11 @@
 #include <stdint.h>
 
 /* The bound is the total size of the rings of the trace's relayed streams
- * (one more copy of the program's own buffers), and at least this. */
-#define USTD_RELAY_PENDING_MIN	(8u << 20)
+ * (one more copy of the program's own buffers), and at least min (ustd
+ * --relay-backlog), by default this: what the writers of a 2-CPU machine
+ * write at full speed in the 0.1 s that relayd, starved of CPU by them,
+ * may take to catch up (manual 9.4). */
+#define USTD_RELAY_PENDING_MIN	(64u << 20)
 
 struct ustd_stream_out;
 struct ustd_pending_pkt;
@@ -46,9 +50,11 @@ struct ustd_relay_pending {
 	struct ustd_pending_stream *streams;
 	size_t nr_streams;
 	uint64_t bytes;			/* of packets kept */
+	uint64_t min;			/* the bound's least, set by the owner */
 	uint64_t max;			/* the bound */
 	struct ustd_pending_pkt *free;	/* copies to reuse */
-	uint64_t free_bytes;		/* their capacity; with bytes, <= max */
+	uint64_t free_bytes;		/* their capacity, <= keep */
+	uint64_t keep;			/* the trace's rings, in bytes */
 	uint64_t spilled;		/* packets written to the fallback while
 					 * the trace stayed relayed */
 };

@@ -324,8 +324,12 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 		if (kept && release) {
 			ustcomm_cbuf_put(release);
 			*released = true;
-			packet = copy;
 		}
+		/* The copy is what is sent: the packet itself may be gone or
+		 * reused by the time the sending thread reaches it. Without
+		 * one, spill() waits until the packet is sent. */
+		if (kept)
+			packet = copy;
 		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
 					     packet, len);
 		if (ret == 0) {

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
@@ -405,6 +406,7 @@ int main(int argc, const char **argv)
 {
 	char *output_arg = NULL, *sock_arg = NULL, *relay_arg = NULL, *live_arg = NULL;
 	char *live_port_arg = NULL;
+	char *backlog_arg = NULL;
 	struct ustcomm_relay_url relay_url;
 	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
 	char *end;
@@ -432,6 +434,9 @@ int main(int argc, const char **argv)
 		{ "live-port", '\0', POPT_ARG_STRING, &live_port_arg, 0,
 		  "with --relay: the port that relayd serves live viewers on (lttng-relayd --live-port), for the live URL ustd -v prints; without it ustd names relayd's default, 5344, as such",
 		  "PORT" },
+		{ "relay-backlog", '\0', POPT_ARG_STRING, &backlog_arg, 0,
+		  "for traces streamed to lttng-relayd: keep up to SIZE bytes (k, M, G) per trace of packets relayd has not confirmed writing, or one copy of the trace's buffers if more, before writing them to the output directory too (default 64M)",
+		  "SIZE" },
 		{ "ready-fd", '\0', POPT_ARG_INT, &ready_fd, 0,
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
@@ -481,6 +486,14 @@ int main(int argc, const char **argv)
 	}
 	d.ctx.verbose = verbose;
 	d.ctx.stats = stats;
+	d.ctx.relay_backlog = USTD_RELAY_PENDING_MIN;
+	if (backlog_arg &&
+	    ustcomm_parse_size(backlog_arg, 1u << 20, 1ull << 40, &d.ctx.relay_backlog) < 0) {
+		ustcomm_err("--relay-backlog %s: expected a size from 1M to 1024G (k, M, G: powers of 1024)",
+			    backlog_arg);
+		ret = -EINVAL;
+		goto end;
+	}
 	if (live_arg) {
 		errno = 0;
 		live_timer_us = strtoul(live_arg, &end, 10);
@@ -616,5 +629,6 @@ end:
 	free(relay_arg);
 	free(live_arg);
 	free(live_port_arg);
+	free(backlog_arg);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -73,6 +73,7 @@ struct usttrace {
 	char *perfetto;			/* --perfetto FILE */
 	char *relay;			/* --relay URL */
 	char *live_timer;		/* --live-timer USEC */
+	char *relay_backlog;		/* --relay-backlog SIZE, for ustd */
 	char **argv;			/* PROGRAM ARGS... */
 
 	char output[PATH_MAX];
@@ -285,6 +286,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "live-timer", '\0', POPT_ARG_STRING, &ut->live_timer, 0,
 		  "with --relay: send what was recorded every USEC microseconds, for live viewers (default 1000000; 0: not live)",
 		  "USEC" },
+		{ "relay-backlog", '\0', POPT_ARG_STRING, &ut->relay_backlog, 0,
+		  "with --relay: how much of the trace ustd keeps in memory for a relayd that is behind before writing it under DIR too (default 64M; ustd(8))",
+		  "SIZE" },
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
 		{ "subbuf-size", '\0', POPT_ARG_STRING, &ut->subbuf_size, 0,
@@ -399,6 +403,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 			ret = -EINVAL;
 			goto end;
 		}
+	}
+	if (ut->relay_backlog && !ut->relay) {
+		ustcomm_err("--relay-backlog %s: only with --relay", ut->relay_backlog);
+		ret = -EINVAL;
+		goto end;
 	}
 	if (ut->live_timer && (!ut->relay || !ut->live_timer[0] ||
 			       strspn(ut->live_timer, "0123456789") != strlen(ut->live_timer))) {
@@ -623,7 +632,7 @@ static void usttrace_exec_ustd(struct usttrace *ut, const char *ustd, int ready_
 			       pid_t parent)
 {
 	char fd_arg[16];
-	const char *argv[12] = { ustd, "-o", ut->output, "-s", ut->sock_path,
+	const char *argv[14] = { ustd, "-o", ut->output, "-s", ut->sock_path,
 				 "--ready-fd", fd_arg };
 	int argc = 7;
 
@@ -634,6 +643,10 @@ static void usttrace_exec_ustd(struct usttrace *ut, const char *ustd, int ready_
 	if (ut->live_timer) {
 		argv[argc++] = "--live-timer";
 		argv[argc++] = ut->live_timer;
+	}
+	if (ut->relay_backlog) {
+		argv[argc++] = "--relay-backlog";
+		argv[argc++] = ut->relay_backlog;
 	}
 	if (ut->verbose)
 		argv[argc++] = "-v";
@@ -1105,6 +1118,7 @@ end:
 	free(ut.perfetto);
 	free(ut.relay);
 	free(ut.live_timer);
+	free(ut.relay_backlog);
 	free(ut.output_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);

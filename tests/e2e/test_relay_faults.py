@@ -193,9 +193,11 @@ def held_flood(label, n):
     proxy = Proxy(relayd)
     proxy.hold()
     out = os.path.join(ws.root, label + "-out")
-    # 8 sub-buffers of 256 KiB (the default before 16): the copies' bound,
-    # the size of the rings, stays the 8 MiB the cases below reckon with.
+    # 8 sub-buffers of 256 KiB (the default before 16) and a backlog of
+    # 8 MiB (the default is 64): the copies' bound stays the 8 MiB the
+    # cases below reckon with.
     proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", proxy.url, "--subbuf-num", "8",
+                             "--relay-backlog", "8M",
                              app("ticker"), "-t", str(THREADS), "-i", "0", "-n", str(n)],
                             env=ws.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
