@@ -414,6 +414,8 @@ for args, why in ((["--relay", "tcp://127.0.0.1"], "starts with net://"),
                   (["--relay", "net://[::1"], "lacks its ]"),
                   (["--relay", "net://a b"], "not a host name"),
                   (["--live-timer", "1000"], "only with --relay"),
+                  (["--relay-backlog", "8M"], "only with --relay"),
+                  (["--relay", relayd.url, "--relay-backlog", "512k"], "from 1M to 1024G"),
                   (["--relay", relayd.url, "--live-timer", "soon"], "expected microseconds"),
                   (["--relay", relayd.url, "-s"], "cannot be used with -s"),
                   (["--relay", relayd.url, "--summary"], "cannot be used with --summary")):
@@ -423,7 +425,9 @@ for args, why in ((["--relay", "tcp://127.0.0.1"], "starts with net://"),
 for args, why in ((["--live-port", "5344"], "only with --relay"),
                   (["--relay", relayd.url, "--live-port", "0"], "from 1 to 65535"),
                   (["--relay", relayd.url, "--live-port", "65536"], "from 1 to 65535"),
-                  (["--relay", relayd.url, "--live-port", "x"], "from 1 to 65535")):
+                  (["--relay", relayd.url, "--live-port", "x"], "from 1 to 65535"),
+                  (["--relay", relayd.url, "--relay-backlog", "lots"], "expected a size"),
+                  (["--relay", relayd.url, "--relay-backlog", "2000G"], "from 1M to 1024G")):
     res = subprocess.run([USTD, "-o", ws.out] + args, env=ws.env(), capture_output=True,
                          text=True, timeout=30)
     t.ok(res.returncode != 0 and why in res.stderr,
