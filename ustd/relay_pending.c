@@ -33,14 +33,12 @@ static struct ustd_pending_stream *pending_stream(struct ustd_relay_pending *p,
 	ps->tail = &ps->head;
 	for (i = 0; i < p->nr_streams; i++)
 		total += p->streams[i].ring;
-	p->keep = total;
 	p->max = total > p->min ? total : p->min;
 	return ps;
 }
 
 /*
- * Copies are recycled, up to the size of the trace's rings (past that,
- * a burst's copies go back to the system): a fresh allocation of a
+ * Copies are recycled, up to the bound: a fresh allocation of a
  * sub-buffer's size comes from mmap() or a heap just trimmed, and the page
  * faults of filling it made ustd so much slower at full speed that the
  * writers discarded 4 times as many events (manual 9.4).
@@ -53,7 +51,7 @@ static void pending_pop(struct ustd_relay_pending *p, struct ustd_pending_stream
 	if (!ps->head)
 		ps->tail = &ps->head;
 	p->bytes -= pkt->len;
-	if (p->free_bytes + pkt->cap > p->keep) {
+	if (p->bytes + p->free_bytes + pkt->cap > p->max) {
 		free(pkt);
 		return;
 	}

@@ -53,8 +53,7 @@ struct ustd_relay_pending {
 	uint64_t min;			/* the bound's least, set by the owner */
 	uint64_t max;			/* the bound */
 	struct ustd_pending_pkt *free;	/* copies to reuse */
-	uint64_t free_bytes;		/* their capacity, <= keep */
-	uint64_t keep;			/* the trace's rings, in bytes */
+	uint64_t free_bytes;		/* their capacity; with bytes, <= max */
 	uint64_t spilled;		/* packets written to the fallback while
 					 * the trace stayed relayed */
 };
