@@ -117,27 +117,11 @@ int relay_fail(struct ustd_relay *r, int err, const char *fmt, ...)
 /* Sends every byte of iov, or breaks the connection. */
 static int relay_sendv(struct ustd_relay *r, int fd, struct iovec *iov, int iovcnt)
 {
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
-	ssize_t n;
+	int ret = ustd_sendv_all(fd, iov, iovcnt);
 
-	while (mh.msg_iovlen) {
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return relay_fail(r, -errno, "sending to lttng-relayd failed: %s",
-					  errno == EAGAIN ? "no progress within the timeout" :
-					  strerror(errno));
-		while (mh.msg_iovlen && (size_t)n >= mh.msg_iov->iov_len) {
-			n -= (ssize_t)mh.msg_iov->iov_len;
-			mh.msg_iov++;
-			mh.msg_iovlen--;
-		}
-		if (mh.msg_iovlen) {
-			mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + n;
-			mh.msg_iov->iov_len -= (size_t)n;
-		}
-	}
+	if (ret < 0)
+		return relay_fail(r, ret, "sending to lttng-relayd failed: %s",
+				  ret == -EAGAIN ? "no progress within the timeout" : strerror(-ret));
 	return 0;
 }
 

@@ -45,10 +45,9 @@ struct ustd_relay_tx {
 	char why[160];
 };
 
-static int relay_tx_send(int fd, struct relay_tx_item *it)
+int ustd_sendv_all(int fd, struct iovec *iov, int iovcnt)
 {
-	struct iovec iov[2] = { { &it->hdr, sizeof(it->hdr) }, { (void *)it->pkt, it->len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
 	ssize_t n;
 
 	while (mh.msg_iovlen) {
@@ -68,6 +67,13 @@ static int relay_tx_send(int fd, struct relay_tx_item *it)
 		}
 	}
 	return 0;
+}
+
+static int relay_tx_send(int fd, struct relay_tx_item *it)
+{
+	struct iovec iov[2] = { { &it->hdr, sizeof(it->hdr) }, { (void *)it->pkt, it->len } };
+
+	return ustd_sendv_all(fd, iov, 2);
 }
 
 static void *relay_tx_thread(void *arg)

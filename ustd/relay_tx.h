@@ -19,6 +19,11 @@
 #include <stdint.h>
 
 struct ustd_relay_tx;
+struct iovec;
+
+/* Sends every byte of iov on a socket (MSG_NOSIGNAL), or returns the
+ * negative errno that stopped it (-EAGAIN: the socket's send timeout). */
+int ustd_sendv_all(int fd, struct iovec *iov, int iovcnt);
 
 /* Starts the thread sending on fd (which the caller keeps and closes
  * after ustd_relay_tx_stop()). Returns 0 or a negative errno. */
