@@ -21,11 +21,9 @@
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
- * packets are unconfirmed (and on every live tick): a round trip per
- * drain would slow the drain that keeps the writers from discarding. Not
- * while packets wait to be sent (relay_tx.h): relayd is behind then, its
- * answer would be "not yet" after a wait on it, and the copies are bounded
- * anyway (relay_pending.h).
+ * packets are unconfirmed (and on every live tick), without waiting for
+ * the answer: a relayd starved of CPU by the writers answered a round
+ * trip in milliseconds, during which the rings filled.
  */
 #define APP_CONFIRM_EVERY	4
 
@@ -276,8 +274,11 @@ static void app_relay_close(struct ustd_app *app)
 	struct ustd_app_stream *as;
 	char unconfirmed[512];
 	uint64_t left;
-	int tries, ret = 0;
+	int tries, ret;
 
+	/* What is still queued goes out first (relay_tx.h). */
+	ret = ustd_relay_sync(&app->sink.relay);
+	app_relay_check(app, ret);
 	for (tries = 0; tries < 200 && app->relayed; tries++) {
 		for (as = app->streams; as && ret == 0; as = as->next)
 			ret = ustd_stream_confirm(&as->stream);
@@ -954,9 +955,12 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 		app_stop_trace(app, ret);
 	else if (ret > 0)
 		app_close_stream(as);
-	else if (app->relayed && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY &&
-		 !ustd_relay_sending(&app->sink.relay))
-		app_relay_check(app, ustd_stream_confirm(&as->stream));
+	else if (app->relayed) {
+		ret = ustd_relay_poll(&app->sink.relay);
+		if (ret == 0 && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY)
+			ret = ustd_stream_confirm_later(&as->stream);
+		app_relay_check(app, ret);
+	}
 }
 
 void ustd_app_on_live_tick(struct ustd_app *app)
@@ -1003,6 +1007,11 @@ void ustd_app_free(struct ustd_app *app)
 {
 	struct ustd_app_stream *as, *next;
 
+	/* Before the streams: the questions relayd owes answers to are
+	 * theirs, and the packets being sent are copies the streams own. */
+	if (app->relayed)
+		ustd_relay_close(&app->sink.relay);
+	ustd_relay_pending_free(&app->sink.pending);
 	for (as = app->streams; as; as = next) {
 		next = as->next;
 		free(as);
@@ -1010,9 +1019,6 @@ void ustd_app_free(struct ustd_app *app)
 	ustd_layouts_free(&app->layouts);
 	free(app->stats);
 	ustcomm_strbuf_free(&app->metadata);
-	if (app->relayed)
-		ustd_relay_close(&app->sink.relay);
-	ustd_relay_pending_free(&app->sink.pending);
 	free(app->snap_dir);
 	free(app->own_output);
 	ustd_trigger_detach(app);

@@ -160,21 +160,88 @@ static int relay_recv(struct ustd_relay *r, void *buf, size_t len)
 	return 0;
 }
 
-static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code);
-
-/* Reads the answers of the index entries sent so far: a refusal breaks
- * the connection like any other. */
-static int relay_read_unanswered(struct ustd_relay *r)
+/* One owed answer, complete in r->partial: to its command. */
+static int relay_owed_answer(struct ustd_relay *r)
 {
+	struct ustd_relay_query *q = r->owed[r->owed_head];
 	uint32_t code;
+
+	memcpy(&code, r->partial, sizeof(code));
+	code = be32toh(code);
+	r->partial_len = 0;
+	r->owed_head = (r->owed_head + 1) % USTD_RELAY_UNANSWERED_MAX;
+	r->unanswered--;
+	if (!q) {
+		if (code != RELAY_OK)
+			return relay_fail(r, -EPROTO, "lttng-relayd refused a packet index or a live beacon (status %u; its own log says why)",
+					  code);
+		return 0;
+	}
+	q->busy = false;
+	/* 0 or 1; anything else is relayd not knowing the stream. */
+	if (code > 1)
+		return relay_fail(r, -EPROTO, "lttng-relayd no longer knows a stream it was sent");
+	if (code == 0 && *q->confirmed < q->seq + 1)
+		*q->confirmed = q->seq + 1;
+	return 0;
+}
+
+/*
+ * Reads the answers owed: all of them, waiting for each (wait), or those
+ * that have come. A refusal breaks the connection like any other.
+ */
+static int relay_read_owed(struct ustd_relay *r, bool wait)
+{
+	static const int one = 1;
+	ssize_t n;
 	int ret = 0;
 
 	while (r->unanswered && ret == 0) {
-		r->unanswered--;
-		ret = relay_status(r, "a packet index or a live beacon", &code);
+		if (wait) {
+			ret = relay_recv(r, r->partial + r->partial_len,
+					 sizeof(r->partial) - r->partial_len);
+			if (ret == 0)
+				ret = relay_owed_answer(r);
+			continue;
+		}
+		n = recv(r->ctrl_fd, r->partial + r->partial_len,
+			 sizeof(r->partial) - r->partial_len, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			/* relayd may hold the next answer until it has our ACK of
+			 * the last one (relay_recv()). */
+			if (setsockopt(r->ctrl_fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
+				ustcomm_dbg("relay: TCP_QUICKACK: %s", strerror(errno));
+			break;
+		}
+		if (n == 0)
+			return relay_fail(r, -ECONNRESET, "lttng-relayd closed the connection");
+		if (n < 0)
+			return relay_fail(r, -errno, "no answer from lttng-relayd: %s", strerror(errno));
+		r->partial_len += (uint32_t)n;
+		if (r->partial_len == sizeof(r->partial))
+			ret = relay_owed_answer(r);
 	}
 	return ret;
 }
+
+/* Counts one more answer owed, to q (NULL: a SEND_INDEX's); when as many
+ * are owed as are kept track of, reads them first. */
+static int relay_owe(struct ustd_relay *r, struct ustd_relay_query *q)
+{
+	int ret = 0;
+
+	if (r->unanswered == USTD_RELAY_UNANSWERED_MAX)
+		ret = relay_read_owed(r, true);
+	if (ret < 0)
+		return ret;
+	r->owed[(r->owed_head + r->unanswered) % USTD_RELAY_UNANSWERED_MAX] = q;
+	r->unanswered++;
+	return 0;
+}
+
+static int relay_status(struct ustd_relay *r, const char *what, uint32_t *code);
 
 /* One command on the control connection, with an optional extra piece
  * sent after the payload (metadata text). A command that is answered
@@ -196,8 +263,9 @@ static int relay_command(struct ustd_relay *r, enum relay_cmd cmd, const void *p
 
 	if (r->broken)
 		return -ENOTCONN;
-	if (cmd != RELAY_CMD_SEND_INDEX && cmd != RELAY_CMD_SEND_METADATA) {
-		ret = relay_read_unanswered(r);
+	if (cmd != RELAY_CMD_SEND_INDEX && cmd != RELAY_CMD_SEND_METADATA &&
+	    cmd != RELAY_CMD_DATA_PENDING) {
+		ret = relay_read_owed(r, true);
 		if (ret < 0)
 			return ret;
 	}
@@ -350,13 +418,9 @@ static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx)
 {
 	size_t len = r->minor >= RELAY_MINOR_INDEX_1_1 ? sizeof(*idx) :
 		offsetof(struct relay_index, stream_instance_id);
-	int ret = relay_command(r, RELAY_CMD_SEND_INDEX, idx, len, NULL, 0);
+	int ret = relay_owe(r, NULL);
 
-	if (ret < 0)
-		return ret;
-	if (++r->unanswered >= USTD_RELAY_UNANSWERED_MAX)
-		ret = relay_read_unanswered(r);
-	return ret;
+	return ret < 0 ? ret : relay_command(r, RELAY_CMD_SEND_INDEX, idx, len, NULL, 0);
 }
 
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
@@ -412,8 +476,10 @@ int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
 {
 	struct relay_stream_seq msg = { htobe64(handle), htobe64(seq) };
 	uint32_t code = 0;
-	int ret = relay_command(r, RELAY_CMD_DATA_PENDING, &msg, sizeof(msg), NULL, 0);
+	int ret = r->broken ? -ENOTCONN : relay_read_owed(r, true);
 
+	if (ret == 0)
+		ret = relay_command(r, RELAY_CMD_DATA_PENDING, &msg, sizeof(msg), NULL, 0);
 	if (ret == 0)
 		ret = relay_status(r, NULL, &code);
 	if (ret < 0)
@@ -425,6 +491,29 @@ int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
 	return (int)code;
 }
 
+int ustd_relay_ask_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq,
+			   struct ustd_relay_query *q)
+{
+	struct relay_stream_seq msg = { htobe64(handle), htobe64(seq) };
+	int ret;
+
+	if (r->broken)
+		return -ENOTCONN;
+	if (q->busy)
+		return 0;
+	ret = relay_owe(r, q);
+	if (ret < 0)
+		return ret;
+	q->busy = true;
+	q->seq = seq;
+	return relay_command(r, RELAY_CMD_DATA_PENDING, &msg, sizeof(msg), NULL, 0);
+}
+
+int ustd_relay_poll(struct ustd_relay *r)
+{
+	return r->broken ? -ENOTCONN : relay_read_owed(r, false);
+}
+
 int ustd_relay_sync(struct ustd_relay *r)
 {
 	int ret;
@@ -433,11 +522,6 @@ int ustd_relay_sync(struct ustd_relay *r)
 		return -ENOTCONN;
 	ret = ustd_relay_tx_flush(r->tx);
 	return ret < 0 ? relay_fail(r, ret, "%s", ustd_relay_tx_error(r->tx)) : 0;
-}
-
-bool ustd_relay_sending(struct ustd_relay *r)
-{
-	return r->tx && ustd_relay_tx_queued(r->tx) > 0;
 }
 
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq)
@@ -453,6 +537,12 @@ int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last
 
 void ustd_relay_close(struct ustd_relay *r)
 {
+	/* The questions on their way get no answer now. */
+	for (; r->unanswered; r->unanswered--) {
+		if (r->owed[r->owed_head])
+			r->owed[r->owed_head]->busy = false;
+		r->owed_head = (r->owed_head + 1) % USTD_RELAY_UNANSWERED_MAX;
+	}
 	if (r->tx) {
 		if (!r->broken)
 			ustd_relay_sync(r);

@@ -29,16 +29,34 @@
 #define USTD_RELAY_SESSION_NAME_MAX	255
 #define USTD_RELAY_HOSTNAME_MAX		64
 
+/*
+ * A DATA_PENDING asked without waiting for the answer
+ * (ustd_relay_ask_pending()). When the answer is read, busy is cleared
+ * and, if relayd has written every packet of the stream up to seq,
+ * *confirmed is raised to seq + 1.
+ */
+struct ustd_relay_query {
+	bool busy;
+	uint64_t seq;
+	uint64_t *confirmed;
+};
+
 struct ustd_relay {
 	int ctrl_fd;
 	int data_fd;
 	uint32_t minor;			/* protocol 2.minor agreed with relayd */
 	uint64_t session_id;
-	/* SEND_INDEX answers not read yet. relayd answers the control
-	 * connection's commands in order, so they are read before the answer
-	 * of any later command, or when there are USTD_RELAY_UNANSWERED_MAX:
-	 * a packet costs no round trip. */
+	/* Answers not read yet, of SEND_INDEX (NULL) and of DATA_PENDING
+	 * asked without waiting (its query), oldest at owed_head. relayd
+	 * answers the control connection's commands in order, so they are
+	 * read before the answer of any later command, when there are
+	 * USTD_RELAY_UNANSWERED_MAX, and whenever they have come
+	 * (ustd_relay_poll()): a packet costs no round trip. */
+	struct ustd_relay_query *owed[USTD_RELAY_UNANSWERED_MAX];
+	uint32_t owed_head;
 	uint32_t unanswered;
+	uint8_t partial[4];		/* an answer read in part */
+	uint32_t partial_len;
 	bool broken;
 	char err[256];			/* why it broke */
 	struct ustd_relay_tx *tx;	/* sends on data_fd (relay_tx.h) */
@@ -81,8 +99,6 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 
 /* Waits until every packet queued is sent. */
 int ustd_relay_sync(struct ustd_relay *r);
-/* True while packets queued are not sent yet. */
-bool ustd_relay_sending(struct ustd_relay *r);
 /* Tells live viewers that the stream has nothing before ts (an idle
  * stream), so that they may show other streams' events up to ts. */
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
@@ -91,6 +107,12 @@ int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t strea
 /* Returns 0 when relayd has written every packet up to seq of the stream
  * (data and index), 1 when some are still on their way, or an error. */
 int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq);
+/* The same question without waiting for the answer, unless q->busy (one
+ * is on its way): q takes it when it comes. 0 or an error. */
+int ustd_relay_ask_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq,
+			   struct ustd_relay_query *q);
+/* Reads the answers that have come, without waiting. 0 or an error. */
+int ustd_relay_poll(struct ustd_relay *r);
 
 /* Ends a stream after packet last_seq (UINT64_MAX: it sent none). */
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq);

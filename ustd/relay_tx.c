@@ -178,16 +178,6 @@ end:
 	return ret;
 }
 
-uint64_t ustd_relay_tx_queued(struct ustd_relay_tx *tx)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&tx->lock);
-	n = tx->tail - tx->head;
-	pthread_mutex_unlock(&tx->lock);
-	return n;
-}
-
 int ustd_relay_tx_flush(struct ustd_relay_tx *tx)
 {
 	int ret;

@@ -36,8 +36,6 @@ int ustd_relay_tx_start(struct ustd_relay_tx **tx, int fd);
  */
 int ustd_relay_tx_queue(struct ustd_relay_tx *tx, uint64_t handle, uint64_t seq,
 			const char *pkt, size_t len);
-/* Packets queued and not sent yet. */
-uint64_t ustd_relay_tx_queued(struct ustd_relay_tx *tx);
 /* Waits until all that was queued is sent; 0 or the error. */
 int ustd_relay_tx_flush(struct ustd_relay_tx *tx);
 /* Why sending ended ("" while it goes on). */

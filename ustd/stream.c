@@ -160,6 +160,7 @@ int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char 
 
 	if (ret == 0) {
 		s->out.sink = sink;
+		s->out.query = (struct ustd_relay_query) { .confirmed = &s->out.confirmed };
 		s->dir = path;
 	}
 	return ret;
@@ -200,6 +201,18 @@ int ustd_stream_confirm(struct ustd_stream *s)
 		o->asked = 0;
 	}
 	return ret < 0 ? ret : 0;
+}
+
+int ustd_stream_confirm_later(struct ustd_stream *s)
+{
+	struct ustd_stream_out *o = &s->out;
+
+	if (!o->sink || o->confirmed == o->sent || o->query.busy)
+		return 0;
+	/* As above: the packets asked about until relayd has them. */
+	if (o->asked <= o->confirmed)
+		o->asked = o->sent;
+	return ustd_relay_ask_pending(&o->sink->relay, o->handle, o->asked - 1, &o->query);
 }
 
 /*

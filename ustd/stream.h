@@ -51,6 +51,7 @@ struct ustd_stream_out {
 	uint64_t sent;			/* packets sent to relayd */
 	uint64_t confirmed;		/* of those, known written by relayd */
 	uint64_t asked;			/* packets relayd was last asked about */
+	struct ustd_relay_query query;	/* the question on its way, if busy */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t idx_len;		/* bytes of the index file */
 	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */
@@ -121,6 +122,9 @@ bool ustd_stream_live_flush(struct ustd_stream *s, int tsc, const uint8_t *uuid)
 /* Asks relayd whether it has written every packet sent so far, and
  * remembers the answer (out.confirmed). */
 int ustd_stream_confirm(struct ustd_stream *s);
+/* The same, the answer taken when it comes (ustd_relay_poll()): the
+ * drain never waits for a relayd that may be starved of CPU. */
+int ustd_stream_confirm_later(struct ustd_stream *s);
 
 /*
  * Called when the wakeup eventfd is readable: copies the complete packets
