@@ -181,8 +181,15 @@ static int relay_owed_answer(struct ustd_relay *r)
 	/* 0 or 1; anything else is relayd not knowing the stream. */
 	if (code > 1)
 		return relay_fail(r, -EPROTO, "lttng-relayd no longer knows a stream it was sent");
-	if (code == 0 && *q->confirmed < q->seq + 1)
-		*q->confirmed = q->seq + 1;
+	if (code == 0) {
+		/* Pairs with the store-release in relay_tx_thread(). */
+		uint64_t upto = __atomic_load_n(q->sent, __ATOMIC_ACQUIRE);
+
+		if (upto > q->seq + 1)
+			upto = q->seq + 1;
+		if (*q->confirmed < upto)
+			*q->confirmed = upto;
+	}
 	return 0;
 }
 
@@ -424,7 +431,7 @@ static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx)
 }
 
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
-			   const char *pkt, size_t len)
+			   const char *pkt, size_t len, uint64_t *done)
 {
 	struct ustd_index_entry e;
 	struct relay_index idx;
@@ -437,7 +444,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	 * whichever part of a packet comes first until the other does (so it
 	 * must, its data and control connections being read apart).
 	 */
-	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len);
+	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
 	if (ret < 0)
 		return relay_fail(r, ret, "%s", ret == -ENOMEM ?
 				  "no memory to queue a packet for lttng-relayd" :

@@ -33,12 +33,14 @@
  * A DATA_PENDING asked without waiting for the answer
  * (ustd_relay_ask_pending()). When the answer is read, busy is cleared
  * and, if relayd has written every packet of the stream up to seq,
- * *confirmed is raised to seq + 1.
+ * *confirmed is raised to seq + 1, or to *sent if that is lower (the
+ * packets the sending thread is done with: ustd_relay_send_packet()).
  */
 struct ustd_relay_query {
 	bool busy;
 	uint64_t seq;
 	uint64_t *confirmed;
+	const uint64_t *sent;
 };
 
 struct ustd_relay {
@@ -92,10 +94,10 @@ int ustd_relay_send_metadata(struct ustd_relay *r, uint64_t handle, const char *
 
 /* Sends packet number seq (0, 1, ... per stream) of a stream: its len
  * bytes are queued for the data connection (pkt must stay as it is until
- * they are sent: ustd_relay_sync(), or relayd confirmed the packet), its
+ * they are sent: ustd_relay_sync(), or *done passed seq; relay_tx.h), its
  * index entry goes on the control one. */
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
-			   const char *pkt, size_t len);
+			   const char *pkt, size_t len, uint64_t *done);
 
 /* Waits until every packet queued is sent. */
 int ustd_relay_sync(struct ustd_relay *r);

@@ -23,6 +23,8 @@ struct relay_tx_item {
 	struct relay_tx_hdr hdr;
 	const char *pkt;
 	size_t len;
+	uint64_t seq;
+	uint64_t *done;
 };
 
 /*
@@ -98,6 +100,9 @@ static void *relay_tx_thread(void *arg)
 				 ret == -EAGAIN ? "no progress within the timeout" : strerror(-ret));
 			break;
 		}
+		/* Pairs with the load-acquire of whoever frees the packet
+		 * (ustd_relay_tx_queue()): the send is over before. */
+		__atomic_store_n(it.done, it.seq + 1, __ATOMIC_RELEASE);
 		tx->head++;
 		pthread_cond_broadcast(&tx->done);
 	}
@@ -148,7 +153,7 @@ static int relay_tx_grow(struct ustd_relay_tx *tx)
 }
 
 int ustd_relay_tx_queue(struct ustd_relay_tx *tx, uint64_t handle, uint64_t seq,
-			const char *pkt, size_t len)
+			const char *pkt, size_t len, uint64_t *done)
 {
 	int ret = 0;
 
@@ -170,6 +175,8 @@ int ustd_relay_tx_queue(struct ustd_relay_tx *tx, uint64_t handle, uint64_t seq,
 		},
 		.pkt = pkt,
 		.len = len,
+		.seq = seq,
+		.done = done,
 	};
 	tx->tail++;
 	pthread_cond_signal(&tx->more);

@@ -30,12 +30,15 @@ int ustd_sendv_all(int fd, struct iovec *iov, int iovcnt);
 int ustd_relay_tx_start(struct ustd_relay_tx **tx, int fd);
 /*
  * Queues packet seq of the relay stream handle. pkt must stay as it is
- * until the packet is sent: until ustd_relay_tx_flush() returned, or
- * relayd confirmed the packet. Returns 0, -ENOMEM, or the error that ended
- * the sending (ustd_relay_tx_error() says it in words).
+ * until the packet is sent: until ustd_relay_tx_flush() returned, or *done
+ * (read with a load-acquire) passed seq; the thread stores seq + 1 there
+ * (store-release) once it is done with pkt. relayd confirming the packet
+ * is not enough: it may have all of it before the send returns. Returns
+ * 0, -ENOMEM, or the error that ended the sending
+ * (ustd_relay_tx_error() says it in words).
  */
 int ustd_relay_tx_queue(struct ustd_relay_tx *tx, uint64_t handle, uint64_t seq,
-			const char *pkt, size_t len);
+			const char *pkt, size_t len, uint64_t *done);
 /* Waits until all that was queued is sent; 0 or the error. */
 int ustd_relay_tx_flush(struct ustd_relay_tx *tx);
 /* Why sending ended ("" while it goes on). */

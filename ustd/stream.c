@@ -160,7 +160,10 @@ int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char 
 
 	if (ret == 0) {
 		s->out.sink = sink;
-		s->out.query = (struct ustd_relay_query) { .confirmed = &s->out.confirmed };
+		s->out.query = (struct ustd_relay_query) {
+			.confirmed = &s->out.confirmed,
+			.sent = &s->out.tx_sent,
+		};
 		s->dir = path;
 	}
 	return ret;
@@ -184,6 +187,7 @@ bool ustd_stream_live_flush(struct ustd_stream *s, int tsc, const uint8_t *uuid)
 int ustd_stream_confirm(struct ustd_stream *s)
 {
 	struct ustd_stream_out *o = &s->out;
+	uint64_t sent;
 	int ret;
 
 	if (!o->sink || o->confirmed == o->sent)
@@ -197,8 +201,12 @@ int ustd_stream_confirm(struct ustd_stream *s)
 		o->asked = o->sent;
 	ret = ustd_relay_data_pending(&o->sink->relay, o->handle, o->asked - 1);
 	if (ret == 0) {
-		o->confirmed = o->asked;
-		o->asked = 0;
+		/* Not past what the sending thread is done with (relay_tx.h);
+		 * pairs with the store-release in relay_tx_thread(). */
+		sent = __atomic_load_n(&o->tx_sent, __ATOMIC_ACQUIRE);
+		o->confirmed = o->asked < sent ? o->asked : sent;
+		if (o->confirmed == o->asked)
+			o->asked = 0;
 	}
 	return ret < 0 ? ret : 0;
 }
@@ -344,7 +352,7 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 		if (kept)
 			packet = copy;
 		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
-					     packet, len);
+					     packet, len, &out->tx_sent);
 		if (ret == 0) {
 			out->sent++;
 			written = 0;

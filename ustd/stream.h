@@ -52,6 +52,7 @@ struct ustd_stream_out {
 	uint64_t confirmed;		/* of those, known written by relayd */
 	uint64_t asked;			/* packets relayd was last asked about */
 	struct ustd_relay_query query;	/* the question on its way, if busy */
+	uint64_t tx_sent;		/* packets relay_tx.h is done with */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t idx_len;		/* bytes of the index file */
 	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */

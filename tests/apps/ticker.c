@@ -19,7 +19,9 @@
 #include <unistd.h>
 #include <ust/marker.h>
 
-static volatile sig_atomic_t stop;
+/* Set by the handler on the main thread, read by the workers: atomic,
+ * which a lock-free int is in a signal handler too. */
+static int stop;
 static long interval_us = 1000;
 static unsigned long max_ticks;		/* 0: until SIGTERM */
 static unsigned finished;		/* threads done with their ticks */
@@ -27,7 +29,7 @@ static unsigned finished;		/* threads done with their ticks */
 static void on_term(int sig)
 {
 	(void)sig;
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 }
 
 static void pause_a_while(void)
@@ -46,7 +48,8 @@ static void *worker(void *arg)
 	unsigned t = (unsigned)(uintptr_t)arg;
 	unsigned long *count = calloc(1, sizeof(*count));
 
-	while (count && !stop && (!max_ticks || *count < max_ticks)) {
+	while (count && !__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
+	       (!max_ticks || *count < max_ticks)) {
 		trace_mark(ust, tick, "thread %u seq %lu", t, *count);
 		(*count)++;
 		pause_a_while();
@@ -101,7 +104,8 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	while (!stop && __atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nr_threads) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&finished, __ATOMIC_ACQUIRE) < nr_threads) {
 		trace_mark(ust, tock, "n %d", n);
 		trace_mark(other, count, "n %d name %s", n, "ticker");
 		n++;
