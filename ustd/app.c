@@ -981,13 +981,16 @@ void ustd_app_on_live_tick(struct ustd_app *app)
 		if (!as->idle && as->stream.open && !as->stream.overwrite)
 			ustd_app_on_stream(as);
 	}
+	if (!app->closed && app->relayed)
+		ret = ustd_relay_poll(&app->sink.relay);
 	for (as = app->streams; as && ret == 0 && !app->closed && app->relayed; as = as->next) {
 		if (as->idle && as->stream.open && as->stream.out.sink)
 			ret = ustd_relay_send_beacon(&app->sink.relay, as->stream.out.handle,
 						     as->stream.stream_id, now);
-		/* Idle streams too: what relayd has may be confirmed since. */
+		/* Idle streams too: what relayd has may be confirmed since
+		 * (answered later, as a busy stream's are). */
 		if (ret == 0 && as->stream.open)
-			ret = ustd_stream_confirm(&as->stream);
+			ret = ustd_stream_confirm_later(&as->stream);
 	}
 	if (!app->closed)
 		app_relay_check(app, ret);

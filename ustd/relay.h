@@ -55,6 +55,7 @@ struct ustd_relay {
 	 * USTD_RELAY_UNANSWERED_MAX, and whenever they have come
 	 * (ustd_relay_poll()): a packet costs no round trip. */
 	struct ustd_relay_query *owed[USTD_RELAY_UNANSWERED_MAX];
+	uint64_t owed_since[USTD_RELAY_UNANSWERED_MAX];	/* CLOCK_MONOTONIC ns */
 	uint32_t owed_head;
 	uint32_t unanswered;
 	uint8_t partial[4];		/* an answer read in part */
@@ -113,7 +114,9 @@ int ustd_relay_data_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq)
  * is on its way): q takes it when it comes. 0 or an error. */
 int ustd_relay_ask_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 			   struct ustd_relay_query *q);
-/* Reads the answers that have come, without waiting. 0 or an error. */
+/* Reads the answers that have come, without waiting. 0 or an error; one
+ * that has not come within USTD_RELAY_TIMEOUT_MS breaks the connection,
+ * as a blocking call's would. */
 int ustd_relay_poll(struct ustd_relay *r);
 
 /* Ends a stream after packet last_seq (UINT64_MAX: it sent none). */
