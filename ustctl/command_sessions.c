@@ -45,11 +45,17 @@ static void session_mi_ok(const char *name)
 int ustctl_cmd_create_session(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0];
+	struct ustctl_rotation rot;
 	uint32_t size = 0, num = 0;
 	char *dir = NULL;
+	bool rotates;
+	int status;
 
 	if (check_session_name(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
+	status = ustctl_rotation_options(args, &rot, &rotates);
+	if (status)
+		return status;
 	if (args->relay)
 		return ustctl_usage_error(args->cmd, "-r: sessions streamed to lttng-relayd are not done yet; give -o DIR (see the manual, Sessions)");
 	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
@@ -62,6 +68,13 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	if (ustctl_create_session(name, args->dir, args->overwrite, size, num, &dir) < 0)
 		return session_failed(args->cmd, name);
+	/* All or nothing: a session without the schedule asked for goes. */
+	if (rotates && ustctl_set_session_rotation(name, &rot) < 0) {
+		status = session_failed(args->cmd, name);
+		ustctl_destroy_session(name);
+		free(dir);
+		return status;
+	}
 	session_mi_ok(name);
 	ustctl_mi_element("directory", "%s", dir);
 	ustctl_mi_close();

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "libustcomm/ctl_protocol.h"
 #include "ustd/app.h"
 
@@ -51,6 +52,25 @@ struct ustd_session_rule {
 	char *s[5];
 };
 
+/*
+ * A session's rotation (session_rotate.h): its schedule, and the chunk
+ * being written, which began at chunk_begin (its first start, or the last
+ * rotation) and is archived as number `chunks`.
+ */
+struct ustd_session_rotation {
+	uint64_t every_us, size;	/* 0: not on a schedule */
+	char *on_rotate;		/* --on-rotate's command, or NULL */
+	uint64_t on_rotate_timeout_us;
+	unsigned chunks;		/* archived so far */
+	time_t chunk_begin;		/* 0 before the first start */
+	/* Stopped with nothing written since: a second rotation of a
+	 * stopped session would archive an empty chunk. */
+	bool rotated_since_stop;
+	int every_fd, size_fd;		/* timerfds, -1 when not armed */
+	struct ustd_session_watch every_watch, size_watch;
+	struct ustd_sessions *ss;
+};
+
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
 	char *dir;			/* OUTPUT/NAME-YYYYMMDD-HHMMSS */
@@ -60,6 +80,7 @@ struct ustd_session {
 	size_t nr_channels;
 	struct ustd_session_rule *rules;
 	size_t nr_rules;
+	struct ustd_session_rotation rot;
 	struct ustd_session *next;
 };
 
