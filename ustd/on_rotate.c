@@ -64,8 +64,8 @@ static void hook_on_end(struct ustd_session_watch *w, uint32_t events)
 		ustcomm_err("session %s: the --on-rotate command for %s ended, how is unknown: %s",
 			    h->session, h->chunk, strerror(errno));
 	else if (h->killed)
-		ustcomm_err("session %s: the --on-rotate command for %s ran past its bound of %.1f s and was killed (--on-rotate-timeout sets the bound)",
-			    h->session, h->chunk, (double)h->timeout_us / 1e6);
+		ustcomm_err("session %s: the --on-rotate command for %s ran past its bound of %llu ms and was killed (--on-rotate-timeout sets the bound)",
+			    h->session, h->chunk, (unsigned long long)(h->timeout_us / 1000));
 	else if (WIFEXITED(status) && WEXITSTATUS(status))
 		ustcomm_err("session %s: the --on-rotate command for %s failed: exit status %d%s",
 			    h->session, h->chunk, WEXITSTATUS(status),
