@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+#include "libustcomm/bufsize.h"
 #include "libustcomm/duration.h"
 
 static const struct {
@@ -15,15 +15,11 @@ static const struct {
 USTCOMM_API int ustcomm_parse_duration(const char *text, uint64_t min_us, uint64_t max_us,
 				       uint64_t *us)
 {
-	unsigned long long v;
-	char *end;
+	const char *end;
+	uint64_t v;
 	size_t i;
 
-	if (!text || *text < '0' || *text > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno)
+	if (ustcomm_parse_leading_u64(text, &v, &end) < 0)
 		return -EINVAL;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].name))

@@ -55,6 +55,9 @@ void ustctl_reply_release(struct ustctl_reply *reply);
 int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		       int extra_ms, struct ustctl_reply *reply);
 
+/* A session name ustd would take; -EINVAL (last error set) when not. */
+int ustctl_check_session_name(const char *name);
+
 /* The same to ustd's session socket (rundir.h), waiting extra_ms more
  * than the timeout. */
 int ustctl_call_ustd(uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,

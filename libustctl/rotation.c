@@ -12,22 +12,12 @@
  * the programs' buffers hold, bounded like a drain. */
 #define ROTATE_EXTRA_MS		20000
 
-static int check_name(const char *name)
-{
-	if (!name || !ustcomm_session_name_valid(name)) {
-		ustctl_set_error("invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
-				 name ? name : "", USTCOMM_SESSION_NAME_MAX - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int ustctl_set_session_rotation(const char *name, const struct ustctl_rotation *r)
 {
 	char every[24], size[24], timeout[24];
 	const char *args[5] = { name, every, size, r->on_rotate ? r->on_rotate : "", timeout };
 	struct ustctl_reply reply;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (ret)
 		return ret;
@@ -43,7 +33,7 @@ int ustctl_rotate_session(const char *name, char **chunk)
 {
 	const char *args[1] = { name }, *pos = NULL, *s;
 	struct ustctl_reply reply;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	*chunk = NULL;
 	if (ret)

@@ -11,7 +11,7 @@
  * every conversation by 15 s. */
 #define SESSION_EXTRA_MS	20000
 
-static int check_name(const char *name)
+int ustctl_check_session_name(const char *name)
 {
 	if (!name || !ustcomm_session_name_valid(name)) {
 		ustctl_set_error("invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
@@ -52,7 +52,7 @@ int ustctl_create_session(const char *name, const char *output, int overwrite,
 	int ret;
 
 	*dir = NULL;
-	ret = check_name(name);
+	ret = ustctl_check_session_name(name);
 	if (!ret)
 		ret = ustctl_absolute_dir(0, "create-session", output, out, sizeof(out));
 	if (ret)
@@ -78,7 +78,7 @@ int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, 
 	const char **args = NULL;
 	char **hex = NULL, (*levels)[USTCOMM_LEVEL_SPEC_MAX] = NULL;
 	uint32_t count = 0;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (ret)
 		return ret;
@@ -114,7 +114,7 @@ end:
 int ustctl_session_add_context(const char *name, const char *channel, const char *context)
 {
 	const char *args[3] = { name, channel, context };
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (!ret)
 		ret = ustctl_context_check(context);
@@ -125,7 +125,7 @@ static int by_name(uint16_t cmd, const char *name, int want_count)
 {
 	const char *args[1] = { name };
 	uint32_t count = 0;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (!ret)
 		ret = call_simple(cmd, args, 1, SESSION_EXTRA_MS, want_count ? &count : NULL);

@@ -108,6 +108,7 @@ int ustctl_worse(int a, int b);
 /* Checks made before anything is sent; each reports a usage error. */
 int ustctl_check_pattern(const struct ustctl_cmd *cmd, const char *pattern);
 int ustctl_check_channel(const struct ustctl_cmd *cmd, const char *channel);
+int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name);
 
 /* The commands (command_*.c). */
 int ustctl_cmd_list_pids(const struct ustctl_args *args);

@@ -53,9 +53,8 @@ int ustctl_cmd_rotate_session(const struct ustctl_args *args)
 	const char *name = args->argv[0];
 	char *chunk = NULL;
 
-	if (!ustcomm_session_name_valid(name))
-		return ustctl_usage_error(args->cmd, "invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
-					  name, USTCOMM_SESSION_NAME_MAX - 1);
+	if (ustctl_check_session_name_arg(args->cmd, name))
+		return USTCTL_EXIT_USAGE;
 	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
 	if (ustctl_rotate_session(name, &chunk) < 0) {

@@ -16,7 +16,7 @@
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
-static int check_session_name(const struct ustctl_cmd *cmd, const char *name)
+int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name)
 {
 	if (!ustcomm_session_name_valid(name))
 		return ustctl_usage_error(cmd, "invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
@@ -51,7 +51,7 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	bool rotates;
 	int status;
 
-	if (check_session_name(args->cmd, name))
+	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	status = ustctl_rotation_options(args, &rot, &rotates);
 	if (status)
@@ -91,7 +91,7 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	const char *name = args->argv[0], *verb = args->cmd->name;
 	int n;
 
-	if (check_session_name(args->cmd, name))
+	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	if (!strcmp(verb, "start-session"))
 		n = ustctl_start_session(name);
@@ -150,7 +150,7 @@ int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable)
 	struct ustctl_rule *rules;
 	int i, n, status = USTCTL_EXIT_OK;
 
-	if (check_session_name(args->cmd, args->session))
+	if (ustctl_check_session_name_arg(args->cmd, args->session))
 		return USTCTL_EXIT_USAGE;
 	for (i = 0; i < args->argc; i++)
 		if (ustctl_check_pattern(args->cmd, args->argv[i]))
@@ -193,7 +193,7 @@ int ustctl_cmd_session_context(const struct ustctl_args *args)
 	const char *channel = args->argv[0];
 	int i;
 
-	if (check_session_name(args->cmd, args->session) ||
+	if (ustctl_check_session_name_arg(args->cmd, args->session) ||
 	    ustctl_check_channel(args->cmd, channel))
 		return USTCTL_EXIT_USAGE;
 	for (i = 1; i < args->argc; i++)

@@ -16,8 +16,9 @@ import signal
 import subprocess
 import time
 
-from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, babeltrace_check, packets,
-                    read_trace, wait_for)
+import ustest
+from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, babeltrace_check, read_trace,
+                    stream_discarded, wait_for)
 
 t = Tap()
 XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
@@ -35,8 +36,7 @@ def ok_cmd(ws, what, *args):
 
 
 def session_dir(ws, name):
-    dirs = [d for d in os.listdir(ws.out) if re.fullmatch(re.escape(name) + r"-\d{8}-\d{6}", d)]
-    return os.path.join(ws.out, dirs[0]) if len(dirs) == 1 else None
+    return ustest.session_dir(ws.out, name)
 
 
 def chunks(sdir):
@@ -75,15 +75,8 @@ def context_discards(paths):
     best = {}
     for chunk in paths:
         for proc in os.listdir(chunk):
-            pdir = os.path.join(chunk, proc)
-            for name in os.listdir(pdir):
-                f = os.path.join(pdir, name)
-                if name == "metadata" or not os.path.isfile(f):
-                    continue
-                pkts = packets(f)[0]
-                if pkts:
-                    key = (proc, name)
-                    best[key] = max(best.get(key, 0), pkts[-1][2][4])
+            for name, n in stream_discarded(os.path.join(chunk, proc)).items():
+                best[(proc, name)] = max(best.get((proc, name), 0), n)
     return sum(best.values())
 
 
@@ -177,9 +170,10 @@ ok_cmd(ws, "create-session two", "create-session", "-o", ws.out, "two")
 ok_cmd(ws, "enable-marker -s two ust:tick", "enable-marker", "-s", "two", "ust:tick")
 ok_cmd(ws, "start-session two", "start-session", "two")
 apps = [start_ticker(ws, "-i", "500"), start_ticker(ws, "-t", "2", "-i", "300")]
-printed = []
+printed, asked = [], []
 for i in range(3):
     time.sleep(1)
+    asked.append(time.time_ns())
     res = ok_cmd(ws, "rotate-session two (%d)" % i, "rotate-session", "two")
     printed.append(res.stdout.strip())
     if i == 0:
@@ -210,7 +204,13 @@ ok_cmd(ws, "rotate-session two, stopped", "rotate-session", "two")
 ok_cmd(ws, "destroy-session two", "destroy-session", "two")
 paths = chunks(session_dir(ws, "two"))
 t.eq(len(paths), 5, "five chunks: four while running, one after the stop")
-check_union("by hand, 2 processes", paths, emitted)
+per_chunk = check_union("by hand, 2 processes", paths, emitted)
+# The open packets are closed at the rotation: an event recorded before
+# rotate-session was asked (a packet holds seconds of these) is in that
+# chunk or an earlier one. 100 ms for the trace clock's offset to ours.
+late = [(i, k) for i, when in enumerate(asked) for k, evs in enumerate(per_chunk)
+        if k > i and any(ts < when - 100000000 for _, _, _, ts in evs)]
+t.eq(late, [], "by hand: every event recorded before a rotation is in its chunk or before")
 ws.cleanup()
 
 # --- (e) --rotate-size: a chunk once the processes wrote that much.
