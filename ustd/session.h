@@ -34,8 +34,8 @@ enum ustd_session_state {
 
 /*
  * One channel's settings, as LOAD_SESSION carries them ("*": every
- * channel). tracefile_* and rotate_* are for the bounded-disk and
- * rotation mechanisms (not sent to programs: ustd applies them).
+ * channel). tracefile_* are for the bounded-disk mechanism (not sent to
+ * programs: ustd applies them); rotation is the session's (rot).
  */
 struct ustd_session_channel {
 	char name[64];
@@ -43,7 +43,6 @@ struct ustd_session_channel {
 	char contexts[512];		/* "vtid,procname" */
 	char blocking[32];		/* "" keeps the program's */
 	uint64_t tracefile_size, tracefile_count;
-	uint64_t rotate_every_us, rotate_size;
 };
 
 /* An enable or disable rule: kind, pattern, level, filter, bytecode (hex),

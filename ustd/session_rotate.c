@@ -143,6 +143,7 @@ void ustd_rotation_started(struct ustd_session *s)
 
 	if (!rot->chunk_begin)
 		rot->chunk_begin = time(NULL);
+	rot->rotated_since_stop = false;
 	if (rot->every_us && rot->every_fd < 0)
 		ret = timer_open(rot, &rot->every_fd, rot->every_us, &rot->every_watch);
 	if (!ret && rot->size && rot->size_fd < 0)

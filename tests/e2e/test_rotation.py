@@ -139,6 +139,12 @@ res = ctl(ws, "rotate-session", "load")
 t.ok(res.returncode == 1 and "load" in res.stderr and
      ("rotated since it stopped" in res.stderr or "nothing to archive" in res.stderr),
      "a second rotate-session of the stopped session: nothing new, said", res.stderr)
+# Started again, it rotates again.
+ok_cmd(ws, "start-session load again", "start-session", "load")
+res = ctl(ws, "rotate-session", "load")
+t.ok(res.returncode == 1 and "nothing to archive" in res.stderr,
+     "restarted after a rotation while stopped: rotate-session is taken again", res.stderr)
+ok_cmd(ws, "stop-session load again", "stop-session", "load")
 ok_cmd(ws, "destroy-session load", "destroy-session", "load")
 sdir = session_dir(ws, "load")
 paths = chunks(sdir)
