@@ -30,9 +30,12 @@ struct hook {
 	struct hook *next;
 };
 
-static struct hook *hooks;
+/* Running, and ended but still named by the epoll batch under way (its
+ * timer may have expired with the end): freed by ustd_on_rotate_reap(). */
+static struct hook *hooks, *ended;
 
-static void hook_free(struct hook *h)
+/* Out of the loop; freed after the batch. */
+static void hook_end(struct hook *h)
 {
 	struct hook **link;
 
@@ -42,12 +45,20 @@ static void hook_free(struct hook *h)
 			break;
 		}
 	}
-	if (h->pidfd >= 0)
+	/* Out of the set before the close: a command being started holds a
+	 * copy of every descriptor until its exec. */
+	if (h->pidfd >= 0) {
+		epoll_ctl(h->epfd, EPOLL_CTL_DEL, h->pidfd, NULL);
 		close(h->pidfd);
-	if (h->timer_fd >= 0)
+	}
+	if (h->timer_fd >= 0) {
+		epoll_ctl(h->epfd, EPOLL_CTL_DEL, h->timer_fd, NULL);
 		close(h->timer_fd);
-	free(h->chunk);
-	free(h);
+	}
+	h->pidfd = h->timer_fd = -1;
+	h->pid = 0;
+	h->next = ended;
+	ended = h;
 }
 
 static void hook_on_end(struct ustd_session_watch *w, uint32_t events)
@@ -57,6 +68,8 @@ static void hook_on_end(struct ustd_session_watch *w, uint32_t events)
 	pid_t pid;
 
 	(void)events;
+	if (!h->pid)
+		return;
 	pid = waitpid(h->pid, &status, WNOHANG);
 	if (pid == 0 || (pid < 0 && errno == EINTR))
 		return;
@@ -73,7 +86,7 @@ static void hook_on_end(struct ustd_session_watch *w, uint32_t events)
 	else if (WIFSIGNALED(status))
 		ustcomm_err("session %s: the --on-rotate command for %s was killed by signal %d",
 			    h->session, h->chunk, WTERMSIG(status));
-	hook_free(h);
+	hook_end(h);
 }
 
 static void hook_on_timer(struct ustd_session_watch *w, uint32_t events)
@@ -82,7 +95,7 @@ static void hook_on_timer(struct ustd_session_watch *w, uint32_t events)
 	uint64_t ticks;
 
 	(void)events;
-	if (read(h->timer_fd, &ticks, sizeof(ticks)) < 0)
+	if (!h->pid || read(h->timer_fd, &ticks, sizeof(ticks)) < 0)
 		return;
 	/* The whole group: what the shell started too. Reaped on the pidfd. */
 	h->killed = true;
@@ -187,13 +200,25 @@ end:
 		ustcomm_err("session %s: cannot run the --on-rotate command for %s: %s",
 			    session, chunk, strerror(-ret));
 		if (h)
-			hook_free(h);
+			hook_end(h);
 	}
 	return ret;
+}
+
+void ustd_on_rotate_reap(void)
+{
+	struct hook *h;
+
+	while ((h = ended)) {
+		ended = h->next;
+		free(h->chunk);
+		free(h);
+	}
 }
 
 void ustd_on_rotate_fini(void)
 {
 	while (hooks)
-		hook_free(hooks);
+		hook_end(hooks);
+	ustd_on_rotate_reap();
 }

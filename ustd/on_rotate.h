@@ -17,6 +17,9 @@
 int ustd_on_rotate_run(int epfd, const char *session, const char *cmd, const char *chunk,
 		       uint64_t timeout_us);
 
+/* Frees the commands that ended; after each epoll batch. */
+void ustd_on_rotate_reap(void);
+
 /* ustd exits: stops watching the commands (they run on, reparented). */
 void ustd_on_rotate_fini(void);
 

@@ -51,6 +51,8 @@ struct ustd_session_rule {
 	char *s[5];
 };
 
+struct ustd_rotation_timer;
+
 /*
  * A session's rotation (session_rotate.h): its schedule, and the chunk
  * being written, which began at chunk_begin (its first start, or the last
@@ -65,8 +67,8 @@ struct ustd_session_rotation {
 	/* Stopped with nothing written since: a second rotation of a
 	 * stopped session would archive an empty chunk. */
 	bool rotated_since_stop;
-	int every_fd, size_fd;		/* timerfds, -1 when not armed */
-	struct ustd_session_watch every_watch, size_watch;
+	/* session_rotate.c's timerfds, NULL when not armed */
+	struct ustd_rotation_timer *every_timer, *size_timer;
 	struct ustd_sessions *ss;
 };
 

@@ -559,6 +559,10 @@ static void conn_close(struct conn *c)
 {
 	if (c->waiting)
 		ustd_apply_forget_waiter(&c->waiter);
+	/* Out of the set before the close: an --on-rotate command being
+	 * started holds a copy of every descriptor until its exec, which
+	 * would keep the registration, and its pointer, alive. */
+	epoll_ctl(c->ss->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	free(c->in);
 	free(c);
@@ -762,6 +766,7 @@ void ustd_sessions_fini(struct ustd_sessions *ss)
 		ss->list = s->next;
 		ustd_session_free(s);
 	}
+	ustd_rotation_reap();
 	if (ss->listen_fd >= 0) {
 		close(ss->listen_fd);
 		unlink(ss->sock_path);

@@ -15,39 +15,83 @@
 
 #define ROTATE_SIZE_CHECK_MS	200
 
-static struct ustd_session *rot_session(struct ustd_session_rotation *rot)
-{
-	return (struct ustd_session *)((char *)rot - offsetof(struct ustd_session, rot));
-}
+/*
+ * A timerfd of a session's schedule, allocated apart: a session destroyed
+ * (or a schedule changed) while its timer's expiry is in the epoll batch
+ * under way leaves it retired (s NULL), freed after the batch.
+ */
+struct ustd_rotation_timer {
+	struct ustd_session_watch watch;
+	int fd;
+	struct ustd_session *s;
+	void (*expired)(struct ustd_session *s);
+	struct ustd_rotation_timer *next;	/* retired */
+};
 
-static void timer_close(struct ustd_session_rotation *rot, int *fd)
+static struct ustd_rotation_timer *retired;
+
+static void timer_retire(struct ustd_session_rotation *rot, struct ustd_rotation_timer **t)
 {
-	if (*fd < 0)
+	if (!*t)
 		return;
-	epoll_ctl(rot->ss->ctx->epfd, EPOLL_CTL_DEL, *fd, NULL);
-	close(*fd);
-	*fd = -1;
+	epoll_ctl(rot->ss->ctx->epfd, EPOLL_CTL_DEL, (*t)->fd, NULL);
+	close((*t)->fd);
+	(*t)->s = NULL;
+	(*t)->next = retired;
+	retired = *t;
+	*t = NULL;
 }
 
-/* A periodic timerfd in the loop, calling w's fn. */
-static int timer_open(struct ustd_session_rotation *rot, int *fd, uint64_t period_us,
-		      struct ustd_session_watch *w)
+static void timer_on_expiry(struct ustd_session_watch *w, uint32_t events)
+{
+	struct ustd_rotation_timer *t = (struct ustd_rotation_timer *)w;
+	uint64_t ticks;
+
+	(void)events;
+	if (t->s && read(t->fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+		t->expired(t->s);
+}
+
+/* A periodic timerfd in the loop, calling expired(s). */
+static int timer_open(struct ustd_session *s, struct ustd_rotation_timer **out,
+		      uint64_t period_us, void (*expired)(struct ustd_session *s))
 {
 	struct itimerspec its = { .it_interval = { (time_t)(period_us / 1000000),
 						   (long)(period_us % 1000000) * 1000 } };
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct ustd_rotation_timer *t = calloc(1, sizeof(*t));
 	int ret = 0;
 
+	if (!t)
+		return -ENOMEM;
+	t->watch.watch.kind = USTD_WATCH_SESSION;
+	t->watch.fn = timer_on_expiry;
+	t->s = s;
+	t->expired = expired;
+	ev.data.ptr = &t->watch;
 	its.it_value = its.it_interval;
-	*fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (*fd < 0 || timerfd_settime(*fd, 0, &its, NULL) < 0 ||
-	    epoll_ctl(rot->ss->ctx->epfd, EPOLL_CTL_ADD, *fd, &ev) < 0) {
+	t->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t->fd < 0 || timerfd_settime(t->fd, 0, &its, NULL) < 0 ||
+	    epoll_ctl(s->rot.ss->ctx->epfd, EPOLL_CTL_ADD, t->fd, &ev) < 0) {
 		ret = -errno;
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
+		if (t->fd >= 0)
+			close(t->fd);
+		free(t);
+		return ret;
 	}
-	return ret;
+	*out = t;
+	return 0;
+}
+
+void ustd_rotation_reap(void)
+{
+	struct ustd_rotation_timer *t;
+
+	while ((t = retired)) {
+		retired = t->next;
+		free(t);
+	}
+	ustd_on_rotate_reap();
 }
 
 static void auto_rotate(struct ustd_session *s, const char *why)
@@ -62,21 +106,9 @@ static void auto_rotate(struct ustd_session *s, const char *why)
 		ustcomm_dbg("session %s: rotated (%s) into %s", s->name, why, path);
 }
 
-static bool timer_expired(int fd)
+static void on_every(struct ustd_session *s)
 {
-	uint64_t ticks;
-
-	return read(fd, &ticks, sizeof(ticks)) == sizeof(ticks);
-}
-
-static void on_every(struct ustd_session_watch *w, uint32_t events)
-{
-	struct ustd_session_rotation *rot = (struct ustd_session_rotation *)
-		((char *)w - offsetof(struct ustd_session_rotation, every_watch));
-
-	(void)events;
-	if (timer_expired(rot->every_fd))
-		auto_rotate(rot_session(rot), "on its period");
+	auto_rotate(s, "on its period");
 }
 
 struct size_arg {
@@ -94,32 +126,20 @@ static void add_size(struct ustd_app *app, void *arg)
 	}
 }
 
-static void on_size_check(struct ustd_session_watch *w, uint32_t events)
+static void on_size_check(struct ustd_session *s)
 {
-	struct ustd_session_rotation *rot = (struct ustd_session_rotation *)
-		((char *)w - offsetof(struct ustd_session_rotation, size_watch));
-	struct ustd_session *s = rot_session(rot);
 	struct size_arg sa = { 0 };
 
-	(void)events;
-	if (!timer_expired(rot->size_fd))
-		return;
-	ustd_session_for_each_app(rot->ss, s, add_size, &sa);
-	if (sa.bytes >= rot->size)
+	ustd_session_for_each_app(s->rot.ss, s, add_size, &sa);
+	if (sa.bytes >= s->rot.size)
 		auto_rotate(s, "on its size");
 }
 
 void ustd_rotation_init(struct ustd_session *s, struct ustd_sessions *ss)
 {
-	struct ustd_session_rotation *rot = &s->rot;
-
-	memset(rot, 0, sizeof(*rot));
-	rot->ss = ss;
-	rot->every_fd = rot->size_fd = -1;
-	rot->on_rotate_timeout_us = USTCOMM_ON_ROTATE_TIMEOUT_US;
-	rot->every_watch.watch.kind = rot->size_watch.watch.kind = USTD_WATCH_SESSION;
-	rot->every_watch.fn = on_every;
-	rot->size_watch.fn = on_size_check;
+	memset(&s->rot, 0, sizeof(s->rot));
+	s->rot.ss = ss;
+	s->rot.on_rotate_timeout_us = USTCOMM_ON_ROTATE_TIMEOUT_US;
 }
 
 void ustd_rotation_fini(struct ustd_session *s)
@@ -131,8 +151,8 @@ void ustd_rotation_fini(struct ustd_session *s)
 
 void ustd_rotation_stopped(struct ustd_session *s)
 {
-	timer_close(&s->rot, &s->rot.every_fd);
-	timer_close(&s->rot, &s->rot.size_fd);
+	timer_retire(&s->rot, &s->rot.every_timer);
+	timer_retire(&s->rot, &s->rot.size_timer);
 	s->rot.rotated_since_stop = false;
 }
 
@@ -144,11 +164,10 @@ void ustd_rotation_started(struct ustd_session *s)
 	if (!rot->chunk_begin)
 		rot->chunk_begin = time(NULL);
 	rot->rotated_since_stop = false;
-	if (rot->every_us && rot->every_fd < 0)
-		ret = timer_open(rot, &rot->every_fd, rot->every_us, &rot->every_watch);
-	if (!ret && rot->size && rot->size_fd < 0)
-		ret = timer_open(rot, &rot->size_fd, ROTATE_SIZE_CHECK_MS * 1000ull,
-				 &rot->size_watch);
+	if (rot->every_us && !rot->every_timer)
+		ret = timer_open(s, &rot->every_timer, rot->every_us, on_every);
+	if (!ret && rot->size && !rot->size_timer)
+		ret = timer_open(s, &rot->size_timer, ROTATE_SIZE_CHECK_MS * 1000ull, on_size_check);
 	if (ret)
 		ustcomm_err("session %s: cannot arm its rotation timer: %s; it rotates on rotate-session only",
 			    s->name, strerror(-ret));
@@ -168,8 +187,8 @@ int ustd_rotation_set(struct ustd_session *s, uint64_t every_us, uint64_t size, 
 	rot->every_us = every_us;
 	rot->size = size;
 	/* A new period begins now. */
-	timer_close(rot, &rot->every_fd);
-	timer_close(rot, &rot->size_fd);
+	timer_retire(rot, &rot->every_timer);
+	timer_retire(rot, &rot->size_timer);
 	if (s->state == USTD_SESSION_ACTIVE)
 		ustd_rotation_started(s);
 	return 0;

@@ -26,6 +26,10 @@ void ustd_rotation_fini(struct ustd_session *s);
 int ustd_rotation_set(struct ustd_session *s, uint64_t every_us, uint64_t size, const char *cmd,
 		      uint64_t timeout_us);
 
+/* Frees the timers and --on-rotate commands that ended: after each epoll
+ * batch, which may still name them. */
+void ustd_rotation_reap(void);
+
 /* start-session and stop-session: the schedule runs while active. */
 void ustd_rotation_started(struct ustd_session *s);
 void ustd_rotation_stopped(struct ustd_session *s);

@@ -320,6 +320,9 @@ for name, hook_args, pattern in cases:
     ok_cmd(ws, "stop-session %s" % name, "stop-session", name)
     ctl(ws, "rotate-session", name)
     ok_cmd(ws, "destroy-session %s" % name, "destroy-session", name)
+    if ustd.proc.poll() is not None:
+        ustd.wait_line("(?!)", timeout=2)
+        t.diag("ustd ended (%d): %s" % (ustd.proc.returncode, "".join(ustd.seen[-60:])))
     paths = chunks(sdir)
     t.ok(first is not None and first.group(1) in paths and len(paths) >= 4,
          "%s: the chunk reported exists, and %d chunks followed it" % (name, len(paths)),
