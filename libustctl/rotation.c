@@ -31,22 +31,11 @@ int ustctl_set_session_rotation(const char *name, const struct ustctl_rotation *
 
 int ustctl_rotate_session(const char *name, char **chunk)
 {
-	const char *args[1] = { name }, *pos = NULL, *s;
-	struct ustctl_reply reply;
+	const char *args[1] = { name };
 	int ret = ustctl_check_session_name(name);
 
 	*chunk = NULL;
 	if (ret)
 		return ret;
-	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_ROTATE, args, 1, ROTATE_EXTRA_MS, &reply);
-	if (!ret) {
-		s = ustcomm_ctl_next(&reply.msg, &pos);
-		*chunk = strdup(s ? s : "");
-		if (!*chunk) {
-			ret = -ENOMEM;
-			ustctl_set_error("out of memory");
-		}
-	}
-	ustctl_reply_release(&reply);
-	return ret;
+	return ustctl_call_ustd_path(USTCOMM_CTL_SESSION_ROTATE, args, 1, ROTATE_EXTRA_MS, chunk);
 }

@@ -42,13 +42,30 @@ static int call_simple(uint16_t cmd, const char *const *args, size_t nr, int ext
 	return ret;
 }
 
+int ustctl_call_ustd_path(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+			  char **out)
+{
+	struct ustctl_reply reply;
+	const char *pos = NULL, *s;
+	int ret = ustctl_call_ustd(cmd, args, nr, extra_ms, &reply);
+
+	if (!ret) {
+		s = ustcomm_ctl_next(&reply.msg, &pos);
+		*out = strdup(s ? s : "");
+		if (!*out) {
+			ret = -ENOMEM;
+			ustctl_set_error("out of memory");
+		}
+	}
+	ustctl_reply_release(&reply);
+	return ret;
+}
+
 int ustctl_create_session(const char *name, const char *output, int overwrite,
 			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
 {
 	char out[4096], size[16], num[16];
 	const char *args[5] = { name, out, overwrite ? "1" : "0", size, num };
-	struct ustctl_reply reply;
-	const char *pos = NULL, *s;
 	int ret;
 
 	*dir = NULL;
@@ -59,17 +76,7 @@ int ustctl_create_session(const char *name, const char *output, int overwrite,
 		return ret;
 	snprintf(size, sizeof(size), "%u", (unsigned)subbuf_size);
 	snprintf(num, sizeof(num), "%u", (unsigned)subbuf_num);
-	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, &reply);
-	if (!ret) {
-		s = ustcomm_ctl_next(&reply.msg, &pos);
-		*dir = strdup(s ? s : "");
-		if (!*dir) {
-			ret = -ENOMEM;
-			ustctl_set_error("out of memory");
-		}
-	}
-	ustctl_reply_release(&reply);
-	return ret;
+	return ustctl_call_ustd_path(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, dir);
 }
 
 int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, size_t nr)
