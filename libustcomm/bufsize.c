@@ -6,18 +6,26 @@
 #include "libustcomm/bufsize.h"
 #include "libustcomm/shm_layout.h"
 
-USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,
-				   uint64_t *out)
+USTCOMM_API int ustcomm_parse_leading_u64(const char *text, uint64_t *v, const char **end)
 {
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
+	char *after;
 
 	if (!text || *text < '0' || *text > '9')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno)
+	*v = strtoull(text, &after, 10);
+	*end = after;
+	return errno ? -EINVAL : 0;
+}
+
+USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,
+				   uint64_t *out)
+{
+	unsigned shift = 0;
+	const char *end;
+	uint64_t v;
+
+	if (ustcomm_parse_leading_u64(text, &v, &end) < 0)
 		return -EINVAL;
 	if (*end == 'k' || *end == 'K')
 		shift = 10;

@@ -12,6 +12,10 @@
 USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
 				   uint32_t *out);
 
+/* The decimal number text begins with (a digit first), *end after it.
+ * 0 or -EINVAL (no digit, overflow). */
+USTCOMM_API int ustcomm_parse_leading_u64(const char *text, uint64_t *v, const char **end);
+
 /* Parses decimal with an optional k, M or G suffix (powers of 1024) into
  * a value within [min, max]. Returns 0 or -EINVAL. */
 USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,

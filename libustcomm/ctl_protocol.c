@@ -48,6 +48,8 @@ static const struct {
 	[USTCOMM_CTL_SESSION_GET] = { "save-session -s", 1, 1 },
 	[USTCOMM_CTL_SET_OVERWRITE] = { "set-overwrite", 2, 2 },
 	[USTCOMM_CTL_SESSION_STATE] = { "session-state", 1, -1 },
+	[USTCOMM_CTL_SESSION_ROTATE] = { "rotate-session", 1, 1 },
+	[USTCOMM_CTL_SESSION_ROTATION] = { "create-session --rotate-every", 5, 5 },
 	[USTCOMM_CTL_ADD_TRIGGER] = { "add-trigger", 6, 6 },
 	[USTCOMM_CTL_LIST_TRIGGERS] = { "list-triggers", 1, 1 },
 	[USTCOMM_CTL_REMOVE_TRIGGER] = { "remove-trigger", 2, 2 },

@@ -48,6 +48,15 @@
 /* How long an application waits for ustd to write a snapshot; controllers
  * add it to their own timeout for USTCOMM_CTL_SNAPSHOT. */
 #define USTCOMM_CTL_SNAPSHOT_WAIT_MS	10000
+/* Rotation of a session (SESSION_ROTATION): the shortest and longest
+ * period, the bound of an --on-rotate command, and the smallest size. */
+#define USTCOMM_ROTATE_EVERY_MIN_US	100000ull		/* 100 ms */
+#define USTCOMM_ROTATE_EVERY_MAX_US	(31ull * 86400 * 1000000)	/* 31 days */
+#define USTCOMM_ON_ROTATE_TIMEOUT_US	(300ull * 1000000)	/* default: 5 min */
+#define USTCOMM_ON_ROTATE_TIMEOUT_MIN_US 100000ull
+#define USTCOMM_ON_ROTATE_TIMEOUT_MAX_US (86400ull * 1000000)
+#define USTCOMM_ROTATE_SIZE_MIN		4096ull
+#define USTCOMM_ON_ROTATE_MAX		4096u	/* bytes of the command */
 /* Trace names: what a directory name and a CTF env string can hold. */
 #define USTCOMM_CTL_TRACE_NAME_MAX	64u
 
@@ -182,7 +191,15 @@ enum ustcomm_ctl_cmd {
 	 * the state of its trace NAME: "created", "allocated", "started",
 	 * "stopped") */
 	USTCOMM_CTL_SESSION_STATE = 44,
-	USTCOMM_CTL_CMD_MAX = 44,
+	/* (NAME) -> (the archived chunk's directory): rotation, ustd's
+	 * session socket only */
+	USTCOMM_CTL_SESSION_ROTATE = 45,
+	/* (NAME, EVERY: microseconds in decimal, "0" for none, SIZE: bytes
+	 * in decimal, "0" for none, ON_ROTATE: a shell command or "",
+	 * ON_ROTATE_TIMEOUT: microseconds in decimal, "0" for the default)
+	 * -> (); the session's rotation schedule, at any time */
+	USTCOMM_CTL_SESSION_ROTATION = 46,
+	USTCOMM_CTL_CMD_MAX = 46,
 };
 
 struct ustcomm_ctl_header {

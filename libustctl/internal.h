@@ -55,6 +55,14 @@ void ustctl_reply_release(struct ustctl_reply *reply);
 int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t nr_args,
 		       int extra_ms, struct ustctl_reply *reply);
 
+/* ustctl_call_ustd() for a reply of one string, a path: *out
+ * (malloc'd) is it. */
+int ustctl_call_ustd_path(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+			  char **out);
+
+/* A session name ustd would take; -EINVAL (last error set) when not. */
+int ustctl_check_session_name(const char *name);
+
 /* The same to ustd's session socket (rundir.h), waiting extra_ms more
  * than the timeout. */
 int ustctl_call_ustd(uint16_t cmd, const char *const *args, size_t nr_args, int extra_ms,

@@ -11,7 +11,7 @@
  * every conversation by 15 s. */
 #define SESSION_EXTRA_MS	20000
 
-static int check_name(const char *name)
+int ustctl_check_session_name(const char *name)
 {
 	if (!name || !ustcomm_session_name_valid(name)) {
 		ustctl_set_error("invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
@@ -42,28 +42,17 @@ static int call_simple(uint16_t cmd, const char *const *args, size_t nr, int ext
 	return ret;
 }
 
-int ustctl_create_session(const char *name, const char *output, int overwrite,
-			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
+int ustctl_call_ustd_path(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+			  char **out)
 {
-	char out[4096], size[16], num[16];
-	const char *args[5] = { name, out, overwrite ? "1" : "0", size, num };
 	struct ustctl_reply reply;
 	const char *pos = NULL, *s;
-	int ret;
+	int ret = ustctl_call_ustd(cmd, args, nr, extra_ms, &reply);
 
-	*dir = NULL;
-	ret = check_name(name);
-	if (!ret)
-		ret = ustctl_absolute_dir(0, "create-session", output, out, sizeof(out));
-	if (ret)
-		return ret;
-	snprintf(size, sizeof(size), "%u", (unsigned)subbuf_size);
-	snprintf(num, sizeof(num), "%u", (unsigned)subbuf_num);
-	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, &reply);
 	if (!ret) {
 		s = ustcomm_ctl_next(&reply.msg, &pos);
-		*dir = strdup(s ? s : "");
-		if (!*dir) {
+		*out = strdup(s ? s : "");
+		if (!*out) {
 			ret = -ENOMEM;
 			ustctl_set_error("out of memory");
 		}
@@ -72,13 +61,31 @@ int ustctl_create_session(const char *name, const char *output, int overwrite,
 	return ret;
 }
 
+int ustctl_create_session(const char *name, const char *output, int overwrite,
+			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
+{
+	char out[4096], size[16], num[16];
+	const char *args[5] = { name, out, overwrite ? "1" : "0", size, num };
+	int ret;
+
+	*dir = NULL;
+	ret = ustctl_check_session_name(name);
+	if (!ret)
+		ret = ustctl_absolute_dir(0, "create-session", output, out, sizeof(out));
+	if (ret)
+		return ret;
+	snprintf(size, sizeof(size), "%u", (unsigned)subbuf_size);
+	snprintf(num, sizeof(num), "%u", (unsigned)subbuf_num);
+	return ustctl_call_ustd_path(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, dir);
+}
+
 int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, size_t nr)
 {
 	size_t nr_args = 1 + 5 * nr, n = 0, i;
 	const char **args = NULL;
 	char **hex = NULL, (*levels)[USTCOMM_LEVEL_SPEC_MAX] = NULL;
 	uint32_t count = 0;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (ret)
 		return ret;
@@ -114,7 +121,7 @@ end:
 int ustctl_session_add_context(const char *name, const char *channel, const char *context)
 {
 	const char *args[3] = { name, channel, context };
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (!ret)
 		ret = ustctl_context_check(context);
@@ -125,7 +132,7 @@ static int by_name(uint16_t cmd, const char *name, int want_count)
 {
 	const char *args[1] = { name };
 	uint32_t count = 0;
-	int ret = check_name(name);
+	int ret = ustctl_check_session_name(name);
 
 	if (!ret)
 		ret = call_simple(cmd, args, 1, SESSION_EXTRA_MS, want_count ? &count : NULL);

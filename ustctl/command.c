@@ -169,7 +169,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
-	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] NAME",
+	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
 	  "create a session in ustd, for every program",
 	  "Creates session NAME in ustd: a set of rules and channel settings\n"
 	  "that, once started, applies to every program of yours linked with\n"
@@ -178,7 +178,12 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "directory by default), which babeltrace2 reads whole, merged by time.\n"
 	  "--overwrite makes its traces flight recorders. NAME: letters, digits,\n"
 	  "'_', '.' and '-', at most 47. Add rules with enable-marker -s NAME.\n"
-	  SUBBUF_SIZE_HELP,
+	  SUBBUF_SIZE_HELP
+	  "--rotate-every DURATION (100ms to 31 days: 500ms, 1s, 10m, 2h) and\n"
+	  "--rotate-size BYTES (k, M, G suffixes) archive the current chunk on a\n"
+	  "schedule, as rotate-session does. --on-rotate CMD runs the shell command\n"
+	  "CMD with each archived chunk's path as its last argument; ustd reports\n"
+	  "its failure and kills it after --on-rotate-timeout (default 5m).\n",
 	  false, 1, 1, ustctl_cmd_create_session, .takes_dir = true, .takes_relay = true,
 	  .session_opts = true },
 	{ "start-session", "NAME", "start a session in every program",
@@ -195,6 +200,14 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Ends the traces of session NAME in every program (ustd writes their\n"
 	  "last events first) and forgets the session.\n",
 	  false, 1, 1, ustctl_cmd_session_op },
+	{ "rotate-session", "NAME", "archive a session's current chunk",
+	  "Closes off the current chunk of session NAME, every process's trace\n"
+	  "since the session started or last rotated, as a complete trace of its\n"
+	  "own in <session dir>/archives/<begin>-<end>-<n>/ (times as\n"
+	  "YYYYMMDDTHHMMSS+HHMM, n from 0), and prints its path. Tracing goes on\n"
+	  "into the next chunk; each packet is in exactly one chunk. An active\n"
+	  "session rotates at any time, a stopped one once.\n",
+	  false, 1, 1, ustctl_cmd_rotate_session },
 	{ "list-sessions", "", "list ustd's sessions",
 	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
 	  "it, number of rules, directory.\n",

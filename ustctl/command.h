@@ -19,6 +19,7 @@ struct ustctl_cmd;
 struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
 	char *session, *subbuf_size, *subbuf_num;
+	char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
 	int overwrite;
 	char *on, *at_most;		/* add-trigger */
 	int snapshot;
@@ -34,6 +35,8 @@ struct ustctl_args {
 	struct ustctl_rule rule;
 	const char *session;		/* -s NAME: ustd's session, not a PID */
 	const char *subbuf_size, *subbuf_num;	/* create-session */
+	/* create-session's rotation options as given, NULL when absent */
+	const char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
 	int overwrite;
 	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
 	 * absent); the filter is rule.filter */
@@ -62,7 +65,9 @@ struct ustctl_cmd {
 	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 	bool takes_session;		/* -s NAME instead of PID */
-	bool session_opts;		/* --overwrite, --subbuf-size, --subbuf-num */
+	/* --overwrite, --subbuf-size, --subbuf-num, and the rotation's
+	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout */
+	bool session_opts;
 	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 };
 
@@ -103,6 +108,7 @@ int ustctl_worse(int a, int b);
 /* Checks made before anything is sent; each reports a usage error. */
 int ustctl_check_pattern(const struct ustctl_cmd *cmd, const char *pattern);
 int ustctl_check_channel(const struct ustctl_cmd *cmd, const char *channel);
+int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name);
 
 /* The commands (command_*.c). */
 int ustctl_cmd_list_pids(const struct ustctl_args *args);
@@ -129,6 +135,11 @@ int ustctl_cmd_session_op(const struct ustctl_args *args);
 int ustctl_cmd_list_sessions(const struct ustctl_args *args);
 int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable);
 int ustctl_cmd_session_context(const struct ustctl_args *args);
+int ustctl_cmd_rotate_session(const struct ustctl_args *args);
+/* create-session's rotation options into r (*given: any of them); 0, or
+ * the exit status after a usage error. */
+int ustctl_rotation_options(const struct ustctl_args *args, struct ustctl_rotation *r,
+			    bool *given);
 int ustctl_cmd_add_trigger(const struct ustctl_args *args);
 int ustctl_cmd_list_triggers(const struct ustctl_args *args);
 int ustctl_cmd_remove_trigger(const struct ustctl_args *args);

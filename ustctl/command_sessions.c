@@ -16,7 +16,7 @@
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
-static int check_session_name(const struct ustctl_cmd *cmd, const char *name)
+int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name)
 {
 	if (!ustcomm_session_name_valid(name))
 		return ustctl_usage_error(cmd, "invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
@@ -45,11 +45,17 @@ static void session_mi_ok(const char *name)
 int ustctl_cmd_create_session(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0];
+	struct ustctl_rotation rot;
 	uint32_t size = 0, num = 0;
 	char *dir = NULL;
+	bool rotates;
+	int status;
 
-	if (check_session_name(args->cmd, name))
+	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
+	status = ustctl_rotation_options(args, &rot, &rotates);
+	if (status)
+		return status;
 	if (args->relay)
 		return ustctl_usage_error(args->cmd, "-r: sessions streamed to lttng-relayd are not done yet; give -o DIR (see the manual, Sessions)");
 	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
@@ -62,6 +68,13 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	if (ustctl_create_session(name, args->dir, args->overwrite, size, num, &dir) < 0)
 		return session_failed(args->cmd, name);
+	/* All or nothing: a session without the schedule asked for goes. */
+	if (rotates && ustctl_set_session_rotation(name, &rot) < 0) {
+		status = session_failed(args->cmd, name);
+		ustctl_destroy_session(name);
+		free(dir);
+		return status;
+	}
 	session_mi_ok(name);
 	ustctl_mi_element("directory", "%s", dir);
 	ustctl_mi_close();
@@ -78,7 +91,7 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	const char *name = args->argv[0], *verb = args->cmd->name;
 	int n;
 
-	if (check_session_name(args->cmd, name))
+	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	if (!strcmp(verb, "start-session"))
 		n = ustctl_start_session(name);
@@ -137,7 +150,7 @@ int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable)
 	struct ustctl_rule *rules;
 	int i, n, status = USTCTL_EXIT_OK;
 
-	if (check_session_name(args->cmd, args->session))
+	if (ustctl_check_session_name_arg(args->cmd, args->session))
 		return USTCTL_EXIT_USAGE;
 	for (i = 0; i < args->argc; i++)
 		if (ustctl_check_pattern(args->cmd, args->argv[i]))
@@ -180,7 +193,7 @@ int ustctl_cmd_session_context(const struct ustctl_args *args)
 	const char *channel = args->argv[0];
 	int i;
 
-	if (check_session_name(args->cmd, args->session) ||
+	if (ustctl_check_session_name_arg(args->cmd, args->session) ||
 	    ustctl_check_channel(args->cmd, channel))
 		return USTCTL_EXIT_USAGE;
 	for (i = 1; i < args->argc; i++)

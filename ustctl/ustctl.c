@@ -191,6 +191,15 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		  "sub-buffer size of every channel", "BYTES" },
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &o->subbuf_num, 0,
 		  "sub-buffers per buffer of every channel", "N" },
+		{ "rotate-every", '\0', POPT_ARG_STRING, &o->rotate_every, 0,
+		  "archive the current chunk every DURATION (500ms, 1s, 10m)", "DURATION" },
+		{ "rotate-size", '\0', POPT_ARG_STRING, &o->rotate_size, 0,
+		  "archive the current chunk once it holds BYTES", "BYTES" },
+		{ "on-rotate", '\0', POPT_ARG_STRING, &o->on_rotate, 0,
+		  "run CMD with each archived chunk's path as last argument", "CMD" },
+		{ "on-rotate-timeout", '\0', POPT_ARG_STRING, &o->on_rotate_timeout, 0,
+		  "kill an --on-rotate command still running after DURATION (default 5m)",
+		  "DURATION" },
 	};
 	const struct poptOption trigger_options[] = {
 		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
@@ -228,6 +237,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[0];
 		options[nr++] = session_opts[1];
 		options[nr++] = session_opts[2];
+		options[nr++] = session_opts[3];
+		options[nr++] = session_opts[4];
+		options[nr++] = session_opts[5];
+		options[nr++] = session_opts[6];
 	}
 	if (cmd->takes_trigger) {
 		options[nr++] = rule_options[0];
@@ -271,6 +284,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->session = o->session;
 	args->subbuf_size = o->subbuf_size;
 	args->subbuf_num = o->subbuf_num;
+	args->rotate_every = o->rotate_every;
+	args->rotate_size = o->rotate_size;
+	args->on_rotate = o->on_rotate;
+	args->on_rotate_timeout = o->on_rotate_timeout;
 	args->overwrite = o->overwrite;
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
@@ -331,6 +348,10 @@ end:
 	free(opts.session);
 	free(opts.subbuf_size);
 	free(opts.subbuf_num);
+	free(opts.rotate_every);
+	free(opts.rotate_size);
+	free(opts.on_rotate);
+	free(opts.on_rotate_timeout);
 	free(opts.on);
 	free(opts.at_most);
 	free(g.mi);

@@ -963,6 +963,25 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 	}
 }
 
+bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
+{
+	int ret;
+
+	if (as->app->closed || !as->stream.open)
+		return false;
+	ret = ustd_stream_drain(&as->stream, limit);
+	if (ret < 0)
+		app_stop_trace(as->app, ret);
+	else if (ret > 0)
+		app_close_stream(as);
+	return ret == 0 && as->stream.open && ustcomm_cbuf_next_ends_before(&as->stream.cb, limit);
+}
+
+void ustd_app_fail(struct ustd_app *app, int err)
+{
+	app_stop_trace(app, err);
+}
+
 void ustd_app_on_live_tick(struct ustd_app *app)
 {
 	struct ustd_app_stream *as;

@@ -66,6 +66,8 @@ struct ustd_app_stream {
 	struct ustd_app *app;
 	struct ustd_stream stream;
 	uint64_t snap_limit;		/* write position taken for a snapshot */
+	uint64_t rot_limit;		/* write position taken for a rotation */
+	uint64_t chunk_base;		/* stream.out.written when the chunk began */
 	bool idle;			/* nothing to send at the last live tick */
 	struct ustd_app_stream *next;
 };
@@ -139,6 +141,20 @@ void ustd_app_on_stream(struct ustd_app_stream *as);
  * streams and writes a snapshot under dir ("" for ustd's output), as a
  * SNAPSHOT request would. 0 or a negative errno (said). */
 int ustd_app_snapshot_now(struct ustd_app *app, const char *dir);
+
+/* Rotation (app_rotate.c): drains as up to limit; true while a packet
+ * ending before limit is left (at most a ring is taken a call). */
+bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
+/* Stops the trace after err, as a write error does (said once). */
+void ustd_app_fail(struct ustd_app *app, int err);
+
+/*
+ * The session's chunk ends: closes the open packets of app's streams,
+ * writes them out, moves app's trace directory into the directory chunk
+ * and goes on in a fresh one. 0, or a negative errno (said; the trace of
+ * app is stopped).
+ */
+int ustd_app_rotate(struct ustd_app *app, const char *chunk);
 
 /* The live timer ticked: closes the open packets of a relayed trace's
  * streams and sends them, and tells relayd which streams are idle. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "libustcomm/log.h"
 #include "ustd/session_internal.h"
+#include "ustd/session_rotate.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)
 {
@@ -38,6 +39,7 @@ void ustd_session_free(struct ustd_session *s)
 {
 	size_t i;
 
+	ustd_rotation_fini(s);
 	for (i = 0; i < s->nr_rules; i++)
 		rule_free(&s->rules[i]);
 	free(s->rules);

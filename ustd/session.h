@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "libustcomm/ctl_protocol.h"
 #include "ustd/app.h"
 
@@ -33,8 +34,8 @@ enum ustd_session_state {
 
 /*
  * One channel's settings, as LOAD_SESSION carries them ("*": every
- * channel). tracefile_* and rotate_* are for the bounded-disk and
- * rotation mechanisms (not sent to programs: ustd applies them).
+ * channel). tracefile_* are for the bounded-disk mechanism (not sent to
+ * programs: ustd applies them); rotation is the session's (rot).
  */
 struct ustd_session_channel {
 	char name[64];
@@ -42,13 +43,33 @@ struct ustd_session_channel {
 	char contexts[512];		/* "vtid,procname" */
 	char blocking[32];		/* "" keeps the program's */
 	uint64_t tracefile_size, tracefile_count;
-	uint64_t rotate_every_us, rotate_size;
 };
 
 /* An enable or disable rule: kind, pattern, level, filter, bytecode (hex),
  * the five strings of ENABLE_RULE. */
 struct ustd_session_rule {
 	char *s[5];
+};
+
+struct ustd_rotation_timer;
+
+/*
+ * A session's rotation (session_rotate.h): its schedule, and the chunk
+ * being written, which began at chunk_begin (its first start, or the last
+ * rotation) and is archived as number `chunks`.
+ */
+struct ustd_session_rotation {
+	uint64_t every_us, size;	/* 0: not on a schedule */
+	char *on_rotate;		/* --on-rotate's command, or NULL */
+	uint64_t on_rotate_timeout_us;
+	unsigned chunks;		/* archived so far */
+	time_t chunk_begin;		/* 0 before the first start */
+	/* Stopped with nothing written since: a second rotation of a
+	 * stopped session would archive an empty chunk. */
+	bool rotated_since_stop;
+	/* session_rotate.c's timerfds, NULL when not armed */
+	struct ustd_rotation_timer *every_timer, *size_timer;
+	struct ustd_sessions *ss;
 };
 
 struct ustd_session {
@@ -60,6 +81,7 @@ struct ustd_session {
 	size_t nr_channels;
 	struct ustd_session_rule *rules;
 	size_t nr_rules;
+	struct ustd_session_rotation rot;
 	struct ustd_session *next;
 };
 

@@ -61,10 +61,16 @@ static void job_end(struct job *j, int ok)
 			break;
 		}
 	}
-	if (j->fd >= 0)
+	/* Out of the set before the close (session_ctl.c's conn_close()
+	 * says why). */
+	if (j->fd >= 0) {
+		epoll_ctl(j->ac->epfd, EPOLL_CTL_DEL, j->fd, NULL);
 		close(j->fd);
-	if (j->timer_fd >= 0)
+	}
+	if (j->timer_fd >= 0) {
+		epoll_ctl(j->ac->epfd, EPOLL_CTL_DEL, j->timer_fd, NULL);
 		close(j->timer_fd);
+	}
 	for (i = 0; i < j->nr; i++)
 		free(j->msg[i]);
 	for (i = 0; i < 4; i++)

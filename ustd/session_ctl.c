@@ -31,6 +31,8 @@
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "ustd/session_internal.h"
+#include "ustd/on_rotate.h"
+#include "ustd/session_rotate.h"
 
 struct conn {
 	struct ustd_session_watch watch;
@@ -172,6 +174,7 @@ static void cmd_create(struct conn *c, const char *const *a)
 		return;
 	}
 	snprintf(s->name, sizeof(s->name), "%s", a[0]);
+	ustd_rotation_init(s, ss);
 	s->overwrite = a[2][0] == '1';
 	ret = 0;
 	if (size || num) {
@@ -330,6 +333,7 @@ static void cmd_start(struct conn *c, const char *name)
 		return;
 	}
 	s->state = USTD_SESSION_ACTIVE;
+	ustd_rotation_started(s);
 	/* Published before the listing: session_join.c says why. */
 	ustd_sessions_publish(c->ss);
 	conn_wait_begin(c, USTCOMM_CTL_SESSION_START);
@@ -354,6 +358,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	ea.s = s;
 	ea.kind = cmd == USTCOMM_CTL_SESSION_STOP ? USTD_APPLY_STOP : USTD_APPLY_DESTROY;
 	s->state = USTD_SESSION_STOPPED;
+	ustd_rotation_stopped(s);
 	if (was_active)
 		ustd_sessions_publish(c->ss);
 	conn_wait_begin(c, cmd);
@@ -434,13 +439,83 @@ static void cmd_context(struct conn *c, const char *const *a)
 	conn_reply(c, USTCOMM_CTL_SESSION_CONTEXT, 0, NULL, 0);
 }
 
+static void cmd_rotate(struct conn *c, const char *name)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_ROTATE, name);
+	char path[4096];
+	const char *args[1] = { path };
+	int ret;
+
+	if (!s)
+		return;
+	if (s->state == USTD_SESSION_CREATED || s->rot.rotated_since_stop || s->overwrite) {
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, s->overwrite ? -EOPNOTSUPP : -EINVAL,
+			   s->overwrite ? "session '%s' is a flight recorder: its traces are written by snapshots, not rotated" :
+			   s->state == USTD_SESSION_CREATED ? "session '%s' was never started: nothing to rotate (ustctl start-session %s)" :
+			   "session '%s' was rotated since it stopped: nothing new to archive (ustctl start-session %s)",
+			   name, name);
+		return;
+	}
+	ret = ustd_session_rotate(s, path, sizeof(path));
+	if (ret < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, ret, "%s", path);
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_ROTATE, 0, args, 1);
+}
+
+static int parse_u64(const char *text, uint64_t *v)
+{
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(text, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static void cmd_rotation(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_ROTATION, a[0]);
+	uint64_t every, size, timeout;
+	int ret;
+
+	if (!s)
+		return;
+	if (parse_u64(a[1], &every) || parse_u64(a[2], &size) || parse_u64(a[4], &timeout) ||
+	    (every && (every < USTCOMM_ROTATE_EVERY_MIN_US || every > USTCOMM_ROTATE_EVERY_MAX_US)) ||
+	    (size && (size < USTCOMM_ROTATE_SIZE_MIN || size > UST_TRACEFILE_SIZE_MAX)) ||
+	    (timeout && (timeout < USTCOMM_ON_ROTATE_TIMEOUT_MIN_US ||
+			 timeout > USTCOMM_ON_ROTATE_TIMEOUT_MAX_US)) ||
+	    strlen(a[3]) >= USTCOMM_ON_ROTATE_MAX) {
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATION, -EINVAL,
+			   "malformed rotation schedule (a period of %llu ms to %llu days, a size of at least %llu bytes, a command of less than %u bytes, a bound of %llu ms to %llu h)",
+			   USTCOMM_ROTATE_EVERY_MIN_US / 1000, USTCOMM_ROTATE_EVERY_MAX_US / 86400000000ull,
+			   USTCOMM_ROTATE_SIZE_MIN, USTCOMM_ON_ROTATE_MAX,
+			   USTCOMM_ON_ROTATE_TIMEOUT_MIN_US / 1000,
+			   USTCOMM_ON_ROTATE_TIMEOUT_MAX_US / 3600000000ull);
+		return;
+	}
+	if ((every || size) && s->overwrite) {
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATION, -EOPNOTSUPP,
+			   "session '%s' is a flight recorder: its traces are written by snapshots, not rotated",
+			   a[0]);
+		return;
+	}
+	ret = ustd_rotation_set(s, every, size, a[3], timeout);
+	if (ret)
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATION, ret, "out of memory");
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_ROTATION, 0, NULL, 0);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_GET) {
+	    msg->cmd > USTCOMM_CTL_SESSION_ROTATION) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -467,6 +542,12 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	case USTCOMM_CTL_SESSION_CONTEXT:
 		cmd_context(c, a);
 		break;
+	case USTCOMM_CTL_SESSION_ROTATE:
+		cmd_rotate(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_ROTATION:
+		cmd_rotation(c, a);
+		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",
 			   ustcomm_ctl_cmd_name(msg->cmd));
@@ -478,6 +559,10 @@ static void conn_close(struct conn *c)
 {
 	if (c->waiting)
 		ustd_apply_forget_waiter(&c->waiter);
+	/* Out of the set before the close: an --on-rotate command being
+	 * started holds a copy of every descriptor until its exec, which
+	 * would keep the registration, and its pointer, alive. */
+	epoll_ctl(c->ss->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	free(c->in);
 	free(c);
@@ -676,10 +761,12 @@ void ustd_sessions_fini(struct ustd_sessions *ss)
 	if (!ss)
 		return;
 	ustd_apply_fini();
+	ustd_on_rotate_fini();
 	while ((s = ss->list)) {
 		ss->list = s->next;
 		ustd_session_free(s);
 	}
+	ustd_rotation_reap();
 	if (ss->listen_fd >= 0) {
 		close(ss->listen_fd);
 		unlink(ss->sock_path);

@@ -374,6 +374,7 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 		return ret;
 done:
 	out->len += written;
+	out->written += written;
 	out->discarded = discarded;
 	out->ts_end = ts_end;
 	return 0;

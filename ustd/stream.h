@@ -55,6 +55,7 @@ struct ustd_stream_out {
 	uint64_t tx_sent;		/* packets relay_tx.h is done with */
 	uint64_t len;			/* bytes of whole packets in the file */
 	uint64_t idx_len;		/* bytes of the index file */
+	uint64_t written;		/* bytes written to files, all files */
 	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */

@@ -363,3 +363,53 @@ void ustd_trace_dir_discard(struct ustd_trace_dir *td)
 	}
 	ustd_trace_dir_close(td);
 }
+
+int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk)
+{
+	struct ustd_trace_dir old = { .metadata_fd = -1, .metadata_len = td->metadata_len };
+	char moved[TRACE_DIR_PATH_MAX];
+	const char *base = strrchr(td->path, '/');
+	char *path = td->path;
+	int n, ret;
+
+	base = base ? base + 1 : td->path;
+	n = snprintf(moved, sizeof(moved), "%s/%s", chunk, base);
+	if (n < 0 || (size_t)n >= sizeof(moved))
+		return -ENAMETOOLONG;
+	if (rename(path, moved) < 0)
+		return -errno;
+	close(td->metadata_fd);
+	td->metadata_fd = -1;
+	td->path = NULL;
+	td->metadata_len = 0;
+	old.path = moved;
+	/* The same name again, with every declaration so far: the events of
+	 * the next chunk use them. */
+	ret = mkdir(path, 0755) < 0 ? -errno : trace_dir_open(td, path);
+	if (ret == 0)
+		ret = trace_dir_copy_metadata(&old, td);
+	free(path);
+	return ret;
+}
+
+int ustd_trace_dir_chunk(const char *session_dir, time_t begin, time_t end, unsigned n,
+			 char *out, size_t size)
+{
+	char b[32], e[32];
+	struct tm tm;
+	int len, ret;
+
+	if (!localtime_r(&begin, &tm) || !strftime(b, sizeof(b), "%Y%m%dT%H%M%S%z", &tm) ||
+	    !localtime_r(&end, &tm) || !strftime(e, sizeof(e), "%Y%m%dT%H%M%S%z", &tm))
+		return -EINVAL;
+	len = snprintf(out, size, "%s/archives", session_dir);
+	if (len < 0 || (size_t)len >= size)
+		return -ENAMETOOLONG;
+	ret = ustd_mkdir_p(out);
+	if (ret < 0)
+		return ret;
+	len = snprintf(out, size, "%s/archives/%s-%s-%u", session_dir, b, e, n);
+	if (len < 0 || (size_t)len >= size)
+		return -ENAMETOOLONG;
+	return mkdir(out, 0755) < 0 ? -errno : 0;
+}

@@ -72,6 +72,23 @@ int ustd_trace_dir_remove_stream(const struct ustd_trace_dir *td, const char *na
 int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
 			    unsigned *n, struct ustd_trace_dir *snap);
 
+/*
+ * Rotation: moves the closed-off directory into chunk (under its own
+ * name) and opens a fresh one where it was, with a copy of the metadata
+ * so far. The caller has closed the stream files. Returns 0 or a
+ * negative errno (td is then closed unless the move itself failed).
+ */
+int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk);
+
+/*
+ * Creates a session's archived chunk n, which began at begin and ended at
+ * end: <session_dir>/archives/<begin>-<end>-<n>, both times in local time
+ * as YYYYMMDDTHHMMSS+HHMM (LTTng's naming). Its path goes to out.
+ * Returns 0 or a negative errno.
+ */
+int ustd_trace_dir_chunk(const char *session_dir, time_t begin, time_t end, unsigned n,
+			 char *out, size_t size);
+
 void ustd_trace_dir_close(struct ustd_trace_dir *td);
 
 /* Closes and removes a directory that got no file but its empty metadata:

@@ -30,6 +30,7 @@
 #include "ustd/relay.h"
 #include "ustd/sched.h"
 #include "ustd/session.h"
+#include "ustd/session_rotate.h"
 #include "ustd/trace_dir.h"
 #include "ustd/writeback.h"
 
@@ -357,6 +358,7 @@ static int ustd_loop(struct ustd *d)
 		}
 		ustd_reap(d);
 		ustd_adopt_reap(&d->adopt);
+		ustd_rotation_reap();
 	}
 	return 0;
 }

@@ -321,6 +321,24 @@ int ustctl_destroy_session(const char *name);
 int ustctl_list_sessions(struct ustctl_session_info **sessions, size_t *nr);
 void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr);
 
+/*
+ * Rotation: a session's current chunk, archived as
+ * <session dir>/archives/<begin>-<end>-<n>/, is a complete trace of its own
+ * while tracing goes on into the next. A schedule: every every_us
+ * microseconds and/or once the chunk holds size bytes (0: not), and
+ * on_rotate, a shell command run with each chunk's path as its last
+ * argument (NULL: none), killed after on_rotate_timeout_us (0: 5 min).
+ */
+struct ustctl_rotation {
+	uint64_t every_us;
+	uint64_t size;
+	const char *on_rotate;
+	uint64_t on_rotate_timeout_us;
+};
+int ustctl_set_session_rotation(const char *name, const struct ustctl_rotation *r);
+/* Rotates now; *chunk (malloc'd) is the archived chunk's directory. */
+int ustctl_rotate_session(const char *name, char **chunk);
+
 /* Convenience: get + write, read + apply. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);

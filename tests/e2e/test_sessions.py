@@ -18,6 +18,7 @@ import signal
 import subprocess
 import time
 
+import ustest
 from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
 
 t = Tap()
@@ -59,8 +60,7 @@ def ok_cmd(ws, args, what):
 
 
 def session_dir(ws, name):
-    dirs = [d for d in os.listdir(ws.out) if re.fullmatch(re.escape(name) + r"-\d{8}-\d{6}", d)]
-    return os.path.join(ws.out, dirs[0]) if len(dirs) == 1 else None
+    return ustest.session_dir(ws.out, name)
 
 
 def per_process(sdir):

@@ -431,18 +431,30 @@ def ctl_call(path, data, timeout=10, hang_up=False):
         s.close()
 
 
-def context_discarded(path):
-    """events_discarded of the last packet of each stream file (the count
-    is cumulative per stream), summed over the trace's streams."""
-    total = 0
+def stream_discarded(path):
+    """{stream file: events_discarded of its last packet} of a trace (the
+    count is cumulative per stream)."""
+    found = {}
     for name in os.listdir(path):
         f = os.path.join(path, name)
         if name == "metadata" or not os.path.isfile(f):
             continue
         pkts = packets(f)[0]
         if pkts:
-            total += pkts[-1][2][4]
-    return total
+            found[name] = pkts[-1][2][4]
+    return found
+
+
+def context_discarded(path):
+    """events_discarded of the last packet of each stream file, summed over
+    the trace's streams."""
+    return sum(stream_discarded(path).values())
+
+
+def session_dir(out, name):
+    """The directory of session name, out/NAME-YYYYMMDD-HHMMSS, or None."""
+    dirs = [d for d in os.listdir(out) if re.fullmatch(re.escape(name) + r"-\d{8}-\d{6}", d)]
+    return os.path.join(out, dirs[0]) if len(dirs) == 1 else None
 
 
 def flood_trace(t, ws, label, threads, per_thread, stop_ustd, **env):

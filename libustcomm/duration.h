@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Durations as users write them (--rotate-every, --on-rotate-timeout):
+ * a decimal count followed by a unit, us, ms, s, m or h; a bare count is
+ * microseconds, as LTTng's enable-rotation --timer takes it.
+ */
+#ifndef USTCOMM_DURATION_H
+#define USTCOMM_DURATION_H
+
+#include <stdint.h>
+#include "libustcomm/common.h"
+
+/* 0 with *us within [min_us, max_us], or -EINVAL (the caller says what
+ * was expected). */
+USTCOMM_API int ustcomm_parse_duration(const char *text, uint64_t min_us, uint64_t max_us,
+				       uint64_t *us);
+
+#endif
