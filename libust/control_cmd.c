@@ -353,6 +353,7 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_SESSION_GET:
 	case USTCOMM_CTL_SESSION_ROTATE:
 	case USTCOMM_CTL_SESSION_ROTATION:
+	case USTCOMM_CTL_SESSION_TRIGGER:
 		r->error = "a session command: ustd serves it, not a program";
 		ret = -EINVAL;
 		break;

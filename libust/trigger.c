@@ -102,6 +102,18 @@ int ust_triggers_add(const struct ust_trigger_spec *spec, uint32_t *id, char *er
 			       spec->at_most, UST_TRIGGER_AT_MOST_MAX);
 		return -EINVAL;
 	}
+	/* The same trigger again is the one there (ustd installs a session's
+	 * triggers in a program that may join the session twice). */
+	for (i = 0; i < UST_TRIGGERS_MAX; i++) {
+		struct trigger *c = &triggers[i];
+
+		if (c->id && c->at_most == spec->at_most && !strcmp(c->pattern, spec->pattern) &&
+		    !strcmp(c->dir, spec->dir) && !strcmp(c->filter ? c->filter : "",
+							   filter ? filter : "")) {
+			*id = c->id;
+			return 0;
+		}
+	}
 	for (i = 0; i < UST_TRIGGERS_MAX && !t; i++) {
 		struct trigger *c = &triggers[(next_slot + i) % UST_TRIGGERS_MAX];
 

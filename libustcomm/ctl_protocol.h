@@ -199,7 +199,13 @@ enum ustcomm_ctl_cmd {
 	 * ON_ROTATE_TIMEOUT: microseconds in decimal, "0" for the default)
 	 * -> (); the session's rotation schedule, at any time */
 	USTCOMM_CTL_SESSION_ROTATION = 46,
-	USTCOMM_CTL_CMD_MAX = 46,
+	/* (NAME, PATTERN, FILTER, BYTECODE as in ENABLE_RULE, DIR: absolute
+	 * or "" for the session's directory, AT_MOST: snapshots a minute in
+	 * decimal, "0" for no limit) -> (the trigger's number in the
+	 * session); flight-recorder sessions only: a matching event in any of
+	 * the session's programs snapshots all of them */
+	USTCOMM_CTL_SESSION_TRIGGER = 47,
+	USTCOMM_CTL_CMD_MAX = 47,
 };
 
 struct ustcomm_ctl_header {

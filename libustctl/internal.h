@@ -60,6 +60,10 @@ int ustctl_call_longer(pid_t pid, uint16_t cmd, const char *const *args, size_t 
 int ustctl_call_ustd_path(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
 			  char **out);
 
+/* ustctl_call_ustd() for a reply of one number, or none when out is NULL. */
+int ustctl_call_ustd_u32(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+			 uint32_t *out);
+
 /* A session name ustd would take; -EINVAL (last error set) when not. */
 int ustctl_check_session_name(const char *name);
 

@@ -21,9 +21,8 @@ int ustctl_check_session_name(const char *name)
 	return 0;
 }
 
-/* A reply of one number, or none when out is NULL. */
-static int call_simple(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
-		       uint32_t *out)
+int ustctl_call_ustd_u32(uint16_t cmd, const char *const *args, size_t nr, int extra_ms,
+			 uint32_t *out)
 {
 	struct ustctl_reply reply;
 	const char *pos = NULL;
@@ -108,7 +107,7 @@ int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, 
 		args[n++] = hex[i] ? hex[i] : "";
 	}
 	if (!ret)
-		ret = call_simple(USTCOMM_CTL_SESSION_RULES, args, nr_args, 0, &count);
+		ret = ustctl_call_ustd_u32(USTCOMM_CTL_SESSION_RULES, args, nr_args, 0, &count);
 end:
 	for (i = 0; hex && i < nr; i++)
 		free(hex[i]);
@@ -125,7 +124,7 @@ int ustctl_session_add_context(const char *name, const char *channel, const char
 
 	if (!ret)
 		ret = ustctl_context_check(context);
-	return ret ? ret : call_simple(USTCOMM_CTL_SESSION_CONTEXT, args, 3, 0, NULL);
+	return ret ? ret : ustctl_call_ustd_u32(USTCOMM_CTL_SESSION_CONTEXT, args, 3, 0, NULL);
 }
 
 static int by_name(uint16_t cmd, const char *name, int want_count)
@@ -135,7 +134,7 @@ static int by_name(uint16_t cmd, const char *name, int want_count)
 	int ret = ustctl_check_session_name(name);
 
 	if (!ret)
-		ret = call_simple(cmd, args, 1, SESSION_EXTRA_MS, want_count ? &count : NULL);
+		ret = ustctl_call_ustd_u32(cmd, args, 1, SESSION_EXTRA_MS, want_count ? &count : NULL);
 	return ret ? ret : (int)count;
 }
 

@@ -212,7 +212,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
 	  "it, number of rules, directory.\n",
 	  false, 0, 0, ustctl_cmd_list_sessions },
-	{ "add-trigger", "[-t TRACE] PID --on PATTERN [--filter EXPR] --snapshot [-o DIR] [--at-most N/MINUTE]",
+	{ "add-trigger", "[-t TRACE] PID | -s NAME, --on PATTERN [--filter EXPR] --snapshot [-o DIR] [--at-most N/MINUTE]",
 	  "take a snapshot when an event is recorded",
 	  "Adds a trigger to process PID: whenever an event matching PATTERN is\n"
 	  "recorded by trace TRACE and EXPR holds for its fields (as in\n"
@@ -223,8 +223,15 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "ustd counts and reports the firings beyond. The program itself tells\n"
 	  "ustd at most once a millisecond per trigger. Only events that are\n"
 	  "recorded fire a trigger, and snapshots need a flight-recorder trace\n"
-	  "(UST_OVERWRITE=1, usttrace --overwrite). Prints the trigger's number.\n",
-	  true, 1, 1, ustctl_cmd_add_trigger, .takes_dir = true, .takes_trigger = true },
+	  "(UST_OVERWRITE=1, usttrace --overwrite). Prints the trigger's number.\n"
+	  "With -s NAME instead of PID, the trigger is session NAME's (created\n"
+	  "with --overwrite): a matching event in any of its programs, present\n"
+	  "or started later, makes ustd snapshot every program of the session into\n"
+	  "one new directory, <session dir>/triggers/trigger-ID/firing-K/ (or\n"
+	  "DIR/NAME-trigger-ID/firing-K/), a sub-directory per process;\n"
+	  "--at-most counts the snapshots of the whole session.\n",
+	  true, 1, 1, ustctl_cmd_add_trigger, .takes_dir = true, .takes_trigger = true,
+	  .takes_session = true },
 	{ "list-triggers", "[-t TRACE] PID", "list the triggers of a process",
 	  "Lists the triggers of process PID: number, pattern, filter, snapshot\n"
 	  "directory, rate limit, and how many events fired each, how many\n"

@@ -109,6 +109,10 @@ int ustctl_worse(int a, int b);
 int ustctl_check_pattern(const struct ustctl_cmd *cmd, const char *pattern);
 int ustctl_check_channel(const struct ustctl_cmd *cmd, const char *channel);
 int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name);
+/* A failed call to ustd about session name: reported, with its exit status. */
+int ustctl_session_failed(const struct ustctl_cmd *cmd, const char *name);
+/* Opens the MI element of session name, a success. */
+void ustctl_session_mi_ok(const char *name);
 
 /* The commands (command_*.c). */
 int ustctl_cmd_list_pids(const struct ustctl_args *args);

@@ -24,8 +24,7 @@ int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name
 	return 0;
 }
 
-/* A failed call to ustd: reported, with its exit status. */
-static int session_failed(const struct ustctl_cmd *cmd, const char *name)
+int ustctl_session_failed(const struct ustctl_cmd *cmd, const char *name)
 {
 	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
@@ -35,7 +34,7 @@ static int session_failed(const struct ustctl_cmd *cmd, const char *name)
 	return ustctl_call_status(cmd);
 }
 
-static void session_mi_ok(const char *name)
+void ustctl_session_mi_ok(const char *name)
 {
 	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
@@ -67,15 +66,15 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 		return ustctl_usage_error(args->cmd, "--subbuf-num %s: a power of two from %u to %u",
 					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	if (ustctl_create_session(name, args->dir, args->overwrite, size, num, &dir) < 0)
-		return session_failed(args->cmd, name);
+		return ustctl_session_failed(args->cmd, name);
 	/* All or nothing: a session without the schedule asked for goes. */
 	if (rotates && ustctl_set_session_rotation(name, &rot) < 0) {
-		status = session_failed(args->cmd, name);
+		status = ustctl_session_failed(args->cmd, name);
 		ustctl_destroy_session(name);
 		free(dir);
 		return status;
 	}
-	session_mi_ok(name);
+	ustctl_session_mi_ok(name);
 	ustctl_mi_element("directory", "%s", dir);
 	ustctl_mi_close();
 	if (!ustctl_out_mi())
@@ -100,8 +99,8 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	else
 		n = ustctl_destroy_session(name);
 	if (n < 0)
-		return session_failed(args->cmd, name);
-	session_mi_ok(name);
+		return ustctl_session_failed(args->cmd, name);
+	ustctl_session_mi_ok(name);
 	if (verb[0] != 'd')
 		ustctl_mi_element("processes", "%d", n);
 	ustctl_mi_close();
@@ -167,10 +166,10 @@ int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable)
 	}
 	n = ustctl_session_add_rules(args->session, rules, (size_t)args->argc);
 	if (n < 0) {
-		status = session_failed(args->cmd, args->session);
+		status = ustctl_session_failed(args->cmd, args->session);
 		goto end;
 	}
-	session_mi_ok(args->session);
+	ustctl_session_mi_ok(args->session);
 	for (i = 0; i < args->argc; i++)
 		ustctl_mi_rule(&rules[i]);
 	ustctl_mi_close();
@@ -201,8 +200,8 @@ int ustctl_cmd_session_context(const struct ustctl_args *args)
 			return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
 	for (i = 1; i < args->argc; i++)
 		if (ustctl_session_add_context(args->session, channel, args->argv[i]) < 0)
-			return session_failed(args->cmd, args->session);
-	session_mi_ok(args->session);
+			return ustctl_session_failed(args->cmd, args->session);
+	ustctl_session_mi_ok(args->session);
 	ustctl_mi_close();
 	if (!ustctl_out_mi())
 		printf("session %s: channel %s records %d more context%s\n", args->session, channel,

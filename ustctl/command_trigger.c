@@ -43,15 +43,39 @@ static void mi_trigger(unsigned id, const char *pattern, const char *filter, con
 		ustctl_mi_attr("at-most", "%u", at_most);
 }
 
+/* The trigger of a session held by ustd (add-trigger -s NAME). */
+static int add_session_trigger(const struct ustctl_args *args, unsigned at_most)
+{
+	unsigned id = 0;
+
+	if (ustctl_session_add_trigger(args->session, args->on, args->rule.filter, args->dir,
+				       at_most, &id) < 0)
+		return ustctl_session_failed(args->cmd, args->session);
+	ustctl_session_mi_ok(args->session);
+	mi_trigger(id, args->on, args->rule.filter, args->dir, at_most);
+	ustctl_mi_close();
+	ustctl_mi_close();
+	if (!ustctl_out_mi())
+		printf("session %s: trigger %u added\n", args->session, id);
+	return USTCTL_EXIT_OK;
+}
+
 int ustctl_cmd_add_trigger(const struct ustctl_args *args)
 {
 	const struct ustctl_cmd *cmd = args->cmd;
 	unsigned at_most = 0, id = 0;
-	pid_t pid;
+	pid_t pid = 0;
 	int ret;
 
-	if (ustctl_parse_pid(cmd, args->argv[0], &pid) < 0)
+	if (args->session) {
+		if (args->argc)
+			return ustctl_usage_error(cmd, "-s names the session: no PID goes with it ('%s')",
+						  args->argv[0]);
+		if (ustctl_check_session_name_arg(cmd, args->session))
+			return USTCTL_EXIT_USAGE;
+	} else if (ustctl_parse_pid(cmd, args->argv[0], &pid) < 0) {
 		return USTCTL_EXIT_USAGE;
+	}
 	if (!args->on || !*args->on)
 		return ustctl_usage_error(cmd, "--on PATTERN is missing: which events fire the trigger");
 	if (ustctl_check_pattern(cmd, args->on))
@@ -60,6 +84,8 @@ int ustctl_cmd_add_trigger(const struct ustctl_args *args)
 		return ustctl_usage_error(cmd, "--snapshot is missing: it is the action a trigger takes");
 	if (args->at_most && parse_at_most(cmd, args->at_most, &at_most))
 		return USTCTL_EXIT_USAGE;
+	if (args->session)
+		return add_session_trigger(args, at_most);
 	ret = ustctl_add_trigger(pid, args->trace, args->on, args->rule.filter, args->dir, at_most,
 				 &id);
 	ustctl_mi_open_process(pid, args->trace, ret >= 0);

@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "ustd/session_internal.h"
 #include "ustd/session_rotate.h"
+#include "ustd/session_trigger.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)
 {
@@ -40,6 +41,7 @@ void ustd_session_free(struct ustd_session *s)
 	size_t i;
 
 	ustd_rotation_fini(s);
+	ustd_session_triggers_free(s);
 	for (i = 0; i < s->nr_rules; i++)
 		rule_free(&s->rules[i]);
 	free(s->rules);

@@ -72,6 +72,8 @@ struct ustd_session_rotation {
 	struct ustd_sessions *ss;
 };
 
+struct ustd_session_trigger;
+
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
 	char *dir;			/* OUTPUT/NAME-YYYYMMDD-HHMMSS */
@@ -82,6 +84,8 @@ struct ustd_session {
 	struct ustd_session_rule *rules;
 	size_t nr_rules;
 	struct ustd_session_rotation rot;
+	struct ustd_session_trigger *triggers;	/* session_trigger.h */
+	size_t nr_triggers;
 	struct ustd_session *next;
 };
 

@@ -19,11 +19,16 @@
 #include "libustcomm/log.h"
 #include "ustd/app.h"
 #include "ustd/session_apply.h"
+#include "ustd/session_trigger.h"
 
 #define APPLY_TIMEOUT_S		15	/* destroy waits for ustd to write */
 #define APPLY_RETRY_MS		20
 #define APPLY_RETRIES		5
-#define APPLY_MAX_MSGS		5
+#define APPLY_MAX_MSGS		(5 + USTD_SESSION_TRIGGERS_MAX)
+/* A program that read the session at start joins at its first matching
+ * event: asked again that often, that many times, for its triggers. */
+#define APPLY_WAIT_MS		50
+#define APPLY_WAITS		200
 
 struct job {
 	struct ustd_session_watch sock_watch;
@@ -33,7 +38,7 @@ struct job {
 	pid_t pid;
 	char session[USTCOMM_SESSION_NAME_MAX];
 	int fd, timer_fd;
-	unsigned retries;
+	unsigned retries, waits;
 	/* Requests to send, in order; [cur] is under way. */
 	char *msg[APPLY_MAX_MSGS];
 	size_t len[APPLY_MAX_MSGS];
@@ -42,6 +47,10 @@ struct job {
 	/* The request the join sends once the program says "free". */
 	char *join_msg[4];
 	size_t join_len[4];
+	/* The session's triggers, added once its trace is there. */
+	char *trig_msg[USTD_SESSION_TRIGGERS_MAX];
+	size_t trig_len[USTD_SESSION_TRIGGERS_MAX];
+	unsigned nr_trig;
 	char *in;
 	size_t in_len, in_cap;
 	struct ustd_apply_waiter *waiter;
@@ -75,6 +84,8 @@ static void job_end(struct job *j, int ok)
 		free(j->msg[i]);
 	for (i = 0; i < 4; i++)
 		free(j->join_msg[i]);
+	for (i = 0; i < j->nr_trig; i++)
+		free(j->trig_msg[i]);
 	free(j->in);
 	if (j->waiter) {
 		j->waiter->ok += ok ? 1 : 0;
@@ -159,6 +170,34 @@ static void job_next(struct job *j)
 		job_fail(j, "epoll: ", strerror(errno));
 }
 
+static void job_queue(struct job *j, char **msg, size_t *len)
+{
+	j->msg[j->nr] = *msg;
+	j->len[j->nr++] = *len;
+	*msg = NULL;
+}
+
+static void job_queue_triggers(struct job *j)
+{
+	unsigned i;
+
+	for (i = 0; i < j->nr_trig; i++)
+		job_queue(j, &j->trig_msg[i], &j->trig_len[i]);
+	j->nr_trig = 0;
+}
+
+/* Asks the program's state again later, on a new connection. */
+static void job_ask_later(struct job *j)
+{
+	epoll_ctl(j->ac->epfd, EPOLL_CTL_DEL, j->fd, NULL);
+	close(j->fd);
+	j->fd = -1;
+	j->sent = 0;
+	j->in_len = 0;
+	if (job_arm(j, APPLY_WAIT_MS) < 0)
+		job_fail(j, "cannot wait to install the session's triggers: ", strerror(errno));
+}
+
 /* A whole reply to msg[cur]: status and, for SESSION_STATE, what to do. */
 static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 {
@@ -176,16 +215,23 @@ static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 		return;
 	}
 	if (!strcmp(s, "free")) {
-		for (i = 0; i < 4; i++) {
-			j->msg[j->nr] = j->join_msg[i];
-			j->len[j->nr++] = j->join_len[i];
-			j->join_msg[i] = NULL;
-		}
+		for (i = 0; i < 4; i++)
+			job_queue(j, &j->join_msg[i], &j->join_len[i]);
+		job_queue_triggers(j);
 	} else if (!strcmp(s, "created") || !strcmp(s, "allocated") || !strcmp(s, "stopped")) {
 		/* Its trace of the session was stopped: START_TRACE, the last. */
-		j->msg[j->nr] = j->join_msg[3];
-		j->len[j->nr++] = j->join_len[3];
-		j->join_msg[3] = NULL;
+		job_queue(j, &j->join_msg[3], &j->join_len[3]);
+		job_queue_triggers(j);
+	} else if (!strcmp(s, "started")) {
+		/* It joined by itself; the triggers are not in the published
+		 * file (a program adds the same trigger once only). */
+		job_queue_triggers(j);
+	} else if (!strcmp(s, "waiting") && j->nr_trig) {
+		if (j->waits++ < APPLY_WAITS)
+			job_ask_later(j);
+		else
+			job_fail(j, "its trace of the session did not start in time: the session's triggers are not installed there", "");
+		return;
 	} else if (!strcmp(s, "nomatch")) {
 		job_end(j, 0);
 		return;
@@ -281,6 +327,15 @@ static int job_fill(struct job *j, const struct ustd_session *s,
 			ret = encode(j, USTCOMM_CTL_CREATE_TRACE, &j->join_msg[2], &j->join_len[2]);
 		if (!ret)
 			ret = encode(j, USTCOMM_CTL_START_TRACE, &j->join_msg[3], &j->join_len[3]);
+		for (; !ret && j->nr_trig < s->nr_triggers; j->nr_trig++)
+			ret = ustd_session_encode_trigger(s, &s->triggers[j->nr_trig],
+							  &j->trig_msg[j->nr_trig],
+							  &j->trig_len[j->nr_trig]);
+		break;
+	case USTD_APPLY_TRIGGER:
+		ret = ustd_session_encode_trigger(s, &s->triggers[s->nr_triggers - 1], &j->msg[0],
+						  &j->len[0]);
+		j->nr = 1;
 		break;
 	case USTD_APPLY_RULES:
 		ret = ustd_session_encode_load(s, rules, nr_rules, &j->msg[0], &j->len[0]);

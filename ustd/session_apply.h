@@ -27,6 +27,7 @@ enum ustd_apply_kind {
 	USTD_APPLY_START,
 	USTD_APPLY_STOP,
 	USTD_APPLY_DESTROY,
+	USTD_APPLY_TRIGGER,		/* ADD_TRIGGER of the session's newest */
 };
 
 struct ustd_apply_ctx {

@@ -33,6 +33,7 @@
 #include "ustd/session_internal.h"
 #include "ustd/on_rotate.h"
 #include "ustd/session_rotate.h"
+#include "ustd/session_trigger.h"
 
 struct conn {
 	struct ustd_session_watch watch;
@@ -509,13 +510,41 @@ static void cmd_rotation(struct conn *c, const char *const *a)
 		conn_reply(c, USTCOMM_CTL_SESSION_ROTATION, 0, NULL, 0);
 }
 
+static void trigger_to_app(struct ustd_app *app, void *arg)
+{
+	struct each_arg *ea = arg;
+
+	ustd_apply_begin(&ea->ss->apply, USTD_APPLY_TRIGGER, app->pid, ea->s, NULL, 0, NULL);
+}
+
+static void cmd_trigger(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_TRIGGER, a[0]);
+	struct each_arg ea = { .ss = c->ss, .s = s };
+	char why[512];
+	uint32_t id;
+	int ret;
+
+	if (!s)
+		return;
+	ret = ustd_session_trigger_add(s, a + 1, &id, why, sizeof(why));
+	if (ret) {
+		conn_error(c, USTCOMM_CTL_SESSION_TRIGGER, ret, "%s", why);
+		return;
+	}
+	/* Programs that join later get it with the session. */
+	if (s->state == USTD_SESSION_ACTIVE)
+		ustd_session_for_each_app(c->ss, s, trigger_to_app, &ea);
+	conn_reply_u(c, USTCOMM_CTL_SESSION_TRIGGER, id);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_ROTATION) {
+	    msg->cmd > USTCOMM_CTL_SESSION_TRIGGER) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -547,6 +576,9 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		break;
 	case USTCOMM_CTL_SESSION_ROTATION:
 		cmd_rotation(c, a);
+		break;
+	case USTCOMM_CTL_SESSION_TRIGGER:
+		cmd_trigger(c, a);
 		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",

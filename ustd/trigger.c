@@ -12,6 +12,7 @@
 
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
+#include "ustd/session_trigger.h"
 #include "ustd/trigger.h"
 
 #define MINUTE_NS	60000000000ull
@@ -37,9 +38,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Said whatever ustd's verbosity: a firing that was not snapshotted is news. */
-static void trigger_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trigger_say(const char *fmt, ...)
+void ustd_trigger_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -76,28 +75,25 @@ static struct ustd_trigger_window *window_get(struct ustd_trigger_chan *c,
 	return w;
 }
 
-/* Whether one more snapshot fits in the last minute; if so, it is counted. */
-static int window_admit(struct ustd_trigger_window *w, uint64_t now)
+int ustd_trigger_admit(uint64_t *times, uint32_t at_most, uint32_t *n, uint32_t *head)
 {
-	if (!w->at_most)
+	uint64_t now = now_ns();
+
+	if (!at_most)
 		return 1;
-	if (w->n == w->at_most) {
-		if (now - w->times[w->head] < MINUTE_NS)
+	if (*n == at_most) {
+		if (now - times[*head] < MINUTE_NS)
 			return 0;
-		w->head = (w->head + 1) % w->at_most;
-		w->n--;
+		*head = (*head + 1) % at_most;
+		(*n)--;
 	}
-	w->times[(w->head + w->n) % w->at_most] = now;
-	w->n++;
+	times[(*head + *n) % at_most] = now;
+	(*n)++;
 	return 1;
 }
 
-/*
- * The hook: the processes one firing snapshots. Outside a session it is
- * the process that fired; a session's trigger snapshots every process of
- * the session (the sessions code fills that in). Returns how many
- * snapshots failed.
- */
+/* The processes one firing snapshots: the one that fired. Returns how
+ * many snapshots failed. */
 static int trigger_snapshot_targets(struct ustd_app *app, const char *dir)
 {
 	return ustd_app_snapshot_now(app, dir) < 0;
@@ -107,17 +103,21 @@ static void trigger_fired(struct ustd_trigger_chan *c, const struct ustcomm_trig
 			  const char *dir)
 {
 	struct ustd_app *app = c->app;
-	struct ustd_trigger_window *w = window_get(c, f);
+	struct ustd_trigger_window *w;
 
+	/* A session's trigger is counted and acted on by the session. */
+	if (ustd_session_trigger_fired(app, dir))
+		return;
+	w = window_get(c, f);
 	if (!w) {
 		ustcomm_err("out of memory: trigger %u of %s fired, no snapshot taken", f->id,
 			    app->label);
 		return;
 	}
 	w->lib_limited = f->limited;
-	if (!window_admit(w, now_ns())) {
+	if (!ustd_trigger_admit(w->times, w->at_most, &w->n, &w->head)) {
 		if (!w->suppressed++)
-			trigger_say("trigger %u of %s: --at-most %u/minute reached; further firings are counted, not snapshotted",
+			ustd_trigger_say("trigger %u of %s: --at-most %u/minute reached; further firings are counted, not snapshotted",
 				    f->id, app->label, w->at_most);
 		return;
 	}
@@ -164,7 +164,7 @@ static void chan_close(struct ustd_trigger_chan *c)
 	for (w = c->windows; w; w = next) {
 		next = w->next;
 		if (w->suppressed || w->failed || w->lib_limited)
-			trigger_say("trigger %u of %s: %llu snapshots taken, %llu firings over --at-most %u/minute not snapshotted, %llu held back by the program's own rate limit, %llu snapshots failed",
+			ustd_trigger_say("trigger %u of %s: %llu snapshots taken, %llu firings over --at-most %u/minute not snapshotted, %llu held back by the program's own rate limit, %llu snapshots failed",
 				    w->id, c->app->label, (unsigned long long)w->taken,
 				    (unsigned long long)w->suppressed, w->at_most,
 				    (unsigned long long)w->lib_limited, (unsigned long long)w->failed);

@@ -25,6 +25,13 @@ struct ustd_trigger_chan {
 	bool detached;
 };
 
+/* Whether one more snapshot fits in the last minute of a window of
+ * at_most times (0: no limit); if so, it is counted in. */
+int ustd_trigger_admit(uint64_t *times, uint32_t at_most, uint32_t *n, uint32_t *head);
+
+/* Said whatever ustd's verbosity: a firing that was not snapshotted is news. */
+void ustd_trigger_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Watches fd (taken, also on failure) as app's trigger channel, replacing
  * the one it had. 0 or a negative errno. */
 int ustd_trigger_attach(struct ustd_app *app, int fd);

@@ -339,6 +339,16 @@ int ustctl_set_session_rotation(const char *name, const struct ustctl_rotation *
 /* Rotates now; *chunk (malloc'd) is the archived chunk's directory. */
 int ustctl_rotate_session(const char *name, char **chunk);
 
+/*
+ * A trigger of flight-recorder session name: an event matching pattern
+ * (and filter, if not NULL) in any program of the session makes ustd
+ * snapshot every program of the session into one new directory under
+ * dir (NULL: the session's directory), at most at_most times a minute
+ * (0: no limit). *id is the trigger's number in the session.
+ */
+int ustctl_session_add_trigger(const char *name, const char *pattern, const char *filter,
+			       const char *dir, unsigned at_most, unsigned *id);
+
 /* Convenience: get + write, read + apply. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);

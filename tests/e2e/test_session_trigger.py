@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Triggers of a session: ustctl add-trigger -s NAME on a flight-recorder
+session held by the real ustd. A 4-process service (tests/apps/service),
+two processes running when the session starts and two started while it
+is active, one trigger on app:error with --at-most 3/minute: each of the
+first 3 errors, whichever process emits it, gets one snapshot directory
+holding a trace of every process of the session, read whole by
+babeltrace2, with that error (by its number) and requests before it; the
+2 errors over the limit are counted and said by ustd. Then bad input:
+a session that is not a flight recorder, one that does not exist, a PID
+with -s, a bad pattern, rate or name."""
+
+import os
+import re
+import subprocess
+import time
+
+import xml.etree.ElementTree as ET
+
+import ustest
+from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace,
+                    wait_for)
+
+t = Tap()
+ws = Workspace()
+ustd = VerboseUstd(ws, ws.out)
+XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
+SNAP_RE = re.compile(r"^service-(\d+)-snapshot-\d+$")
+
+
+def start_service():
+    # Not traced by itself: the session is what traces it.
+    proc = subprocess.Popen([app("service"), "1000"], env=ws.env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    ws.daemons.append(proc)
+    line = proc.stdout.readline()
+    if line.strip() != "ready":
+        raise RuntimeError("service did not start: %r %s" % (line, proc.stderr.read()))
+    sock = ws.app_socket(proc.pid)
+    wait_for(lambda: os.path.exists(sock))
+    return proc
+
+
+def command(proc, text):
+    """Sends a command to the service; returns once the event is committed."""
+    proc.stdin.write(text + "\n")
+    proc.stdin.flush()
+    return proc.stdout.readline().strip() == "done"
+
+
+def quit_service(proc):
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    proc.communicate(timeout=30)
+    return proc.returncode
+
+
+def ctl(*args):
+    return ws.ustctl_fast([str(a) for a in args])
+
+
+def per_process(firing):
+    """{pid: snapshot directory} of one firing's directory."""
+    if not os.path.isdir(firing):
+        return {}
+    return {int(SNAP_RE.match(n).group(1)): os.path.join(firing, n)
+            for n in os.listdir(firing) if SNAP_RE.match(n)}
+
+
+def has_trigger(pid, tdir):
+    """Whether process pid holds the trigger of directory tdir, once."""
+    res = ctl("list-triggers", pid)
+    return res.returncode == 0 and len(re.findall(r"-o %s[ ;]" % re.escape(tdir), res.stdout)) == 1
+
+
+# 1. A flight-recorder session with a trigger, 2 processes before it, 2 after.
+res = ctl("create-session", "-o", ws.out, "--overwrite", "--subbuf-size", "16k",
+          "--subbuf-num", "4", "shop")
+t.ok(res.returncode == 0, "create-session --overwrite shop", res.stderr)
+sdir = ustest.session_dir(ws.out, "shop")
+ctl("enable-marker", "-s", "shop", "app:*")
+res = ctl("--mi", "xml", "add-trigger", "-s", "shop", "--on", "app:error", "--snapshot",
+          "--at-most", "3/minute")
+valid = subprocess.run(["xmllint", "--noout", "--schema", XSD, "-"], input=res.stdout,
+                       capture_output=True, text=True, timeout=60)
+trig = ET.fromstring(res.stdout).findall("./ustd-session/trigger") if valid.returncode == 0 else []
+t.ok(res.returncode == 0 and valid.returncode == 0 and len(trig) == 1 and
+     trig[0].get("id") == "1" and trig[0].get("at-most") == "3",
+     "add-trigger -s shop --mi xml: trigger 1, valid against ustctl-mi.xsd",
+     res.stdout + res.stderr + valid.stderr)
+tdir = os.path.join(sdir, "triggers", "trigger-1")
+procs = [start_service() for _ in range(2)]
+res = ctl("start-session", "shop")
+t.ok(res.returncode == 0, "start-session shop with 2 processes running", res.stderr)
+procs += [start_service() for _ in range(2)]
+t.ok(wait_for(lambda: all(has_trigger(p.pid, tdir) for p in procs), timeout=15),
+     "the session's trigger is installed in all 4 processes, the 2 started later too",
+     "\n".join(ctl("list-triggers", p.pid).stdout for p in procs))
+t.ok(wait_for(lambda: all(os.path.isdir(os.path.join(sdir, "service-%d" % p.pid))
+                          for p in procs), timeout=15),
+     "all 4 processes trace into the session directory")
+time.sleep(0.3)
+
+ERRORS = 5
+for k in range(1, ERRORS + 1):
+    p = procs[(k - 1) % len(procs)]
+    t.ok(command(p, "error %d 500" % k), "error %d emitted by process %d" % (k, p.pid))
+    firing = os.path.join(tdir, "firing-%d" % k)
+    if k <= 3:
+        wait_for(lambda: len(per_process(firing)) == len(procs), timeout=15)
+    else:
+        # A snapshot over the limit would be written by now.
+        time.sleep(0.5)
+    snaps = per_process(firing)
+    if k > 3:
+        t.ok(not os.path.exists(firing),
+             "error %d, over --at-most 3/minute: no snapshot" % k)
+        continue
+    t.eq(sorted(snaps), sorted(q.pid for q in procs),
+         "firing %d: one snapshot per process of the session" % k)
+    ok, err = babeltrace_check(firing)
+    t.ok(ok, "firing %d: babeltrace2 reads the whole firing directory" % k, err)
+    events, _ = read_trace(firing)
+    errors = [e for e in events if e.name == "app:error" and e.fields["seq"] == k]
+    t.ok(len(errors) == 1 and errors[0].fields["code"] == 500,
+         "firing %d: the snapshot holds error %d, once" % (k, k),
+         repr([(e.name, e.fields) for e in events if e.name == "app:error"]))
+    newer = [e for e in events if e.name == "app:error" and e.fields["seq"] > k]
+    t.ok(not newer, "firing %d: no later error in it" % k)
+    for q in procs:
+        qev, _ = read_trace(snaps[q.pid]) if q.pid in snaps else ([], None)
+        reqs = [e for e in qev if e.name == "app:request"]
+        t.ok(reqs, "firing %d: process %d's snapshot holds its requests (%d)"
+             % (k, q.pid, len(reqs)))
+    mine, _ = read_trace(snaps[p.pid]) if p.pid in snaps else ([], None)
+    t.ok([e for e in mine if e.name == "app:error" and e.fields["seq"] == k],
+         "firing %d: the error is in the snapshot of process %d, which emitted it" % (k, p.pid))
+
+t.ok(ustd.wait_line(r"session shop, trigger 1: --at-most 3/minute reached"),
+     "ustd says when the session's limit is reached")
+
+# A trigger added to the active session, on a marker, into a directory of its own.
+odir = os.path.join(ws.root, "elsewhere")
+res = ctl("add-trigger", "-s", "shop", "--on", "app:warn", "--filter", "seq == 7", "--snapshot",
+          "-o", odir)
+t.ok(res.returncode == 0 and "session shop: trigger 2 added" in res.stdout,
+     "add-trigger -s shop -o DIR while the session is active: trigger 2", res.stdout + res.stderr)
+wdir = os.path.join(odir, "shop-trigger-2")
+t.ok(wait_for(lambda: all(has_trigger(p.pid, wdir) for p in procs), timeout=15),
+     "trigger 2 is installed in the 4 running processes")
+command(procs[1], "warn 6")
+command(procs[1], "warn 7")
+firing = os.path.join(wdir, "firing-1")
+wait_for(lambda: len(per_process(firing)) == len(procs), timeout=15)
+time.sleep(0.3)
+events, _ = read_trace(firing) if os.path.isdir(firing) else ([], None)
+warns = [e.fields["seq"] for e in events if e.name == "app:warn"]
+t.ok(sorted(per_process(firing)) == sorted(p.pid for p in procs) and 7 in warns and
+     not os.path.exists(os.path.join(wdir, "firing-2")),
+     "warn 7 (not warn 6: the filter) snapshots the 4 processes into DIR/shop-trigger-2/firing-1",
+     "warns %r, firings %r" % (warns, os.listdir(wdir) if os.path.isdir(wdir) else None))
+res = ctl("destroy-session", "shop")
+t.ok(res.returncode == 0, "destroy-session shop", res.stderr)
+m = ustd.wait_line(r"session shop, trigger 1: fired (\d+) times, (\d+) snapshots taken, (\d+) "
+                   r"firings over --at-most 3/minute not snapshotted, (\d+) snapshots failed")
+t.ok(m and m.groups() == ("5", "3", "2", "0"),
+     "ustd counts 5 firings across the processes: 3 snapshots, 2 over the limit, none failed",
+     m.group(0) if m else "no such message")
+for p in procs:
+    t.eq(quit_service(p), 0, "process %d ends normally" % p.pid)
+
+# 2. Bad input: exit 2 with the usage for what ustctl sees, 1 for what ustd refuses.
+ctl("create-session", "-o", ws.out, "plain")
+ctl("create-session", "-o", ws.out, "--overwrite", "fr")
+CASES = [
+    (["add-trigger", "-s", "plain", "--on", "app:error", "--snapshot"], 1,
+     "not a flight recorder"),
+    (["add-trigger", "-s", "nosuch", "--on", "app:error", "--snapshot"], 1,
+     "no session 'nosuch'"),
+    (["add-trigger", "-s", "fr", "1234", "--on", "app:error", "--snapshot"], 2,
+     "no PID goes with it"),
+    (["add-trigger", "-s", "fr", "--on", "app:error"], 2, "--snapshot is missing"),
+    (["add-trigger", "-s", "fr", "--snapshot"], 2, "--on PATTERN is missing"),
+    (["add-trigger", "-s", "fr", "--on", "app error", "--snapshot"], 2, "pattern"),
+    (["add-trigger", "-s", "fr", "--on", "app:error", "--snapshot", "--at-most", "0/minute"],
+     2, "--at-most '0/minute'"),
+    (["add-trigger", "-s", "fr", "--on", "app:error", "--snapshot", "--filter", "seq >"], 2,
+     "filter"),
+    (["add-trigger", "-s", ".bad", "--on", "app:error", "--snapshot"], 2,
+     "invalid session name"),
+]
+for args, status, words in CASES:
+    res = ctl(*args)
+    t.ok(res.returncode == status and words in res.stderr,
+         "%s: exit %d, says '%s'" % (" ".join(args), status, words),
+         "exit %d: %s" % (res.returncode, res.stderr))
+res = ctl("add-trigger", "-s", "fr", "--on", "app:error", "--snapshot")
+t.ok(res.returncode == 0 and "session fr: trigger 1 added" in res.stdout,
+     "after the refusals, session fr's first trigger is number 1", res.stdout + res.stderr)
+
+t.ok(ustd.proc.poll() is None, "ustd still runs")
+ustd.stop()
+t.done()
