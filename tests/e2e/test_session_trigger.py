@@ -18,7 +18,8 @@ import time
 import xml.etree.ElementTree as ET
 
 import ustest
-from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace,
+from service_app import command, quit_service, start_service
+from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, babeltrace_check, read_trace,
                     wait_for)
 
 t = Tap()
@@ -26,34 +27,6 @@ ws = Workspace()
 ustd = VerboseUstd(ws, ws.out)
 XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
 SNAP_RE = re.compile(r"^service-(\d+)-snapshot-\d+$")
-
-
-def start_service():
-    # Not traced by itself: the session is what traces it.
-    proc = subprocess.Popen([app("service"), "1000"], env=ws.env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    ws.daemons.append(proc)
-    line = proc.stdout.readline()
-    if line.strip() != "ready":
-        raise RuntimeError("service did not start: %r %s" % (line, proc.stderr.read()))
-    sock = ws.app_socket(proc.pid)
-    wait_for(lambda: os.path.exists(sock))
-    return proc
-
-
-def command(proc, text):
-    """Sends a command to the service; returns once the event is committed."""
-    proc.stdin.write(text + "\n")
-    proc.stdin.flush()
-    return proc.stdout.readline().strip() == "done"
-
-
-def quit_service(proc):
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
-    proc.communicate(timeout=30)
-    return proc.returncode
 
 
 def ctl(*args):
@@ -90,10 +63,10 @@ t.ok(res.returncode == 0 and valid.returncode == 0 and len(trig) == 1 and
      "add-trigger -s shop --mi xml: trigger 1, valid against ustctl-mi.xsd",
      res.stdout + res.stderr + valid.stderr)
 tdir = os.path.join(sdir, "triggers", "trigger-1")
-procs = [start_service() for _ in range(2)]
+procs = [start_service(ws) for _ in range(2)]
 res = ctl("start-session", "shop")
 t.ok(res.returncode == 0, "start-session shop with 2 processes running", res.stderr)
-procs += [start_service() for _ in range(2)]
+procs += [start_service(ws) for _ in range(2)]
 t.ok(wait_for(lambda: all(has_trigger(p.pid, tdir) for p in procs), timeout=15),
      "the session's trigger is installed in all 4 processes, the 2 started later too",
      "\n".join(ctl("list-triggers", p.pid).stdout for p in procs))

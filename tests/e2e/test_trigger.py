@@ -14,7 +14,8 @@ import time
 
 import xml.etree.ElementTree as ET
 
-from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace,
+from service_app import command, quit_service, start_service
+from ustest import (TOP_SRC, Tap, VerboseUstd, Workspace, babeltrace_check, read_trace,
                     wait_for)
 
 t = Tap()
@@ -26,33 +27,6 @@ FLIGHT = dict(UST_TRACE=1, UST_OVERWRITE=1, UST_AUTOPROBE=1, UST_SUBBUF_SIZE=163
 latencies = []
 SNAP_RE = re.compile(r"-snapshot-(\d+)$")
 XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
-
-
-def start_service(**env):
-    proc = subprocess.Popen([app("service"), "1000"], env=ws.env(**env),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    ws.daemons.append(proc)
-    line = proc.stdout.readline()
-    if line.strip() != "ready":
-        raise RuntimeError("service did not start: %r %s" % (line, proc.stderr.read()))
-    sock = ws.app_socket(proc.pid)
-    wait_for(lambda: os.path.exists(sock))
-    return proc
-
-
-def command(proc, text):
-    """Sends a command to the service; returns once the event is committed."""
-    proc.stdin.write(text + "\n")
-    proc.stdin.flush()
-    return proc.stdout.readline().strip() == "done"
-
-
-def quit_service(proc):
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
-    proc.communicate(timeout=30)
-    return proc.returncode
 
 
 def snapshots(d):
@@ -90,7 +64,7 @@ def check_snapshot(path, name, seq, label):
 
 
 # 1. Four processes, a trigger each on app:error, at most 3 snapshots a minute.
-procs = [start_service(**FLIGHT) for _ in range(4)]
+procs = [start_service(ws, **FLIGHT) for _ in range(4)]
 snapdir = {p.pid: os.path.join(ws.root, "snaps", str(p.pid)) for p in procs}
 for p in procs:
     res = ctl("add-trigger", p.pid, "--on", "app:error", "--snapshot", "-o", snapdir[p.pid],
@@ -131,7 +105,7 @@ for p in procs:
          "process %d: ustd says when the limit is reached" % p.pid)
 
 # 2. A filter on the trigger, a trigger on a marker, remove-trigger.
-p = start_service(**FLIGHT)
+p = start_service(ws, **FLIGHT)
 fdir = os.path.join(ws.root, "filtered")
 mdir = os.path.join(ws.root, "marker")
 res = ctl("add-trigger", p.pid, "--on", "app:error", "--filter", "code >= 500", "--snapshot",
@@ -205,7 +179,7 @@ t.ok(res.returncode == 1 and "no trigger 99" in res.stderr, "remove-trigger of a
 t.eq(quit_service(p), 0, "the filtered service ends normally")
 
 # 4. A trace in discard mode: the trigger fires, ustd says why there is no snapshot.
-p = start_service(UST_TRACE=1, UST_AUTOPROBE=1)
+p = start_service(ws, UST_TRACE=1, UST_AUTOPROBE=1)
 ddir = os.path.join(ws.root, "discard")
 res = ctl("add-trigger", p.pid, "--on", "app:error", "--snapshot", "-o", ddir)
 t.ok(res.returncode == 0, "add-trigger on a trace in discard mode", res.stderr)
