@@ -205,7 +205,12 @@ enum ustcomm_ctl_cmd {
 	 * session); flight-recorder sessions only: a matching event in any of
 	 * the session's programs snapshots all of them */
 	USTCOMM_CTL_SESSION_TRIGGER = 47,
-	USTCOMM_CTL_CMD_MAX = 47,
+	/* (NAME) -> per trigger of the session, 9 strings: ID, PATTERN,
+	 * FILTER, DIR (the trigger's own: firing-K/ go in it), AT_MOST,
+	 * then in decimal the firings, the snapshots taken, the firings over
+	 * AT_MOST and the snapshots that failed */
+	USTCOMM_CTL_SESSION_LIST_TRIGGERS = 48,
+	USTCOMM_CTL_CMD_MAX = 48,
 };
 
 struct ustcomm_ctl_header {

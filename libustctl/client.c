@@ -40,7 +40,7 @@ int ustctl_socket_path(char *buf, size_t len, const char *dir, pid_t pid)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out)
+int ustctl_parse_u64(pid_t pid, uint16_t cmd, const char *s, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -52,8 +52,18 @@ int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint3
 				 (int)pid, ustcomm_ctl_cmd_name(cmd), s);
 		return -EPROTO;
 	}
-	*out = (uint32_t)v;
+	*out = v;
 	return 0;
+}
+
+int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int ret = ustctl_parse_u64(pid, cmd, s, max, &v);
+
+	if (!ret)
+		*out = (uint32_t)v;
+	return ret;
 }
 
 void ustctl_reply_release(struct ustctl_reply *reply)

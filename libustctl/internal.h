@@ -103,6 +103,7 @@ int ustctl_channel_get(pid_t pid, uint16_t cmd, const char *trace, const char *c
 /* Parses a decimal reply field; -EPROTO (last error set) when it is not
  * one, or above max. */
 int ustctl_parse_u32(pid_t pid, uint16_t cmd, const char *s, uint32_t max, uint32_t *out);
+int ustctl_parse_u64(pid_t pid, uint16_t cmd, const char *s, uint64_t max, uint64_t *out);
 
 /*
  * A rule as ENABLE_RULE and LOAD_SESSION carry it: checked, its filter

@@ -232,11 +232,14 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "--at-most counts the snapshots of the whole session.\n",
 	  true, 1, 1, ustctl_cmd_add_trigger, .takes_dir = true, .takes_trigger = true,
 	  .takes_session = true },
-	{ "list-triggers", "[-t TRACE] PID", "list the triggers of a process",
+	{ "list-triggers", "[-t TRACE] PID | -s NAME", "list the triggers of a process or session",
 	  "Lists the triggers of process PID: number, pattern, filter, snapshot\n"
 	  "directory, rate limit, and how many events fired each, how many\n"
-	  "firings the program told ustd of and how many it held back.\n",
-	  true, 1, 1, ustctl_cmd_list_triggers },
+	  "firings the program told ustd of and how many it held back. With\n"
+	  "-s NAME, the triggers of session NAME: number, pattern, filter, the\n"
+	  "trigger's directory, rate limit, and how many firings ustd heard of\n"
+	  "from all the session's processes, snapshotted, over the limit, failed.\n",
+	  true, 1, 1, ustctl_cmd_list_triggers, .takes_session = true },
 	{ "remove-trigger", "[-t TRACE] PID ID", "remove a trigger",
 	  "Removes trigger ID (see list-triggers) from process PID.\n",
 	  true, 2, 2, ustctl_cmd_remove_trigger },

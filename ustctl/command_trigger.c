@@ -43,6 +43,20 @@ static void mi_trigger(unsigned id, const char *pattern, const char *filter, con
 		ustctl_mi_attr("at-most", "%u", at_most);
 }
 
+/* A trigger as add-trigger takes it, then its counts: one line of
+ * list-triggers, with its MI element, which the caller closes. */
+static void trigger_line(unsigned id, const char *pattern, const char *filter, const char *dir,
+			 unsigned at_most)
+{
+	mi_trigger(id, pattern, filter, dir, at_most);
+	if (ustctl_out_mi())
+		return;
+	printf("%u: --on %s%s%s%s --snapshot -o %s", id, pattern, *filter ? " --filter '" : "",
+	       filter, *filter ? "'" : "", *dir ? dir : "(ustd's output)");
+	if (at_most)
+		printf(" --at-most %u/minute", at_most);
+}
+
 /* The trigger of a session held by ustd (add-trigger -s NAME). */
 static int add_session_trigger(const struct ustctl_args *args, unsigned at_most)
 {
@@ -102,6 +116,38 @@ int ustctl_cmd_add_trigger(const struct ustctl_args *args)
 	return USTCTL_EXIT_OK;
 }
 
+/* list-triggers -s NAME */
+static int list_session_triggers(const struct ustctl_args *args)
+{
+	struct ustctl_session_trigger *t = NULL;
+	size_t nr = 0, i;
+
+	if (args->argc)
+		return ustctl_usage_error(args->cmd, "-s names the session: no PID goes with it ('%s')",
+					  args->argv[0]);
+	if (ustctl_check_session_name_arg(args->cmd, args->session))
+		return USTCTL_EXIT_USAGE;
+	if (ustctl_session_list_triggers(args->session, &t, &nr) < 0)
+		return ustctl_session_failed(args->cmd, args->session);
+	ustctl_session_mi_ok(args->session);
+	for (i = 0; i < nr; i++) {
+		trigger_line(t[i].id, t[i].pattern, t[i].filter, t[i].dir, t[i].at_most);
+		ustctl_mi_attr("fired", "%" PRIu64, t[i].fired);
+		ustctl_mi_attr("snapshots", "%" PRIu64, t[i].snapshots);
+		ustctl_mi_attr("over-limit", "%" PRIu64, t[i].over_limit);
+		ustctl_mi_attr("failed", "%" PRIu64, t[i].failed);
+		ustctl_mi_close();
+		if (ustctl_out_mi())
+			continue;
+		printf("; fired %" PRIu64 ", snapshots %" PRIu64 ", over the limit %" PRIu64
+		       ", failed %" PRIu64 "\n", t[i].fired, t[i].snapshots, t[i].over_limit,
+		       t[i].failed);
+	}
+	ustctl_mi_close();
+	ustctl_free_session_triggers(t, nr);
+	return USTCTL_EXIT_OK;
+}
+
 int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 {
 	struct ustctl_trigger *t = NULL;
@@ -109,6 +155,8 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 	pid_t pid;
 	int ret;
 
+	if (args->session)
+		return list_session_triggers(args);
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
 	ret = ustctl_list_triggers(pid, args->trace, &t, &nr);
@@ -119,7 +167,7 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 		return ustctl_call_status(args->cmd);
 	}
 	for (i = 0; i < nr; i++) {
-		mi_trigger(t[i].id, t[i].pattern, t[i].filter, t[i].dir, t[i].at_most);
+		trigger_line(t[i].id, t[i].pattern, t[i].filter, t[i].dir, t[i].at_most);
 		ustctl_mi_attr("fired", "%" PRIu64, t[i].fired);
 		ustctl_mi_attr("notified", "%" PRIu64, t[i].notified);
 		ustctl_mi_attr("limited", "%" PRIu64, t[i].limited);
@@ -127,11 +175,6 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 		ustctl_mi_close();
 		if (ustctl_out_mi())
 			continue;
-		printf("%u: --on %s%s%s%s --snapshot -o %s", t[i].id, t[i].pattern,
-		       *t[i].filter ? " --filter '" : "", t[i].filter, *t[i].filter ? "'" : "",
-		       *t[i].dir ? t[i].dir : "(ustd's output)");
-		if (t[i].at_most)
-			printf(" --at-most %u/minute", t[i].at_most);
 		printf("; fired %" PRIu64 ", told ustd %" PRIu64 ", held back %" PRIu64
 		       ", not sent %" PRIu64 "%s%s%s\n", t[i].fired, t[i].notified, t[i].limited,
 		       t[i].dropped, t[i].dropped ? " (" : "", t[i].dropped ? t[i].drop_reason : "",

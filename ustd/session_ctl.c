@@ -538,13 +538,24 @@ static void cmd_trigger(struct conn *c, const char *const *a)
 	conn_reply_u(c, USTCOMM_CTL_SESSION_TRIGGER, id);
 }
 
+static void cmd_list_triggers(struct conn *c, const char *name)
+{
+	const char *args[USTD_SESSION_TRIGGER_FIELDS * USTD_SESSION_TRIGGERS_MAX];
+	char nums[6 * USTD_SESSION_TRIGGERS_MAX][24];
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_LIST_TRIGGERS, name);
+
+	if (s)
+		conn_reply(c, USTCOMM_CTL_SESSION_LIST_TRIGGERS, 0, args,
+			   ustd_session_triggers_list(s, args, nums));
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_TRIGGER) {
+	    msg->cmd > USTCOMM_CTL_SESSION_LIST_TRIGGERS) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -579,6 +590,9 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		break;
 	case USTCOMM_CTL_SESSION_TRIGGER:
 		cmd_trigger(c, a);
+		break;
+	case USTCOMM_CTL_SESSION_LIST_TRIGGERS:
+		cmd_list_triggers(c, a[0]);
 		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",

@@ -82,6 +82,33 @@ end:
 	return ret;
 }
 
+size_t ustd_session_triggers_list(const struct ustd_session *s, const char **args,
+				  char (*nums)[24])
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_triggers; i++, nums += 6) {
+		const struct ustd_session_trigger *t = &s->triggers[i];
+
+		snprintf(nums[0], sizeof(nums[0]), "%u", t->id);
+		snprintf(nums[1], sizeof(nums[1]), "%" PRIu64, t->firings);
+		snprintf(nums[2], sizeof(nums[2]), "%" PRIu64, t->taken);
+		snprintf(nums[3], sizeof(nums[3]), "%" PRIu64, t->suppressed);
+		snprintf(nums[4], sizeof(nums[4]), "%" PRIu64, t->failed);
+		snprintf(nums[5], sizeof(nums[5]), "%u", t->at_most);
+		args[n++] = nums[0];
+		args[n++] = t->pattern;
+		args[n++] = t->filter;
+		args[n++] = t->dir;
+		args[n++] = nums[5];
+		args[n++] = nums[1];
+		args[n++] = nums[2];
+		args[n++] = nums[3];
+		args[n++] = nums[4];
+	}
+	return n;
+}
+
 void ustd_session_triggers_free(struct ustd_session *s)
 {
 	size_t i;

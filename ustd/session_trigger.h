@@ -34,6 +34,12 @@ struct ustd_session_trigger {
 int ustd_session_trigger_add(struct ustd_session *s, const char *const *a, uint32_t *id,
 			     char *why, size_t why_size);
 
+/* The strings of SESSION_LIST_TRIGGERS (9 a trigger) in args, pointing
+ * into s and into nums (6 a trigger); returns how many. */
+#define USTD_SESSION_TRIGGER_FIELDS	9
+size_t ustd_session_triggers_list(const struct ustd_session *s, const char **args,
+				  char (*nums)[24]);
+
 /* Says the totals of every trigger that fired, frees them. */
 void ustd_session_triggers_free(struct ustd_session *s);
 

@@ -349,6 +349,23 @@ int ustctl_rotate_session(const char *name, char **chunk);
 int ustctl_session_add_trigger(const char *name, const char *pattern, const char *filter,
 			       const char *dir, unsigned at_most, unsigned *id);
 
+struct ustctl_session_trigger {
+	unsigned id;
+	char *pattern;
+	char *filter;			/* "" for none */
+	char *dir;			/* the trigger's: firing-K/ go in it */
+	unsigned at_most;		/* snapshots a minute, 0: no limit */
+	uint64_t fired;			/* firings ustd heard of, any process */
+	uint64_t snapshots;		/* firings snapshotted */
+	uint64_t over_limit;		/* firings over at_most, not snapshotted */
+	uint64_t failed;		/* snapshots that failed */
+};
+
+/* The triggers of session name, in the order they were added. */
+int ustctl_session_list_triggers(const char *name, struct ustctl_session_trigger **triggers,
+				 size_t *nr);
+void ustctl_free_session_triggers(struct ustctl_session_trigger *triggers, size_t nr);
+
 /* Convenience: get + write, read + apply. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);

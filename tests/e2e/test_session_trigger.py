@@ -6,7 +6,9 @@ is active, one trigger on app:error with --at-most 3/minute: each of the
 first 3 errors, whichever process emits it, gets one snapshot directory
 holding a trace of every process of the session, read whole by
 babeltrace2, with that error (by its number) and requests before it; the
-2 errors over the limit are counted and said by ustd. Then bad input:
+2 errors over the limit are counted, said by ustd and listed by
+list-triggers -s. A second trigger added while the session is active,
+on a marker, with a filter and -o DIR. Then bad input:
 a session that is not a flight recorder, one that does not exist, a PID
 with -s, a bad pattern, rate or name."""
 
@@ -133,6 +135,20 @@ t.ok(sorted(per_process(firing)) == sorted(p.pid for p in procs) and 7 in warns 
      not os.path.exists(os.path.join(wdir, "firing-2")),
      "warn 7 (not warn 6: the filter) snapshots the 4 processes into DIR/shop-trigger-2/firing-1",
      "warns %r, firings %r" % (warns, os.listdir(wdir) if os.path.isdir(wdir) else None))
+res = ctl("list-triggers", "-s", "shop")
+want = ["1: --on app:error --snapshot -o %s --at-most 3/minute; fired 5, snapshots 3, over the "
+        "limit 2, failed 0" % tdir,
+        "2: --on app:warn --filter 'seq == 7' --snapshot -o %s; fired 1, snapshots 1, over the "
+        "limit 0, failed 0" % wdir]
+t.eq(res.stdout.splitlines(), want, "list-triggers -s shop: both triggers, with the session's counts")
+res = ctl("--mi", "xml", "list-triggers", "-s", "shop")
+valid = subprocess.run(["xmllint", "--noout", "--schema", XSD, "-"], input=res.stdout,
+                       capture_output=True, text=True, timeout=60)
+trig = ET.fromstring(res.stdout).findall("./ustd-session/trigger") if valid.returncode == 0 else []
+t.ok(res.returncode == 0 and [(x.get("id"), x.get("snapshots"), x.get("over-limit"))
+                              for x in trig] == [("1", "3", "2"), ("2", "1", "0")],
+     "list-triggers -s shop --mi xml: valid against ustctl-mi.xsd, the counts in it",
+     res.stdout + res.stderr + valid.stderr)
 res = ctl("destroy-session", "shop")
 t.ok(res.returncode == 0, "destroy-session shop", res.stderr)
 m = ustd.wait_line(r"session shop, trigger 1: fired (\d+) times, (\d+) snapshots taken, (\d+) "
@@ -162,6 +178,8 @@ CASES = [
      "filter"),
     (["add-trigger", "-s", ".bad", "--on", "app:error", "--snapshot"], 2,
      "invalid session name"),
+    (["list-triggers", "-s", "nosuch"], 1, "no session 'nosuch'"),
+    (["list-triggers", "-s", "fr", "1234"], 2, "no PID goes with it"),
 ]
 for args, status, words in CASES:
     res = ctl(*args)
@@ -171,6 +189,9 @@ for args, status, words in CASES:
 res = ctl("add-trigger", "-s", "fr", "--on", "app:error", "--snapshot")
 t.ok(res.returncode == 0 and "session fr: trigger 1 added" in res.stdout,
      "after the refusals, session fr's first trigger is number 1", res.stdout + res.stderr)
+res = ctl("list-triggers", "-s", "plain")
+t.ok(res.returncode == 0 and res.stdout == "", "list-triggers -s of a session without triggers: "
+     "nothing, exit 0", res.stdout + res.stderr)
 
 t.ok(ustd.proc.poll() is None, "ustd still runs")
 ustd.stop()
