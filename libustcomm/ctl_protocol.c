@@ -52,6 +52,7 @@ static const struct {
 	[USTCOMM_CTL_SESSION_ROTATION] = { "create-session --rotate-every", 5, 5 },
 	[USTCOMM_CTL_SESSION_TRIGGER] = { "add-trigger -s", 6, 6 },
 	[USTCOMM_CTL_SESSION_LIST_TRIGGERS] = { "list-triggers -s", 1, 1 },
+	[USTCOMM_CTL_SESSION_REMOVE_TRIGGER] = { "remove-trigger -s", 2, 2 },
 	[USTCOMM_CTL_ADD_TRIGGER] = { "add-trigger", 6, 6 },
 	[USTCOMM_CTL_LIST_TRIGGERS] = { "list-triggers", 1, 1 },
 	[USTCOMM_CTL_REMOVE_TRIGGER] = { "remove-trigger", 2, 2 },

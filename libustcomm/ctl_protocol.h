@@ -210,7 +210,9 @@ enum ustcomm_ctl_cmd {
 	 * then in decimal the firings, the snapshots taken, the firings over
 	 * AT_MOST and the snapshots that failed */
 	USTCOMM_CTL_SESSION_LIST_TRIGGERS = 48,
-	USTCOMM_CTL_CMD_MAX = 48,
+	/* (NAME, ID) -> (); the trigger leaves the session and its programs */
+	USTCOMM_CTL_SESSION_REMOVE_TRIGGER = 49,
+	USTCOMM_CTL_CMD_MAX = 49,
 };
 
 struct ustcomm_ctl_header {

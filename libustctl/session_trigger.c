@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* Triggers of sessions held by ustd (SESSION_TRIGGER, SESSION_LIST_TRIGGERS):
- * the calls of ustctl.h. */
+/* Triggers of sessions held by ustd (SESSION_TRIGGER, SESSION_LIST_TRIGGERS,
+ * SESSION_REMOVE_TRIGGER): the calls of ustctl.h. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -137,4 +137,16 @@ void ustctl_free_session_triggers(struct ustctl_session_trigger *triggers, size_
 		free(triggers[i].dir);
 	}
 	free(triggers);
+}
+
+int ustctl_session_remove_trigger(const char *name, unsigned id)
+{
+	char id_text[16];
+	const char *args[2] = { name, id_text };
+	int ret = ustctl_check_session_name(name);
+
+	if (ret)
+		return ret;
+	snprintf(id_text, sizeof(id_text), "%u", id);
+	return ustctl_call_ustd_u32(USTCOMM_CTL_SESSION_REMOVE_TRIGGER, args, 2, 0, NULL);
 }

@@ -240,9 +240,10 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "trigger's directory, rate limit, and how many firings ustd heard of\n"
 	  "from all the session's processes, snapshotted, over the limit, failed.\n",
 	  true, 1, 1, ustctl_cmd_list_triggers, .takes_session = true },
-	{ "remove-trigger", "[-t TRACE] PID ID", "remove a trigger",
-	  "Removes trigger ID (see list-triggers) from process PID.\n",
-	  true, 2, 2, ustctl_cmd_remove_trigger },
+	{ "remove-trigger", "[-t TRACE] PID ID | -s NAME ID", "remove a trigger",
+	  "Removes trigger ID (see list-triggers) from process PID, or with\n"
+	  "-s NAME from session NAME and every program of it.\n",
+	  true, 2, 2, ustctl_cmd_remove_trigger, .takes_session = true },
 };
 
 const size_t ustctl_nr_commands = UST_ARRAY_SIZE(ustctl_commands);

@@ -187,18 +187,33 @@ int ustctl_cmd_list_triggers(const struct ustctl_args *args)
 
 int ustctl_cmd_remove_trigger(const struct ustctl_args *args)
 {
+	const char *id_arg = args->argv[args->session ? 0 : 1];
 	unsigned long id;
 	char *end;
-	pid_t pid;
+	pid_t pid = 0;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
+	if (args->session) {
+		if (args->argc != 1)
+			return ustctl_usage_error(args->cmd, "-s NAME takes the trigger's number only");
+		if (ustctl_check_session_name_arg(args->cmd, args->session))
+			return USTCTL_EXIT_USAGE;
+	} else if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0) {
 		return USTCTL_EXIT_USAGE;
-	id = strtoul(args->argv[1], &end, 10);
-	if (end == args->argv[1] || *end || *args->argv[1] < '0' || *args->argv[1] > '9' ||
-	    id == 0 || id > UINT32_MAX)
+	}
+	id = strtoul(id_arg, &end, 10);
+	if (end == id_arg || *end || *id_arg < '0' || *id_arg > '9' || id == 0 || id > UINT32_MAX)
 		return ustctl_usage_error(args->cmd, "'%s' is not a trigger number (list-triggers lists them)",
-					  args->argv[1]);
+					  id_arg);
+	if (args->session) {
+		if (ustctl_session_remove_trigger(args->session, (unsigned)id) < 0)
+			return ustctl_session_failed(args->cmd, args->session);
+		ustctl_session_mi_ok(args->session);
+		ustctl_mi_close();
+		if (!ustctl_out_mi())
+			printf("session %s: trigger %lu removed\n", args->session, id);
+		return USTCTL_EXIT_OK;
+	}
 	ret = ustctl_remove_trigger(pid, args->trace, (unsigned)id);
 	ustctl_mi_open_process(pid, args->trace, ret >= 0);
 	if (ret < 0) {

@@ -86,6 +86,7 @@ struct ustd_session {
 	struct ustd_session_rotation rot;
 	struct ustd_session_trigger *triggers;	/* session_trigger.h */
 	size_t nr_triggers;
+	uint32_t last_trigger_id;	/* numbers are not reused */
 	struct ustd_session *next;
 };
 

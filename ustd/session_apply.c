@@ -51,6 +51,8 @@ struct job {
 	char *trig_msg[USTD_SESSION_TRIGGERS_MAX];
 	size_t trig_len[USTD_SESSION_TRIGGERS_MAX];
 	unsigned nr_trig;
+	/* USTD_APPLY_UNTRIGGER: the directory of the trigger to remove. */
+	char *untrig_dir;
 	char *in;
 	size_t in_len, in_cap;
 	struct ustd_apply_waiter *waiter;
@@ -86,6 +88,7 @@ static void job_end(struct job *j, int ok)
 		free(j->join_msg[i]);
 	for (i = 0; i < j->nr_trig; i++)
 		free(j->trig_msg[i]);
+	free(j->untrig_dir);
 	free(j->in);
 	if (j->waiter) {
 		j->waiter->ok += ok ? 1 : 0;
@@ -198,6 +201,28 @@ static void job_ask_later(struct job *j)
 		job_fail(j, "cannot wait to install the session's triggers: ", strerror(errno));
 }
 
+/* LIST_TRIGGERS' answer (10 strings a trigger, the number first, the
+ * directory fourth): REMOVE_TRIGGER of the one with untrig_dir, if any. */
+static int job_untrigger(struct job *j, const struct ustcomm_ctl_msg *reply)
+{
+	const char *pos = NULL, *f[10], *args[2] = { j->session };
+	uint32_t i, k;
+
+	for (i = 0; i + 10 <= reply->nr_strings; i += 10) {
+		for (k = 0; k < 10; k++)
+			f[k] = ustcomm_ctl_next(reply, &pos);
+		if (strcmp(f[3], j->untrig_dir))
+			continue;
+		args[1] = f[0];
+		if (ustcomm_ctl_encode(USTCOMM_CTL_REMOVE_TRIGGER, 0, 0, args, 2, &j->msg[j->nr],
+				       &j->len[j->nr]) < 0)
+			return -ENOMEM;
+		j->nr++;
+		break;
+	}
+	return 0;
+}
+
 /* A whole reply to msg[cur]: status and, for SESSION_STATE, what to do. */
 static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 {
@@ -208,6 +233,13 @@ static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 		/* Two joins racing (ustd's and the program's own): created
 		 * already is what was asked. */
 		job_fail(j, "", s ? s : strerror(-reply->status));
+		return;
+	}
+	if (reply->cmd == USTCOMM_CTL_LIST_TRIGGERS) {
+		if (job_untrigger(j, reply) < 0)
+			job_fail(j, "out of memory", "");
+		else
+			job_next(j);
 		return;
 	}
 	if (reply->cmd != USTCOMM_CTL_SESSION_STATE || !s) {
@@ -337,6 +369,10 @@ static int job_fill(struct job *j, const struct ustd_session *s,
 						  &j->len[0]);
 		j->nr = 1;
 		break;
+	case USTD_APPLY_UNTRIGGER:
+		ret = encode(j, USTCOMM_CTL_LIST_TRIGGERS, &j->msg[0], &j->len[0]);
+		j->nr = 1;
+		break;
 	case USTD_APPLY_RULES:
 		ret = ustd_session_encode_load(s, rules, nr_rules, &j->msg[0], &j->len[0]);
 		j->nr = 1;
@@ -357,9 +393,9 @@ static int job_fill(struct job *j, const struct ustd_session *s,
 	return ret;
 }
 
-int ustd_apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t pid,
-		     const struct ustd_session *s, const struct ustd_session_rule *rules,
-		     size_t nr_rules, struct ustd_apply_waiter *w)
+static int apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t pid,
+		       const struct ustd_session *s, const struct ustd_session_rule *rules,
+		       size_t nr_rules, const char *untrig_dir, struct ustd_apply_waiter *w)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -380,6 +416,8 @@ int ustd_apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t
 	snprintf(j->session, sizeof(j->session), "%s", s->name);
 	j->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	ret = j->timer_fd < 0 ? -errno : job_fill(j, s, rules, nr_rules);
+	if (!ret && untrig_dir && !(j->untrig_dir = strdup(untrig_dir)))
+		ret = -ENOMEM;
 	ev.data.ptr = &j->timer_watch;
 	if (!ret && epoll_ctl(ac->epfd, EPOLL_CTL_ADD, j->timer_fd, &ev) < 0)
 		ret = -errno;
@@ -396,6 +434,19 @@ int ustd_apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t
 	jobs = j;
 	job_connect(j);
 	return 0;
+}
+
+int ustd_apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t pid,
+		     const struct ustd_session *s, const struct ustd_session_rule *rules,
+		     size_t nr_rules, struct ustd_apply_waiter *w)
+{
+	return apply_begin(ac, kind, pid, s, rules, nr_rules, NULL, w);
+}
+
+int ustd_apply_untrigger(struct ustd_apply_ctx *ac, pid_t pid, const struct ustd_session *s,
+			 const char *dir)
+{
+	return apply_begin(ac, USTD_APPLY_UNTRIGGER, pid, s, NULL, 0, dir, NULL);
 }
 
 void ustd_apply_forget_waiter(struct ustd_apply_waiter *w)

@@ -28,6 +28,7 @@ enum ustd_apply_kind {
 	USTD_APPLY_STOP,
 	USTD_APPLY_DESTROY,
 	USTD_APPLY_TRIGGER,		/* ADD_TRIGGER of the session's newest */
+	USTD_APPLY_UNTRIGGER,		/* ustd_apply_untrigger() */
 };
 
 struct ustd_apply_ctx {
@@ -45,6 +46,11 @@ struct ustd_apply_ctx {
 int ustd_apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid_t pid,
 		     const struct ustd_session *s, const struct ustd_session_rule *rules,
 		     size_t nr_rules, struct ustd_apply_waiter *w);
+
+/* Removes from program pid the session's trigger whose snapshot
+ * directory is dir (its number there is looked up first). */
+int ustd_apply_untrigger(struct ustd_apply_ctx *ac, pid_t pid, const struct ustd_session *s,
+			 const char *dir);
 
 /* Forgets w: the conversations under way go on, telling nobody. */
 void ustd_apply_forget_waiter(struct ustd_apply_waiter *w);

@@ -549,13 +549,47 @@ static void cmd_list_triggers(struct conn *c, const char *name)
 			   ustd_session_triggers_list(s, args, nums));
 }
 
+struct untrigger_arg {
+	struct ustd_sessions *ss;
+	struct ustd_session *s;
+	const char *dir;
+};
+
+static void untrigger_app(struct ustd_app *app, void *arg)
+{
+	struct untrigger_arg *ua = arg;
+
+	ustd_apply_untrigger(&ua->ss->apply, app->pid, ua->s, ua->dir);
+}
+
+static void cmd_remove_trigger(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_REMOVE_TRIGGER, a[0]);
+	struct untrigger_arg ua = { .ss = c->ss, .s = s };
+	char *dir = NULL;
+	uint32_t id;
+
+	if (!s)
+		return;
+	if (ustcomm_parse_u32(a[1], &id) < 0 || ustd_session_trigger_remove(s, id, &dir) < 0) {
+		conn_error(c, USTCOMM_CTL_SESSION_REMOVE_TRIGGER, -ENOENT,
+			   "session '%s' has no trigger '%s' (ustctl list-triggers -s %s lists them)",
+			   a[0], a[1], a[0]);
+		return;
+	}
+	ua.dir = dir;
+	ustd_session_for_each_app(c->ss, s, untrigger_app, &ua);
+	free(dir);
+	conn_reply(c, USTCOMM_CTL_SESSION_REMOVE_TRIGGER, 0, NULL, 0);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_LIST_TRIGGERS) {
+	    msg->cmd > USTCOMM_CTL_SESSION_REMOVE_TRIGGER) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -593,6 +627,9 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		break;
 	case USTCOMM_CTL_SESSION_LIST_TRIGGERS:
 		cmd_list_triggers(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_REMOVE_TRIGGER:
+		cmd_remove_trigger(c, a);
 		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",

@@ -51,7 +51,7 @@ int ustd_session_trigger_add(struct ustd_session *s, const char *const *a, uint3
 			 AT_MOST_MAX);
 		return -EINVAL;
 	}
-	t.id = s->nr_triggers ? s->triggers[s->nr_triggers - 1].id + 1 : 1;
+	t.id = s->last_trigger_id + 1;
 	/* One directory per trigger: a firing names it, so ustd knows whose. */
 	len = a[3][0] ? snprintf(dir, sizeof(dir), "%s/%s-trigger-%u", a[3], s->name, t.id) :
 			snprintf(dir, sizeof(dir), "%s/triggers/trigger-%u", s->dir, t.id);
@@ -75,6 +75,7 @@ int ustd_session_trigger_add(struct ustd_session *s, const char *const *a, uint3
 		goto end;
 	}
 	s->triggers[s->nr_triggers++] = t;
+	s->last_trigger_id = t.id;
 	*id = t.id;
 	return 0;
 end:
@@ -109,18 +110,41 @@ size_t ustd_session_triggers_list(const struct ustd_session *s, const char **arg
 	return n;
 }
 
-void ustd_session_triggers_free(struct ustd_session *s)
+static void say_totals(const struct ustd_session *s, const struct ustd_session_trigger *t)
+{
+	if (t->firings)
+		ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed",
+				 s->name, t->id, t->firings, t->taken, t->suppressed, t->at_most,
+				 t->failed);
+}
+
+int ustd_session_trigger_remove(struct ustd_session *s, uint32_t id, char **dir)
 {
 	size_t i;
 
 	for (i = 0; i < s->nr_triggers; i++) {
 		struct ustd_session_trigger *t = &s->triggers[i];
 
-		if (t->firings)
-			ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed",
-					 s->name, t->id, t->firings, t->taken, t->suppressed,
-					 t->at_most, t->failed);
+		if (t->id != id)
+			continue;
+		say_totals(s, t);
+		*dir = t->dir;
+		t->dir = NULL;
 		trigger_fini(t);
+		memmove(t, t + 1, (s->nr_triggers - i - 1) * sizeof(*t));
+		s->nr_triggers--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+void ustd_session_triggers_free(struct ustd_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_triggers; i++) {
+		say_totals(s, &s->triggers[i]);
+		trigger_fini(&s->triggers[i]);
 	}
 	free(s->triggers);
 	s->triggers = NULL;

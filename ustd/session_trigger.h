@@ -40,6 +40,10 @@ int ustd_session_trigger_add(struct ustd_session *s, const char *const *a, uint3
 size_t ustd_session_triggers_list(const struct ustd_session *s, const char **args,
 				  char (*nums)[24]);
 
+/* Trigger id leaves s, its totals said; *dir (malloc'd) is its
+ * directory, for the programs to remove it by. 0 or -ENOENT. */
+int ustd_session_trigger_remove(struct ustd_session *s, uint32_t id, char **dir);
+
 /* Says the totals of every trigger that fired, frees them. */
 void ustd_session_triggers_free(struct ustd_session *s);
 

@@ -365,6 +365,8 @@ struct ustctl_session_trigger {
 int ustctl_session_list_triggers(const char *name, struct ustctl_session_trigger **triggers,
 				 size_t *nr);
 void ustctl_free_session_triggers(struct ustctl_session_trigger *triggers, size_t nr);
+/* Removes trigger id from session name and from its programs. */
+int ustctl_session_remove_trigger(const char *name, unsigned id);
 
 /* Convenience: get + write, read + apply. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);

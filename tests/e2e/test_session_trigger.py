@@ -8,7 +8,8 @@ holding a trace of every process of the session, read whole by
 babeltrace2, with that error (by its number) and requests before it; the
 2 errors over the limit are counted, said by ustd and listed by
 list-triggers -s. A second trigger added while the session is active,
-on a marker, with a filter and -o DIR. Then bad input:
+on a marker, with a filter and -o DIR, then removed from the session and
+its processes with remove-trigger -s. Then bad input:
 a session that is not a flight recorder, one that does not exist, a PID
 with -s, a bad pattern, rate or name."""
 
@@ -149,6 +150,29 @@ t.ok(res.returncode == 0 and [(x.get("id"), x.get("snapshots"), x.get("over-limi
                               for x in trig] == [("1", "3", "2"), ("2", "1", "0")],
      "list-triggers -s shop --mi xml: valid against ustctl-mi.xsd, the counts in it",
      res.stdout + res.stderr + valid.stderr)
+
+# remove-trigger -s: out of the session and of every process; numbers are not reused.
+res = ctl("remove-trigger", "-s", "shop", 2)
+t.ok(res.returncode == 0 and "session shop: trigger 2 removed" in res.stdout,
+     "remove-trigger -s shop 2", res.stdout + res.stderr)
+t.ok(wait_for(lambda: not any(ctl("list-triggers", p.pid).stdout.count(wdir) for p in procs),
+              timeout=15),
+     "trigger 2 is removed from the 4 processes, trigger 1 stays",
+     "\n".join(ctl("list-triggers", p.pid).stdout for p in procs))
+t.ok(all(has_trigger(p.pid, tdir) for p in procs), "trigger 1 is still in the 4 processes")
+command(procs[2], "warn 7")
+time.sleep(0.5)
+t.ok(not os.path.exists(os.path.join(wdir, "firing-2")), "warn 7 after the removal: no snapshot")
+res = ctl("list-triggers", "-s", "shop")
+t.ok(res.stdout.startswith("1: ") and len(res.stdout.splitlines()) == 1,
+     "list-triggers -s shop: trigger 1 only", res.stdout)
+res = ctl("remove-trigger", "-s", "shop", 2)
+t.ok(res.returncode == 1 and "session 'shop' has no trigger '2'" in res.stderr,
+     "remove-trigger -s shop 2 again: exit 1, says there is no such trigger", res.stderr)
+res = ctl("add-trigger", "-s", "shop", "--on", "app:warn", "--snapshot", "-o", odir)
+t.ok(res.returncode == 0 and "session shop: trigger 3 added" in res.stdout,
+     "the next trigger is number 3: numbers are not reused", res.stdout + res.stderr)
+
 res = ctl("destroy-session", "shop")
 t.ok(res.returncode == 0, "destroy-session shop", res.stderr)
 m = ustd.wait_line(r"session shop, trigger 1: fired (\d+) times, (\d+) snapshots taken, (\d+) "
@@ -180,6 +204,9 @@ CASES = [
      "invalid session name"),
     (["list-triggers", "-s", "nosuch"], 1, "no session 'nosuch'"),
     (["list-triggers", "-s", "fr", "1234"], 2, "no PID goes with it"),
+    (["remove-trigger", "-s", "fr", "1", "2"], 2, "takes the trigger's number only"),
+    (["remove-trigger", "-s", "fr", "x"], 2, "'x' is not a trigger number"),
+    (["remove-trigger", "-s", "nosuch", "1"], 1, "no session 'nosuch'"),
 ]
 for args, status, words in CASES:
     res = ctl(*args)
