@@ -53,13 +53,19 @@ install_missing() {
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 }
 
+# bootstrap: the configure script, made once before any build starts (the
+# plain and the sanitizer builds configure at once).
+bootstrap() {
+	if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ]; then
+		(cd "$top" && autoreconf -fi >/dev/null 2>&1) || { say "autoreconf failed"; exit 1; }
+	fi
+}
+
 # build DIR [configure options...]
 build() {
 	dir=$1
 	shift
-	if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ]; then
-		(cd "$top" && autoreconf -fi >/dev/null 2>&1) || { say "autoreconf failed"; exit 1; }
-	fi
+	bootstrap
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ]; then
 		(cd "$dir" && $niced "$top/configure" -q "$@") || { say "configure failed in $dir"; exit 1; }
@@ -71,8 +77,9 @@ build() {
 
 # background WHAT COMMAND...: runs COMMAND (a function of this script) at
 # the lowest priority in the background, its output in $top/build/WHAT.log;
-# bg_pid is its process. finish PID WHAT waits for it, and counts a failure
-# (with the end of its log) if it failed.
+# bg_pid is its process. finish PID WHAT waits for it and, if it failed,
+# says so with the end of its log and returns 1 (the caller counts it in
+# its stage).
 background() {
 	what=$1
 	shift
@@ -84,58 +91,58 @@ finish() {
 	if ! wait "$1"; then
 		tail -40 "$top/build/$2.log" >&2
 		say "$2 failed: see $top/build/$2.log"
-		failed=$((failed + 1))
 		return 1
 	fi
 }
 
-# stage NAME: announces stage NAME and starts its clock.
+# stage N NAME: announces stage N and starts its clock. Stages 2 and 3 (the
+# two suites) overlap, as do 4 and 5: each keeps its own name and clock.
 stage() {
-	stage_no=$((stage_no + 1))
-	stage_name=$1
-	stage_t0=$(date +%s)
+	eval "stage_t0_$1=\$(date +%s) stage_name_$1=\$2"
+	say "[$1/5] $2 ..."
+}
+
+# counting: what tally adds from here on is the next stage_end's counts.
+counting() {
 	stage_p=$passed stage_f=$failed stage_s=$skipped
-	say "[$stage_no/5] $stage_name ..."
 }
 
-# stage_end [WHAT]: the stage's counts (or WHAT) and time.
+# stage_end N [WHAT]: stage N's counts since `counting` (or WHAT) and time.
 stage_end() {
-	secs=$(($(date +%s) - stage_t0))
-	if [ $# -gt 0 ]; then
-		say "[$stage_no/5] $stage_name: $1 (${secs} s)"
+	eval "t0=\$stage_t0_$1 name=\$stage_name_$1"
+	secs=$(($(date +%s) - t0))
+	if [ $# -gt 1 ]; then
+		say "[$1/5] $name: $2 (${secs} s)"
 	else
-		say "[$stage_no/5] $stage_name: $((passed - stage_p)) passed, $((failed - stage_f)) failed, $((skipped - stage_s)) skipped (${secs} s)"
+		say "[$1/5] $name: $((passed - stage_p)) passed, $((failed - stage_f)) failed, $((skipped - stage_s)) skipped (${secs} s)"
 	fi
-	echo "$stage_name ${secs}" >>"$top/build/quickstart-times"
+	echo "$name ${secs}" >>"$top/build/quickstart-times"
 }
 
-# check DIR [TESTS]: `make check` there (every test, or TESTS), saying
-# each failure as it comes and every 30 s how many tests are done; adds
-# its counts to passed/failed/skipped.
+# check N DIR TESTS...: `make check TESTS=...` there for stage N, saying
+# each failure as it comes and every 30 s how many tests are done; its
+# output in DIR/check.out, counted by `tally DIR DIR/check.out` once it
+# ends. Two checks run at once in different build directories.
 check() {
-	dir=$1
-	shift
+	n=$1 dir=$2
+	shift 2
 	mark="$dir/.quickstart-stage"
 	touch "$mark"
-	total=$#
-	[ $total -gt 0 ] || total=$(make -s -C "$dir" list-tests | wc -l)
-	ticker "$dir" "$mark" "$total" &
+	ticker "$n" "$dir" "$mark" $# &
 	tick=$!
-	if [ $# -gt 0 ]; then
-		make -C "$dir" -j"$test_jobs" check TESTS="$*" 2>&1
-	else
-		make -C "$dir" -j"$test_jobs" check 2>&1
-	fi | tee "$dir/check.out" | grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
+	make -C "$dir" -j"$test_jobs" check TESTS="$*" 2>&1 | tee "$dir/check.out" |
+		grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
-	tally "$dir" "$dir/check.out"
 }
 
-# ticker DIR MARK TOTAL: every 30 s, how many of TOTAL tests have finished.
+# ticker N DIR MARK TOTAL: every 30 s, how many of TOTAL tests of stage N
+# have finished.
 ticker() {
+	eval "t0=\$stage_t0_$1 name=\$stage_name_$1"
 	while sleep 30; do
-		n=$(find "$1" -name '*.trs' -newer "$2" 2>/dev/null | wc -l)
-		say "  $stage_name: $n of $3 tests done ($(($(date +%s) - stage_t0)) s)"
+		done_=$(find "$2" -name '*.trs' -newer "$3" 2>/dev/null | wc -l)
+		say "  $name: $done_ of $4 tests done ($(($(date +%s) - t0)) s)"
 	done
 }
 
@@ -150,16 +157,20 @@ build_tsan() {
 }
 
 # check_stress SECONDS: tests/stress under ThreadSanitizer (`make
-# check-stress`, its own build, made by build_tsan) and under ASan+UBSan (in
-# build-sanitize, already built, rather than a third build of the same
-# configuration).
+# check-stress`, its own build, made by build_tsan) and, at the same time,
+# under ASan+UBSan (in build-sanitize, already built, rather than a third
+# build of the same configuration); tally_stress counts both once they end.
 check_stress() {
 	rm -f "$top/build/stress-tsan/test-suite.log"
 	make -C "$top/build" -s -j"$jobs" check-stress STRESS_SECONDS="$1" \
-		STRESS_BUILDS=tsan:--enable-tsan >"$top/build/check-stress.out" 2>&1 || true
-	tally "$top/build/stress-tsan" "$top/build/check-stress.out"
+		STRESS_BUILDS=tsan:--enable-tsan >"$top/build/check-stress.out" 2>&1 &
 	make -C "$top/build-sanitize" -j"$jobs" check TESTS=tests/stress/test_stress.py \
 		STRESS_SECONDS="$1" >"$top/build-sanitize/check-stress.out" 2>&1 || true
+	wait $! || true
+}
+
+tally_stress() {
+	tally "$top/build/stress-tsan" "$top/build/check-stress.out"
 	tally "$top/build-sanitize" "$top/build-sanitize/check-stress.out"
 }
 
@@ -203,32 +214,68 @@ demo)
 	;;
 test)
 	install_missing
-	passed=0 failed=0 skipped=0 stage_no=0
+	passed=0 failed=0 skipped=0
 	mkdir -p "$top/build"
 	: >"$top/build/quickstart-times"
-	stage "build"
-	build "$top/build"
-	stage_end "libust, ustd, ustctl, usttrace, the plugin and the test programs built"
+	stage 1 "build"
+	counting
+	bootstrap
+	# The sanitizer build takes what CPU the plain one leaves (its configure
+	# runs on one CPU), then what the plain suite leaves.
 	background sanitize-build build "$top/build-sanitize" --enable-sanitizers
 	asan_pid=$bg_pid
-	stage "plain suite"
-	check "$top/build" $(suite_tests "$top/build")
-	stage_end
-	stage "sanitizers (ASan+UBSan build and suite)"
+	build "$top/build"
+	stage_end 1 "libust, ustd, ustctl, usttrace, the plugin and the test programs built"
+	# The two suites run at once, each in its build directory: the plain
+	# one from here, the sanitizer one from the end of its build.
+	stage 2 "plain suite"
+	check 2 "$top/build" $(suite_tests "$top/build") &
+	plain_pid=$!
+	stage 3 "sanitizers (ASan+UBSan build and suite)"
+	san_pid="" san_failed=0
 	if finish "$asan_pid" sanitize-build; then
 		background tsan-build build_tsan
 		tsan_pid=$bg_pid
-		check "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests)
+		check 3 "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests) &
+		san_pid=$!
+	else
+		san_failed=1
 	fi
-	stage_end
-	stage "stress (${STRESS_SECONDS:-10} s under TSan, then under ASan+UBSan)"
-	if [ -n "${tsan_pid:-}" ] && finish "$tsan_pid" tsan-build; then
-		check_stress "${STRESS_SECONDS:-10}"
+	wait "$plain_pid" || true
+	counting
+	tally "$top/build" "$top/build/check.out"
+	stage_end 2
+	counting
+	failed=$((failed + san_failed))
+	if [ -n "$san_pid" ]; then
+		wait "$san_pid" || true
+		tally "$top/build-sanitize" "$top/build-sanitize/check.out"
 	fi
-	stage_end
-	stage "compile matrix (gcc, clang: C99-C17; g++, clang++: C++11-C++23)"
-	check "$top/build" tests/compile/test_matrix.py
-	stage_end
+	stage_end 3
+	# The stress runs (both at once) and the compile matrix at the same time:
+	# they share no directory, and none of them measures time.
+	stage 4 "stress (${STRESS_SECONDS:-10} s under TSan and under ASan+UBSan)"
+	stress_pid="" tsan_failed=0
+	if [ -n "${tsan_pid:-}" ]; then
+		if finish "$tsan_pid" tsan-build; then
+			check_stress "${STRESS_SECONDS:-10}" &
+			stress_pid=$!
+		else
+			tsan_failed=1
+		fi
+	fi
+	stage 5 "compile matrix (gcc, clang: C99-C17; g++, clang++: C++11-C++23)"
+	check 5 "$top/build" tests/compile/test_matrix.py
+	counting
+	failed=$((failed + tsan_failed))
+	if [ -n "$stress_pid" ]; then
+		wait "$stress_pid" || true
+		tally_stress
+	fi
+	stage_end 4
+	counting
+	tally "$top/build" "$top/build/check.out"
+	stage_end 5
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
 	else
