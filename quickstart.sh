@@ -14,9 +14,10 @@
 #                          (default 10) under TSan and under ASan+UBSan; the
 #                          compile matrix (every compiler and language
 #                          standard). The sanitizer builds compile at the
-#                          lowest priority while the suites before them run
-#                          (those wait on daemons and timeouts far more than
-#                          they compute). It ends with the line
+#                          lowest priority from the start (the suites wait
+#                          on daemons and timeouts more than they compute);
+#                          the two suites run at once, and so do the stress
+#                          runs and the compile matrix. It ends with the line
 #                          "N passed, M failed" and fails if M > 0 or nothing ran.
 set -eu
 
@@ -25,8 +26,6 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Tests at once: each test mostly waits (a plain suite run used about a
 # third of two CPUs), and each has its own run and output directories.
 test_jobs=${TEST_JOBS:-$((jobs * 2))}
-# The command builds run under: `nice -n 19` for the background builds.
-niced=""
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
 libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang g++ \
 systemtap-sdt-dev"
@@ -68,22 +67,21 @@ build() {
 	bootstrap
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ]; then
-		(cd "$dir" && $niced "$top/configure" -q "$@") || { say "configure failed in $dir"; exit 1; }
+		(cd "$dir" && "$top/configure" -q "$@") || { say "configure failed in $dir"; exit 1; }
 	fi
-	$niced make -s -C "$dir" -j"$jobs" >/dev/null || { say "build failed in $dir"; exit 1; }
-	$niced make -s -C "$dir" -j"$jobs" check TESTS= >/dev/null ||
+	make -s -C "$dir" -j"$jobs" >/dev/null || { say "build failed in $dir"; exit 1; }
+	make -s -C "$dir" -j"$jobs" check TESTS= >/dev/null ||
 		{ say "building the tests failed in $dir"; exit 1; }
 }
 
-# background WHAT COMMAND...: runs COMMAND (a function of this script) at
-# the lowest priority in the background, its output in $top/build/WHAT.log;
-# bg_pid is its process. finish PID WHAT waits for it and, if it failed,
-# says so with the end of its log and returns 1 (the caller counts it in
-# its stage).
+# background WHAT COMMAND...: runs COMMAND (a function of this script) in
+# the background, its output in $top/build/WHAT.log; bg_pid is its process.
+# finish PID WHAT waits for it and, if it failed, says so with the end of
+# its log and returns 1 (the caller counts it in its stage).
 background() {
 	what=$1
 	shift
-	(niced="nice -n 19" && "$@") >"$top/build/$what.log" 2>&1 &
+	"$@" >"$top/build/$what.log" 2>&1 &
 	bg_pid=$!
 }
 
@@ -107,10 +105,16 @@ counting() {
 	stage_p=$passed stage_f=$failed stage_s=$skipped
 }
 
-# stage_end N [WHAT]: stage N's counts since `counting` (or WHAT) and time.
+# stage_end N [WHAT]: stage N's counts since `counting` (or WHAT) and time,
+# up to now or to the end its check wrote in $ended (then emptied).
 stage_end() {
 	eval "t0=\$stage_t0_$1 name=\$stage_name_$1"
-	secs=$(($(date +%s) - t0))
+	t1=$(date +%s)
+	if [ -n "${ended:-}" ] && [ -f "$ended" ]; then
+		t1=$(cat "$ended")
+	fi
+	ended=""
+	secs=$((t1 - t0))
 	if [ $# -gt 1 ]; then
 		say "[$1/5] $name: $2 (${secs} s)"
 	else
@@ -122,16 +126,19 @@ stage_end() {
 # check N DIR TESTS...: `make check TESTS=...` there for stage N, saying
 # each failure as it comes and every 30 s how many tests are done; its
 # output in DIR/check.out, counted by `tally DIR DIR/check.out` once it
-# ends. Two checks run at once in different build directories.
+# ends, and the time it ended in DIR/.quickstart-end. Two checks run at
+# once in different build directories.
 check() {
 	n=$1 dir=$2
 	shift 2
 	mark="$dir/.quickstart-stage"
 	touch "$mark"
+	rm -f "$dir/.quickstart-end"
 	ticker "$n" "$dir" "$mark" $# &
 	tick=$!
 	make -C "$dir" -j"$test_jobs" check TESTS="$*" 2>&1 | tee "$dir/check.out" |
 		grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
+	date +%s >"$dir/.quickstart-end"
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
 }
@@ -151,9 +158,11 @@ suite_tests() {
 	make -s -C "$1" list-tests | grep -v '^tests/compile/test_matrix.py$' | tr '\n' ' '
 }
 
-# build_tsan: the ThreadSanitizer build of what tests/stress runs.
+# build_tsan: the ThreadSanitizer build of what tests/stress runs, at the
+# lowest priority: it compiles while the suites run, which wait on daemons
+# and timeouts more than they compute.
 build_tsan() {
-	$niced make -C "$top/build" -s -j"$jobs" build-stress STRESS_BUILDS=tsan:--enable-tsan
+	nice -n 19 make -C "$top/build" -s -j"$jobs" build-stress STRESS_BUILDS=tsan:--enable-tsan
 }
 
 # check_stress SECONDS: tests/stress under ThreadSanitizer (`make
@@ -217,41 +226,48 @@ test)
 	passed=0 failed=0 skipped=0
 	mkdir -p "$top/build"
 	: >"$top/build/quickstart-times"
-	stage 1 "build"
+	stage 1 "build (plain and ASan+UBSan, at once)"
 	counting
 	bootstrap
-	# The sanitizer build takes what CPU the plain one leaves (its configure
-	# runs on one CPU), then what the plain suite leaves.
+	# Both builds at once, then both suites at once: the sanitizer build and
+	# suite are the longer path, and no build competes with the suites'
+	# programs (some of which must keep up with a writer at full speed).
 	background sanitize-build build "$top/build-sanitize" --enable-sanitizers
 	asan_pid=$bg_pid
 	build "$top/build"
-	stage_end 1 "libust, ustd, ustctl, usttrace, the plugin and the test programs built"
-	# The two suites run at once, each in its build directory: the plain
-	# one from here, the sanitizer one from the end of its build.
+	san_built=0
+	if finish "$asan_pid" sanitize-build; then
+		san_built=1
+		stage_end 1 "libust, ustd, ustctl, usttrace, the plugin and the test programs built, twice"
+	else
+		failed=$((failed + 1))
+		stage_end 1
+	fi
 	stage 2 "plain suite"
 	check 2 "$top/build" $(suite_tests "$top/build") &
 	plain_pid=$!
-	stage 3 "sanitizers (ASan+UBSan build and suite)"
-	san_pid="" san_failed=0
-	if finish "$asan_pid" sanitize-build; then
+	san_pid=""
+	stage 3 "sanitizers (ASan+UBSan suite)"
+	if [ "$san_built" -eq 0 ]; then
+		stage_end 3 "not run: the ASan+UBSan build failed"
+	else
 		background tsan-build build_tsan
 		tsan_pid=$bg_pid
 		check 3 "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests) &
 		san_pid=$!
-	else
-		san_failed=1
 	fi
 	wait "$plain_pid" || true
 	counting
 	tally "$top/build" "$top/build/check.out"
+	ended="$top/build/.quickstart-end"
 	stage_end 2
-	counting
-	failed=$((failed + san_failed))
 	if [ -n "$san_pid" ]; then
+		counting
 		wait "$san_pid" || true
 		tally "$top/build-sanitize" "$top/build-sanitize/check.out"
+		ended="$top/build-sanitize/.quickstart-end"
+		stage_end 3
 	fi
-	stage_end 3
 	# The stress runs (both at once) and the compile matrix at the same time:
 	# they share no directory, and none of them measures time.
 	stage 4 "stress (${STRESS_SECONDS:-10} s under TSan and under ASan+UBSan)"
@@ -275,6 +291,7 @@ test)
 	stage_end 4
 	counting
 	tally "$top/build" "$top/build/check.out"
+	ended="$top/build/.quickstart-end"
 	stage_end 5
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
