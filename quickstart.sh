@@ -224,6 +224,10 @@ demo)
 test)
 	install_missing
 	passed=0 failed=0 skipped=0
+	# One lock for the tests that write at full speed for long or must keep
+	# up with such a writer, in both suites (tests/e2e/ustest.py).
+	UST_TEST_LOCK="$top/build/full-speed.lock"
+	export UST_TEST_LOCK
 	mkdir -p "$top/build"
 	: >"$top/build/quickstart-times"
 	stage 1 "build (plain and ASan+UBSan, at once)"

@@ -17,8 +17,10 @@ import time
 
 from relayd import HOST, RELAYD, Relayd, free_ports
 from ustest import (BABELTRACE2, USTD, Tap, VerboseUstd, Workspace, app, babeltrace_check,
-                    read_trace, read_trace_ints, stream_problems)
+                    full_speed_alone, read_trace, read_trace_ints, stream_problems)
 
+# A million events must reach relayd, and the live viewer keep up.
+full_speed_alone()
 t = Tap()
 ws = Workspace()
 

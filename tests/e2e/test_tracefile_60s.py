@@ -18,11 +18,13 @@ import time
 
 import tracefile_check as tc
 import ustest
-from ustest import Tap, Workspace, app, read_trace_ints
+from ustest import Tap, Workspace, app, full_speed_alone, read_trace_ints
 
 SECONDS = int(os.environ.get("UST_TRACEFILE_SECONDS", "60"))
 SIZE, COUNT, PACKET = 1 << 20, 4, 64 << 10
 
+# A minute at full speed.
+full_speed_alone()
 t = Tap()
 TASKSET = shutil.which("taskset")
 if not TASKSET:

@@ -5,6 +5,7 @@ babeltrace2 (the command for validity and for the values of large traces,
 its Python bindings for the values of the others)."""
 
 import atexit
+import fcntl
 import os
 import queue
 import re
@@ -265,6 +266,19 @@ class Event:
 
     def __repr__(self):
         return "%s %r" % (self.name, self.fields)
+
+
+def full_speed_alone():
+    """Waits until no other test that runs or must keep up with a program
+    writing at full speed for long is running, in this build or in another
+    one whose suite runs at the same time (quickstart.sh runs two, with the
+    same UST_TEST_LOCK), then keeps them out until this test exits. Other
+    tests run on beside it."""
+    path = os.environ.get("UST_TEST_LOCK") or os.path.join(TOP_BUILD, "tests", "full-speed.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    # Released when the process exits and the descriptor closes.
+    full_speed_alone.fd = fd
 
 
 def wait_for(cond, timeout=10):
