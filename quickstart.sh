@@ -23,11 +23,13 @@ set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-# Tests at once, per suite: the two suites run at once, so two tests per
-# CPU in all (each test mostly waits, and each has its own run and output
-# directories; more let the tests that must keep up with a program at full
-# speed fall behind on a loaded machine).
-test_jobs=${TEST_JOBS:-$jobs}
+# Tests at once in each suite (the two suites run at once; each test has
+# its own run and output directories): two per CPU in the plain suite, whose
+# tests mostly wait on daemons and timeouts, one per CPU in the sanitizer
+# suite, whose tests compute more. More let the tests that must keep up
+# with a program at full speed fall behind on a loaded machine.
+test_jobs=${TEST_JOBS:-$((jobs * 2))}
+san_jobs=${TEST_JOBS:-$jobs}
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
 libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang g++ \
 systemtap-sdt-dev"
@@ -125,20 +127,20 @@ stage_end() {
 	echo "$name ${secs}" >>"$top/build/quickstart-times"
 }
 
-# check N DIR TESTS...: `make check TESTS=...` there for stage N, saying
-# each failure as it comes and every 30 s how many tests are done; its
-# output in DIR/check.out, counted by `tally DIR DIR/check.out` once it
-# ends, and the time it ended in DIR/.quickstart-end. Two checks run at
-# once in different build directories.
+# check N JOBS DIR TESTS...: `make -jJOBS check TESTS=...` there for stage
+# N, saying each failure as it comes and every 30 s how many tests are
+# done; its output in DIR/check.out, counted by `tally DIR DIR/check.out`
+# once it ends, and the time it ended in DIR/.quickstart-end. Two checks
+# run at once in different build directories.
 check() {
-	n=$1 dir=$2
-	shift 2
+	n=$1 j=$2 dir=$3
+	shift 3
 	mark="$dir/.quickstart-stage"
 	touch "$mark"
 	rm -f "$dir/.quickstart-end"
 	ticker "$n" "$dir" "$mark" $# &
 	tick=$!
-	make -C "$dir" -j"$test_jobs" check TESTS="$*" 2>&1 | tee "$dir/check.out" |
+	make -C "$dir" -j"$j" check TESTS="$*" 2>&1 | tee "$dir/check.out" |
 		grep -a -E '^(FAIL|ERROR|XPASS):' | sed 's/^/quickstart:   /' >&2 || true
 	date +%s >"$dir/.quickstart-end"
 	kill "$tick" 2>/dev/null || true
@@ -250,7 +252,7 @@ test)
 		stage_end 1
 	fi
 	stage 2 "plain suite"
-	check 2 "$top/build" $(suite_tests "$top/build") &
+	check 2 "$test_jobs" "$top/build" $(suite_tests "$top/build") &
 	plain_pid=$!
 	san_pid=""
 	stage 3 "sanitizers (ASan+UBSan suite)"
@@ -259,7 +261,7 @@ test)
 	else
 		background tsan-build build_tsan
 		tsan_pid=$bg_pid
-		check 3 "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests) &
+		check 3 "$san_jobs" "$top/build-sanitize" $(make -s -C "$top/build-sanitize" list-sanitizer-tests) &
 		san_pid=$!
 	fi
 	wait "$plain_pid" || true
@@ -287,7 +289,7 @@ test)
 		fi
 	fi
 	stage 5 "compile matrix (gcc, clang: C99-C17; g++, clang++: C++11-C++23)"
-	check 5 "$top/build" tests/compile/test_matrix.py
+	check 5 "$test_jobs" "$top/build" tests/compile/test_matrix.py
 	counting
 	failed=$((failed + tsan_failed))
 	if [ -n "$stress_pid" ]; then
