@@ -6,8 +6,9 @@
  * filter on n or m fits one event of acc:* and not the other. SIGUSR1
  * prints "loops N" on stdout from the handler, so a test sees whether the
  * loop still advances; SIGTERM ends it after printing "loops N". -f forks
- * once, a second or two after "ready", a child that ends at once, and
- * prints "forked exit STATUS" or "forked signal NUMBER".
+ * once, on SIGUSR2 (the test sends it once it has set the scene, however
+ * slow the machine), a child that ends at once, and prints "forked exit
+ * STATUS" or "forked signal NUMBER".
  */
 #include <signal.h>
 #include <stdio.h>
@@ -18,13 +19,19 @@
 #include <unistd.h>
 #include <ust/marker.h>
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, fork_now;
 static volatile unsigned long loops;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	fork_now = 1;
 }
 
 /* Async-signal-safe: formats by hand, one write(). */
@@ -50,10 +57,10 @@ static void on_usr1(int sig)
 int main(int argc, char **argv)
 {
 	struct sigaction term = { .sa_handler = on_term }, usr1 = { .sa_handler = on_usr1 };
+	struct sigaction usr2 = { .sa_handler = on_usr2, .sa_flags = SA_RESTART };
 	long interval_us = 1000;
 	int opt, do_fork = 0;
 	struct timespec ts;
-	time_t started;
 
 	while ((opt = getopt(argc, argv, "i:f")) != -1) {
 		switch (opt) {
@@ -71,17 +78,17 @@ int main(int argc, char **argv)
 	usr1.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &term, NULL);
 	sigaction(SIGUSR1, &usr1, NULL);
+	sigaction(SIGUSR2, &usr2, NULL);
 	ts.tv_sec = interval_us / 1000000;
 	ts.tv_nsec = (interval_us % 1000000) * 1000;
 	printf("ready\n");
 	fflush(stdout);
-	started = time(NULL);
 	while (!stop) {
 		trace_mark(acc, sum, "n %lu", loops);
 		trace_mark(acc, tag, "m %lu", loops);
 		loops++;
 		nanosleep(&ts, NULL);
-		if (do_fork && time(NULL) > started + 1) {
+		if (do_fork && fork_now) {
 			pid_t pid = fork();
 			int status = 0;
 

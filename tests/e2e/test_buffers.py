@@ -8,10 +8,25 @@ buffers of the other CPUs take nothing until a thread runs there
 import os
 import re
 
-from ustest import Tap, Workspace, read_trace
+from ustest import Tap, Workspace, read_trace, wait_for
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SUBBUF_SIZE, SUBBUF_NUM = 65536, 4
+
+
+def ticked(pid):
+    """Whether a thread of the ticker other than its main one sleeps in
+    clock_nanosleep (syscall 230), which it does only after its first tick:
+    stopped before, it would exit without one on a loaded machine."""
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/syscall" % (pid, tid)) as f:
+                nr = f.read().split()[0]
+        except (OSError, IndexError):
+            continue
+        if int(tid) != pid and nr == "230":
+            return True
+    return False
 
 
 def buffer_rss(pid):
@@ -56,6 +71,7 @@ try:
              others)
     else:
         t.ok(True, "other CPUs' buffers # SKIP one CPU here")
+    wait_for(lambda: ticked(proc.pid), timeout=30)
     out, err = ws.stop_app(proc)
     events, discarded = read_trace(ws.out)
     t.ok(any(e.name == "ust:tick" for e in events) and discarded == 0,

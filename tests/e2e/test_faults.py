@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from ustest import Tap, Workspace, babeltrace_check, babeltrace_text, read_trace
+from ustest import Tap, Workspace, babeltrace_check, babeltrace_text, read_trace_ints
 
 
 class Lines:
@@ -85,7 +85,7 @@ def trace_of(root, name, pid):
 def ticker_complete(t, label, path, emitted):
     ok, err = babeltrace_check(path)
     t.ok(ok, "%s: babeltrace2 reads the other trace cleanly" % label, err)
-    events, discarded = read_trace(path)
+    events, discarded = read_trace_ints(path)
     ticks = [e.fields["seq"] for e in events if e.name == "ust:tick"]
     t.ok(discarded == 0 and emitted and ticks == list(range(emitted.get(0, -1))),
          "%s: the other trace is complete (%d of %d ticks, %d discarded)"
@@ -213,7 +213,7 @@ def stalled(t, ws, out):
     path = trace_of(out, "stress", app_.pid) or out
     ok, err = babeltrace_check(path)
     t.ok(ok, "%s: babeltrace2 reads the trace cleanly" % label, err)
-    events, discarded = read_trace(path)
+    events, discarded = read_trace_ints(path)
     total = sum(emitted.values())
     t.diag("%s: emitted %d, recorded %d, discarded %d" % (label, total, len(events), discarded))
     t.ok(discarded > 0, "%s: the buffers overflowed while it was stopped" % label)

@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace
+from ustest import Tap, Workspace, app, babeltrace_check, read_trace_ints
 
 t = Tap()
 
@@ -30,7 +30,7 @@ def by_pid(ws):
 def check_trace(path, what):
     ok, err = babeltrace_check(path)
     t.ok(ok, "%s reads cleanly" % what, err)
-    return read_trace(path)
+    return read_trace_ints(path)
 
 
 # One fork: two traces, each with exactly its own events.
@@ -73,7 +73,7 @@ for pid in children:
     if not d:
         continue
     ok, err = babeltrace_check(d)
-    evs, discarded = read_trace(d) if ok else ([], -1)
+    evs, discarded = read_trace_ints(d) if ok else ([], -1)
     seqs = [e.fields["seq"] for e in evs]
     if not ok or discarded or seqs != list(range(EVENTS)) or \
             {e.name for e in evs} != {"ust:child"}:
@@ -101,7 +101,7 @@ for mode in ("vfork", "spawn"):
     found = []
     for d in ws.trace_dirs():
         ok, err = babeltrace_check(d)
-        evs, discarded = read_trace(d) if ok else ([], -1)
+        evs, discarded = read_trace_ints(d) if ok else ([], -1)
         seqs = {}
         for e in evs:
             if e.name != "ust:spawner_busy":

@@ -305,6 +305,7 @@ def forked(kind):
     acc = Acc(wsf, w, ["-f"], UST_DEBUG=1, UST_TRACE=1)
     ustd.kill()
     ustd.wait()
+    acc.proc.send_signal(signal.SIGUSR2)
     line = acc.line(10)
     code = acc.stop()
     text = drain(r) if kind == "read" else ""

@@ -22,7 +22,7 @@ import signal
 import subprocess
 import time
 
-from ustest import USTTRACE, Tap, Workspace, app, read_trace, wait_for
+from ustest import USTTRACE, Tap, Workspace, app, read_trace_ints, wait_for
 
 N = 50000
 TINY = ["--subbuf-size", "4k", "--subbuf-num", "2"]
@@ -46,7 +46,7 @@ def usttrace_flood(extra, mode="plain", n=N):
     dirs = ws.trace_dirs()
     if len(dirs) != 1:
         return [], -1
-    return read_trace(dirs[0])
+    return read_trace_ints(dirs[0])
 
 
 def check_lossless(what, events, discarded, n=N):
@@ -121,7 +121,7 @@ def finish(ws, ustd, prog, n, what):
     ustd.send_signal(signal.SIGTERM)
     ustd.wait(timeout=60)
     dirs = ws.trace_dirs()
-    events, discarded = read_trace(dirs[0]) if len(dirs) == 1 else ([], -1)
+    events, discarded = read_trace_ints(dirs[0]) if len(dirs) == 1 else ([], -1)
     got = numbers(events)
     t.diag("%s: recorded %d, discarded %d of %d" % (what, len(got), discarded, n))
     t.ok(discarded > 0, "%s: the events that found the ring full are counted discarded" % what)
@@ -140,7 +140,7 @@ def paused_flood(mode, n, blocking, pause=0.5):
     ustd.send_signal(signal.SIGTERM)
     ustd.wait(timeout=60)
     dirs = ws.trace_dirs()
-    return read_trace(dirs[0]) if len(dirs) == 1 else ([], -1)
+    return read_trace_ints(dirs[0]) if len(dirs) == 1 else ([], -1)
 
 
 # Discard mode overflows these buffers while ustd is stopped: the lossless

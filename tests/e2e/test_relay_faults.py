@@ -124,19 +124,27 @@ def ticks_of(*dirs):
     return ticks, discarded, res.returncode, res.stderr[-2000:]
 
 
-def fault_run(label, url, fault, relayd, after=3.0):
-    """The program through usttrace --relay url; fault() after `after`
-    seconds. Returns (emitted, usttrace's stderr, relayd's trace dirs,
-    fallback dirs)."""
+def fault_start(label, url, fault, after=3.0):
+    """The program through usttrace --relay url, and a thread that calls
+    fault() after `after` seconds. The cases run at once: each has its own
+    relayd, proxy and output directory."""
     out = os.path.join(ws.root, label + "-out")
     proc = subprocess.Popen([USTTRACE, "-o", out, "--relay", url, app("ticker"), "-t",
                              str(THREADS), "-i", str(INTERVAL_US), "-n", str(TICKS)],
                             env=ws.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     ws.daemons.append(proc)
-    time.sleep(after)
-    fault()
+    strike = threading.Timer(after, fault)
+    strike.start()
+    return label, out, proc, strike
+
+
+def fault_end(run, relayd):
+    """The end of a fault_start run: returns (emitted, usttrace's stderr,
+    relayd's trace dirs, fallback dirs)."""
+    label, out, proc, strike = run
     stdout, stderr = proc.communicate(timeout=180)
+    strike.join()
     emitted = {int(a): int(b) for a, b in re.findall(r"emitted (\d+) (\d+)", stdout)}
     t.ok(proc.returncode == 0 and emitted == {th: TICKS for th in range(THREADS)},
          "%s: the program ran on unharmed and emitted its %d ticks" % (label, THREADS * TICKS),
@@ -209,45 +217,48 @@ if not RELAYD:
     t.ok(False, "lttng-relayd is installed (the README's test command installs lttng-tools)")
     t.done()
 
+# The four faults below strike at once, each on a program, a relayd (and a
+# proxy) of its own; each case is then checked in turn.
+#
 # 1. relayd stopped for 10 s, then continued: ustd gives up on it after 5 s
 #    without an answer; what relayd took before the stop and writes after
 #    it, and the fallback, hold every tick.
-relayd = Relayd(ws, "stopped")
+stopped = Relayd(ws, "stopped")
 
 
 def stop_relayd():
-    relayd.signal(signal.SIGSTOP)
+    stopped.signal(signal.SIGSTOP)
     time.sleep(10)
-    relayd.signal(signal.SIGCONT)
+    stopped.signal(signal.SIGCONT)
 
-
-check_union("relayd stopped 10 s", *fault_run("stopped", relayd.url, stop_relayd, relayd))
-t.ok(relayd.proc.poll() is None, "relayd runs on after SIGCONT")
 
 # 2. A proxy between ustd and relayd stops forwarding in both directions
 #    on both connections, as a cut link would: nothing moves, nothing
 #    errs; ustd gives up after 5 s.
-relayd = Relayd(ws, "cut")
-proxy = Proxy(relayd)
-check_union("link cut (proxy stops forwarding)",
-            *fault_run("cut", proxy.url, lambda: proxy.stop(("ctrl", "up"), ("ctrl", "down"),
-                                                            ("data", "up"), ("data", "down")),
-                       relayd))
-proxy.close()
-
+cut = Relayd(ws, "cut")
+cut_proxy = Proxy(cut)
 # 3. relayd killed mid-stream.
-relayd = Relayd(ws, "killed")
-check_union("relayd killed", *fault_run("killed", relayd.url, relayd.kill, relayd))
-
+killed = Relayd(ws, "killed")
 # 4. relayd's answers stop coming back while everything ustd sends reaches
 #    it: relayd writes packets ustd never hears it confirm, so both copies
 #    hold them, and babeltrace2 reads them once.
-relayd = Relayd(ws, "deaf")
-proxy = Proxy(relayd)
-overlap = check_union("relayd's answers lost",
-                      *fault_run("deaf", proxy.url, lambda: proxy.stop(("ctrl", "down")), relayd))
+deaf = Relayd(ws, "deaf")
+deaf_proxy = Proxy(deaf)
+runs = [fault_start("stopped", stopped.url, stop_relayd),
+        fault_start("cut", cut_proxy.url,
+                    lambda: cut_proxy.stop(("ctrl", "up"), ("ctrl", "down"),
+                                           ("data", "up"), ("data", "down"))),
+        fault_start("killed", killed.url, killed.kill),
+        fault_start("deaf", deaf_proxy.url, lambda: deaf_proxy.stop(("ctrl", "down")))]
+
+check_union("relayd stopped 10 s", *fault_end(runs[0], stopped))
+t.ok(stopped.proc.poll() is None, "relayd runs on after SIGCONT")
+check_union("link cut (proxy stops forwarding)", *fault_end(runs[1], cut))
+cut_proxy.close()
+check_union("relayd killed", *fault_end(runs[2], killed))
+overlap = check_union("relayd's answers lost", *fault_end(runs[3], deaf))
 t.ok(overlap, "relayd's answers lost: some ticks are in both copies (%d)" % len(overlap))
-proxy.close()
+deaf_proxy.close()
 
 # 5. The bound: relayd takes the control connection's commands but its
 #    data stays in the proxy, so nothing is confirmed. Past the bound

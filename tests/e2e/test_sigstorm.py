@@ -11,7 +11,7 @@ import signal
 import subprocess
 import tempfile
 
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace
+from ustest import Tap, Workspace, app, babeltrace_check, read_trace_ints
 
 # 50 000 loop events per thread give thousands of handler runs, hundreds
 # nested in the other handler (the checks below ask for 1 000 and 1); more
@@ -46,7 +46,7 @@ def stream_times_ok(path):
         try:
             shutil.copy(os.path.join(path, "metadata"), tmp)
             shutil.copy(os.path.join(path, name), tmp)
-            events, _ = read_trace(tmp)
+            events, _ = read_trace_ints(tmp)
         finally:
             shutil.rmtree(tmp)
         for a, b in zip(events, events[1:]):
@@ -95,7 +95,7 @@ def storm(t, ws, label, res):
     path = dirs[-1] if dirs else ws.out
     ok, err = babeltrace_check(path)
     t.ok(ok, "%s: babeltrace2 reads the trace cleanly" % label, err)
-    events, discarded = read_trace(path)
+    events, discarded = read_trace_ints(path)
     seen, dups, strays = {}, 0, 0
     for e in events:
         kind = e.name.split(":")[-1]

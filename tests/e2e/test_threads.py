@@ -2,7 +2,7 @@
 """Many threads tracing at once on 2 CPUs: every event of every thread
 recorded once, in order per thread, nothing discarded with default buffers."""
 
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace
+from ustest import Tap, Workspace, app, babeltrace_check, read_trace_ints
 
 THREADS, PER = 8, 20000
 # The event path's inline case needs the rseq area and the TSC; without
@@ -21,7 +21,7 @@ for label, env in RUNS:
     t.eq(len(dirs), 1, "one trace" + label)
     ok, err = babeltrace_check(dirs[0] if dirs else ws.out)
     t.ok(ok, "babeltrace2 reads it cleanly" + label, err)
-    events, discarded = read_trace(dirs[0] if dirs else ws.out)
+    events, discarded = read_trace_ints(dirs[0] if dirs else ws.out)
     t.eq(discarded, 0, "nothing discarded" + label)
     t.eq(len(events), THREADS * PER, "every event recorded" + label)
     seqs = {}

@@ -16,7 +16,7 @@ import subprocess
 import tracefile_check as tc
 import ustest
 from relayd import RELAYD, Relayd
-from ustest import Tap, Workspace, app, read_trace
+from ustest import Tap, Workspace, app, read_trace_ints
 
 t = Tap()
 STRESS = app("stress")
@@ -39,7 +39,7 @@ def check_trace(label, trace, size, count, packet, last):
          "%s: every file has its own index/<file>.idx matching its packets" % label)
     ok, err = tc.babeltrace_ok(trace)
     t.ok(ok, "%s: babeltrace2 reads what remains" % label, err)
-    events, discarded = read_trace(trace)
+    events, discarded = read_trace_ints(trace)
     events = [e for e in events if e.name == "ust:stress"]
     t.eq(discarded, 0, "%s: nothing discarded (blocking timeout)" % label)
     t.eq(tc.suffix_problems(events, "seq", last - 1), [],
@@ -90,7 +90,7 @@ else:
     ustest.wait_for(lambda: ws.trace_dirs(), timeout=10)
     trace = ws.trace_dirs()[0]
     ustest.wait_for(lambda: any(e.fields.get("seq") == n - 1
-                                for e in read_trace(trace)[0][-5:]), timeout=20)
+                                for e in read_trace_ints(trace)[0][-5:]), timeout=20)
     files = tc.stream_files(trace).get(cpu_stream, {})
     per_file = [len(ustest.packets(os.path.join(trace, "%s_%d" % (cpu_stream, k)))[0])
                 for k in sorted(files)]
@@ -135,7 +135,7 @@ if TASKSET and RELAYD:
          "relayd's copy: at most 3 files of 64 KiB per stream")
     ok, err = tc.babeltrace_ok(trace)
     t.ok(ok, "babeltrace2 reads relayd's files", err)
-    events = [e for e in read_trace(trace)[0] if e.name == "ust:stress"]
+    events = [e for e in read_trace_ints(trace)[0] if e.name == "ust:stress"]
     t.eq(tc.suffix_problems(events, "seq", (n or 0) - 1), [],
          "relayd's files hold the newest events, none missing or doubled")
     relayd.proc.terminate()

@@ -18,11 +18,13 @@ import time
 
 import tracefile_check as tc
 import ustest
-from ustest import Tap, Workspace, app, read_trace
+from ustest import Tap, Workspace, app, full_speed_alone, read_trace_ints
 
 SECONDS = int(os.environ.get("UST_TRACEFILE_SECONDS", "60"))
 SIZE, COUNT, PACKET = 1 << 20, 4, 64 << 10
 
+# A minute at full speed.
+full_speed_alone()
 t = Tap()
 TASKSET = shutil.which("taskset")
 if not TASKSET:
@@ -76,7 +78,7 @@ t.eq(ustest.stream_problems(trace, padded=True), [],
      "every file has its own index matching its packets")
 ok, why = tc.babeltrace_ok(trace)
 t.ok(ok, "babeltrace2 reads the files left", why)
-events, discarded = read_trace(trace)
+events, discarded = read_trace_ints(trace)
 events = [e for e in events if e.name == "ust:stress"]
 t.eq(discarded, 0, "nothing discarded")
 t.eq(tc.suffix_problems(events, "seq", (n or 0) - 1), [],

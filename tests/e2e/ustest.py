@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Shared helpers of the end-to-end tests: TAP output, private directories,
 running usttrace/ustd on the test programs, and reading traces back with
-babeltrace2 (the command for validity, its Python bindings for values)."""
+babeltrace2 (the command for validity and for the values of large traces,
+its Python bindings for the values of the others)."""
 
 import atexit
+import fcntl
 import os
 import queue
 import re
@@ -266,6 +268,19 @@ class Event:
         return "%s %r" % (self.name, self.fields)
 
 
+def full_speed_alone():
+    """Waits until no other test that runs or must keep up with a program
+    writing at full speed for long is running, in this build or in another
+    one whose suite runs at the same time (quickstart.sh runs two, with the
+    same UST_TEST_LOCK), then keeps them out until this test exits. Other
+    tests run on beside it."""
+    path = os.environ.get("UST_TEST_LOCK") or os.path.join(TOP_BUILD, "tests", "full-speed.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    # Released when the process exits and the descriptor closes.
+    full_speed_alone.fd = fd
+
+
 def wait_for(cond, timeout=10):
     """Calls cond() until it is true or timeout seconds have passed; returns its last value."""
     end = time.time() + timeout
@@ -287,6 +302,50 @@ def read_trace(path):
             # None: babeltrace2 knows events were lost but not how many
             # (a stream whose first packet already counts some).
             discarded += msg.count if msg.count is not None else 1
+    return events, discarded
+
+
+class TextEvent:
+    """An event as babeltrace2's text output gives it: its name, its time
+    (ns from origin) and the integer fields of its payload."""
+    __slots__ = ("name", "ts", "fields")
+
+    def __init__(self, name, ts, fields):
+        self.name, self.ts, self.fields = name, ts, fields
+
+    def __repr__(self):
+        return "%s %r" % (self.name, self.fields)
+
+
+# [seconds.ns] [hostname] provider:event: [{ context }, ...] [{ payload }]
+_TEXT_EVENT = re.compile(r"^\[(\d+)\.(\d{9})\] (?:.* )?([^\s{}]+):(?: .*?(?:\{ ([^{}]*) \})?)?$",
+                         re.M)
+_TEXT_INT = re.compile(r"(\w+) = (-?\d+)")
+
+
+def read_trace_ints(path):
+    """read_trace for large traces whose events carry integer fields (a
+    million events in the suite): babeltrace2's text output, parsed, a
+    sixth of the CPU time of the Python bindings. The events have a name,
+    a time and the integer fields of their last group of fields (the
+    payload, for events that have one); the discarded count is
+    what babeltrace2 warns of (1 for "may have discarded", as read_trace).
+    A reader error is an exception: the trace must read cleanly."""
+    res = subprocess.run([BABELTRACE2, "--clock-seconds", "--no-delta", path],
+                         capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, TZ="UTC"))
+    if res.returncode != 0:
+        raise RuntimeError("babeltrace2 %s: exit %d: %s" % (path, res.returncode,
+                                                            res.stderr[-2000:]))
+    events = [TextEvent(m.group(3), int(m.group(1)) * 1000000000 + int(m.group(2)),
+                        {k: int(v) for k, v in _TEXT_INT.findall(m.group(4) or "")})
+              for m in _TEXT_EVENT.finditer(res.stdout)]
+    lines = res.stdout.count("\n")
+    if len(events) != lines:
+        raise RuntimeError("babeltrace2 %s: %d of %d lines not read as events"
+                           % (path, lines - len(events), lines))
+    discarded = sum(int(n) for n in re.findall(r"Tracer discarded (\d+) events?\b", res.stderr))
+    discarded += len(re.findall(r"Tracer may have discarded events", res.stderr))
     return events, discarded
 
 
