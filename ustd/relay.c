@@ -115,15 +115,20 @@ int relay_fail(struct ustd_relay *r, int err, const char *fmt, ...)
 	return err;
 }
 
+/* A send on either connection failed with err: the connection breaks. */
+static int relay_send_failed(struct ustd_relay *r, int err)
+{
+	return relay_fail(r, err, "sending to lttng-relayd failed: %s",
+			  err == -EAGAIN ? "no progress within the timeout" :
+			  err == -ENOMEM ? "no memory to queue a packet" : strerror(-err));
+}
+
 /* Sends every byte of iov, or breaks the connection. */
 static int relay_sendv(struct ustd_relay *r, int fd, struct iovec *iov, int iovcnt)
 {
 	int ret = ustd_sendv_all(fd, iov, iovcnt);
 
-	if (ret < 0)
-		return relay_fail(r, ret, "sending to lttng-relayd failed: %s",
-				  ret == -EAGAIN ? "no progress within the timeout" : strerror(-ret));
-	return 0;
+	return ret < 0 ? relay_send_failed(r, ret) : 0;
 }
 
 /*
@@ -456,9 +461,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	 */
 	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
 	if (ret < 0)
-		return relay_fail(r, ret, "%s", ret == -ENOMEM ?
-				  "no memory to queue a packet for lttng-relayd" :
-				  ustd_relay_tx_error(r->tx));
+		return relay_send_failed(r, ret);
 	ustd_index_entry(&e, pkt, 0);
 	idx = (struct relay_index) {
 		.relay_stream_id = htobe64(handle),
@@ -545,7 +548,7 @@ int ustd_relay_sync(struct ustd_relay *r)
 	if (r->broken)
 		return -ENOTCONN;
 	ret = ustd_relay_tx_flush(r->tx);
-	return ret < 0 ? relay_fail(r, ret, "%s", ustd_relay_tx_error(r->tx)) : 0;
+	return ret < 0 ? relay_send_failed(r, ret) : 0;
 }
 
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq)

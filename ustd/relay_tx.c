@@ -3,9 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "ustd/relay_tx.h"
@@ -44,7 +42,6 @@ struct ustd_relay_tx {
 	uint64_t head, tail;
 	bool stop;
 	int err;			/* why sending ended, or 0 */
-	char why[160];
 };
 
 int ustd_sendv_all(int fd, struct iovec *iov, int iovcnt)
@@ -96,8 +93,6 @@ static void *relay_tx_thread(void *arg)
 		pthread_mutex_lock(&tx->lock);
 		if (ret < 0) {
 			tx->err = ret;
-			snprintf(tx->why, sizeof(tx->why), "sending to lttng-relayd failed: %s",
-				 ret == -EAGAIN ? "no progress within the timeout" : strerror(-ret));
 			break;
 		}
 		/* Pairs with the load-acquire of whoever frees the packet
@@ -195,12 +190,6 @@ int ustd_relay_tx_flush(struct ustd_relay_tx *tx)
 	ret = tx->err ? tx->err : tx->head != tx->tail ? -ENOTCONN : 0;
 	pthread_mutex_unlock(&tx->lock);
 	return ret;
-}
-
-const char *ustd_relay_tx_error(struct ustd_relay_tx *tx)
-{
-	/* Written once, under the lock, before err: read after err was. */
-	return tx->why;
 }
 
 void ustd_relay_tx_stop(struct ustd_relay_tx *tx)

@@ -34,15 +34,12 @@ int ustd_relay_tx_start(struct ustd_relay_tx **tx, int fd);
  * (read with a load-acquire) passed seq; the thread stores seq + 1 there
  * (store-release) once it is done with pkt. relayd confirming the packet
  * is not enough: it may have all of it before the send returns. Returns
- * 0, -ENOMEM, or the error that ended the sending
- * (ustd_relay_tx_error() says it in words).
+ * 0, -ENOMEM, or the negative errno that ended the sending.
  */
 int ustd_relay_tx_queue(struct ustd_relay_tx *tx, uint64_t handle, uint64_t seq,
 			const char *pkt, size_t len, uint64_t *done);
 /* Waits until all that was queued is sent; 0 or the error. */
 int ustd_relay_tx_flush(struct ustd_relay_tx *tx);
-/* Why sending ended ("" while it goes on). */
-const char *ustd_relay_tx_error(struct ustd_relay_tx *tx);
 /* Ends the thread at once, cutting a send that is under way (the
  * connection is shut down): the caller gives up on the connection. */
 void ustd_relay_tx_stop(struct ustd_relay_tx *tx);
