@@ -6,9 +6,11 @@
  * numbers). One relay session per traced process, on its own control and
  * data TCP connections. Every integer on the wire is big-endian.
  *
- * Calls block, bounded by the sockets' timeouts: a relayd that stops
- * answering breaks the connection after USTD_RELAY_TIMEOUT_MS instead of
- * stopping ustd. Once a call failed the connection is broken for good;
+ * Packets go out on a thread of their own (relay_tx.h) and confirmations
+ * are asked without waiting (ustd_relay_ask_pending()); the other calls
+ * block, bounded by the sockets' timeouts. A relayd that stops answering
+ * breaks the connection after USTD_RELAY_TIMEOUT_MS instead of stopping
+ * ustd. Once a call failed the connection is broken for good;
  * every later call returns -ENOTCONN at once, and err says what happened.
  */
 #ifndef USTD_RELAY_H
