@@ -115,6 +115,26 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	return USTCTL_EXIT_OK;
 }
 
+/* A listed session's rotation schedule and triggers, indented under its
+ * line; a session destroyed meanwhile has none. */
+static void session_details(const char *name)
+{
+	struct ustctl_session_trigger *t = NULL;
+	struct ustctl_session_extra *x = NULL;
+	struct ustctl_session *s = NULL;
+	size_t nr = 0;
+
+	if (ustctl_describe_session(name, &s, &x) == 0) {
+		ustctl_rotation_out(&x->rotation, "\t");
+		ustctl_session_free(s);
+		ustctl_session_extra_free(x);
+	}
+	if (ustctl_session_list_triggers(name, &t, &nr) == 0) {
+		ustctl_session_triggers_out(t, nr, "\ttrigger ");
+		ustctl_free_session_triggers(t, nr);
+	}
+}
+
 int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 {
 	struct ustctl_session_info *s;
@@ -132,12 +152,13 @@ int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 		ustctl_mi_attr("processes", "%u", s[i].nr_processes);
 		ustctl_mi_attr("rules", "%u", s[i].nr_rules);
 		ustctl_mi_element("directory", "%s", s[i].dir);
-		ustctl_mi_close();
 		if (!ustctl_out_mi())
 			printf("%s\t%s\t%u process%s\t%u rule%s\t%s%s\n", s[i].name, s[i].state,
 			       s[i].nr_processes, s[i].nr_processes == 1 ? "" : "es", s[i].nr_rules,
 			       s[i].nr_rules == 1 ? "" : "s", s[i].dir,
 			       s[i].overwrite ? "\t(flight recorder)" : "");
+		session_details(s[i].name);
+		ustctl_mi_close();
 	}
 	ustctl_free_session_infos(s, nr);
 	return USTCTL_EXIT_OK;

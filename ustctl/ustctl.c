@@ -209,6 +209,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "at-most", '\0', POPT_ARG_STRING, &o->at_most, 0,
 		  "at most N snapshots a minute", "N/MINUTE" },
 	};
+	const struct poptOption rotation_opts[] = {
+		{ "every", '\0', POPT_ARG_STRING, &o->rotate_every, 0,
+		  "archive the current chunk every DURATION (500ms, 1s, 10m)", "DURATION" },
+		{ "size", '\0', POPT_ARG_STRING, &o->rotate_size, 0,
+		  "archive the current chunk once it holds BYTES", "BYTES" },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
@@ -239,6 +245,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[2];
 		options[nr++] = session_opts[3];
 		options[nr++] = session_opts[4];
+		options[nr++] = session_opts[5];
+		options[nr++] = session_opts[6];
+	}
+	if (cmd->rotation_opts) {
+		options[nr++] = rotation_opts[0];
+		options[nr++] = rotation_opts[1];
 		options[nr++] = session_opts[5];
 		options[nr++] = session_opts[6];
 	}
