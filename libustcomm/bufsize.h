@@ -3,6 +3,7 @@
 #ifndef USTCOMM_BUFSIZE_H
 #define USTCOMM_BUFSIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "libustcomm/common.h"
 

@@ -605,24 +605,30 @@ end:
 /* The convenience calls: a running program's session to and from a file. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file)
 {
+	struct ustctl_session_extra *x = NULL;
 	struct ustctl_session *s;
 	int ret;
 
 	ret = ustctl_get_session(pid, trace, &s);
 	if (!ret)
-		ret = ustctl_session_write(file, s);
+		ret = ustctl_get_session_extra(pid, trace, s, &x);
+	if (!ret)
+		ret = ustctl_session_file_write(file, s, x);
 	ustctl_session_free(s);
+	ustctl_session_extra_free(x);
 	return ret;
 }
 
 int ustctl_load_session(pid_t pid, const char *trace, const char *file)
 {
+	struct ustctl_session_extra *x;
 	struct ustctl_session *s;
 	int ret;
 
-	ret = ustctl_session_read(file, &s);
+	ret = ustctl_session_file_read(file, &s, &x);
 	if (!ret)
-		ret = ustctl_apply_session(pid, trace, s);
+		ret = ustctl_apply_session_extra(pid, trace, s, x);
 	ustctl_session_free(s);
+	ustctl_session_extra_free(x);
 	return ret;
 }

@@ -70,7 +70,8 @@ static void channels_mi(const struct ustctl_session *s, const struct ustctl_sess
 	}
 }
 
-static void session_mi(const char *file, const struct ustctl_session *s)
+static void session_mi(const char *file, const struct ustctl_session *s,
+		       const struct ustctl_session_extra *x)
 {
 	size_t i;
 
@@ -80,7 +81,7 @@ static void session_mi(const char *file, const struct ustctl_session *s)
 		ustctl_mi_attr("output", "%s", s->output);
 	for (i = 0; i < s->nr_rules; i++)
 		ustctl_mi_rule(&s->rules[i]);
-	channels_mi(s, NULL);
+	channels_mi(s, x);
 	ustctl_mi_close();
 }
 
@@ -199,6 +200,7 @@ end:
 
 int ustctl_cmd_save_session(const struct ustctl_args *args)
 {
+	struct ustctl_session_extra *extra = NULL;
 	struct ustctl_session *session = NULL;
 	const char *file = args->argv[1];
 	int status = USTCTL_EXIT_FAILED;
@@ -211,20 +213,21 @@ int ustctl_cmd_save_session(const struct ustctl_args *args)
 		return USTCTL_EXIT_USAGE;
 	if (!file[0])
 		return ustctl_usage_error(args->cmd, "FILE is empty");
-	if (ustctl_get_session(pid, args->trace, &session) < 0) {
+	if (ustctl_get_session(pid, args->trace, &session) < 0 ||
+	    ustctl_get_session_extra(pid, args->trace, session, &extra) < 0) {
 		ustctl_mi_open_process(pid, args->trace, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		status = ustctl_call_status(args->cmd);
 		goto end;
 	}
 	/* The file cannot be written: the command failed, its line was right. */
-	if (ustctl_session_write(file, session) < 0) {
+	if (ustctl_session_file_write(file, session, extra) < 0) {
 		ustctl_mi_open_process(pid, args->trace, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		goto end;
 	}
 	ustctl_mi_open_process(pid, args->trace, true);
-	session_mi(file, session);
+	session_mi(file, session, extra);
 	if (!ustctl_out_mi())
 		session_text(pid, "saved", args->trace, file, session);
 	status = USTCTL_EXIT_OK;
@@ -232,6 +235,7 @@ end:
 	ustctl_mi_close();
 	if (session)
 		ustctl_session_free(session);
+	ustctl_session_extra_free(extra);
 	return status;
 }
 
@@ -239,6 +243,7 @@ end:
  * like a bad argument: nothing is sent. */
 int ustctl_cmd_load_session(const struct ustctl_args *args)
 {
+	struct ustctl_session_extra *extra = NULL;
 	struct ustctl_session *session = NULL;
 	const char *file = args->argv[1];
 	int status;
@@ -253,20 +258,21 @@ int ustctl_cmd_load_session(const struct ustctl_args *args)
 		return USTCTL_EXIT_USAGE;
 	if (!file[0])
 		return ustctl_usage_error(args->cmd, "FILE is empty");
-	if (ustctl_session_read(file, &session) < 0)
+	if (ustctl_session_file_read(file, &session, &extra) < 0)
 		return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
-	if (ustctl_apply_session(pid, args->trace, session) < 0) {
+	if (ustctl_apply_session_extra(pid, args->trace, session, extra) < 0) {
 		ustctl_mi_open_process(pid, args->trace, false);
 		ustctl_fail(pid, "%s %s: %s", args->cmd->name, file, ustctl_last_error());
 		status = ustctl_call_status(args->cmd);
 	} else {
 		ustctl_mi_open_process(pid, args->trace, true);
-		session_mi(file, session);
+		session_mi(file, session, extra);
 		if (!ustctl_out_mi())
 			session_text(pid, "loaded", args->trace, file, session);
 		status = USTCTL_EXIT_OK;
 	}
 	ustctl_mi_close();
 	ustctl_session_free(session);
+	ustctl_session_extra_free(extra);
 	return status;
 }

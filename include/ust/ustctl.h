@@ -368,7 +368,9 @@ void ustctl_free_session_triggers(struct ustctl_session_trigger *triggers, size_
 /* Removes trigger id from session name and from its programs. */
 int ustctl_session_remove_trigger(const char *name, unsigned id);
 
-/* Convenience: get + write, read + apply. */
+/* Convenience: get + write, read + apply (with the tracefile limits of
+ * ustctl_get_session_extra() and ustctl_apply_session_extra() since
+ * LIBUSTCTL_4.1_SFILE). */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);
 
@@ -410,6 +412,15 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 			     struct ustctl_session_extra **extra);
 int ustctl_session_file_write(const char *file, const struct ustctl_session *session,
 			      const struct ustctl_session_extra *extra);
+
+/* A process's tracefile limits of the channels session holds settings
+ * of (the trace's own, from ustctl_get_session()); and a file applied
+ * whole to a process: the limits, then ustctl_apply_session(), all or
+ * nothing. The other extra parts concern ustd's sessions only. */
+int ustctl_get_session_extra(pid_t pid, const char *trace, const struct ustctl_session *session,
+			     struct ustctl_session_extra **extra);
+int ustctl_apply_session_extra(pid_t pid, const char *trace, const struct ustctl_session *session,
+			       const struct ustctl_session_extra *extra);
 
 /* Tracefile limits of channel ("*": every channel) in ustd's session
  * name, before its first start; ustd gives them to the streams of its
