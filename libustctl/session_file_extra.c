@@ -37,8 +37,8 @@ void ustctl_session_extra_free(struct ustctl_session_extra *x)
 	free(x);
 }
 
-const struct ustctl_tracefile_conf *ustctl_extra_tracefile(const struct ustctl_session_extra *x,
-							   const char *channel)
+const struct ustctl_tracefile_conf *ustctl_session_extra_tracefile(
+	const struct ustctl_session_extra *x, const char *channel)
 {
 	size_t i;
 
@@ -336,7 +336,7 @@ int ustctl_extra_write_root(xmlTextWriterPtr w, const struct ustctl_session_extr
 int ustctl_extra_write_channel(xmlTextWriterPtr w, const struct ustctl_session_extra *x,
 			       const char *channel)
 {
-	const struct ustctl_tracefile_conf *t = ustctl_extra_tracefile(x, channel);
+	const struct ustctl_tracefile_conf *t = ustctl_session_extra_tracefile(x, channel);
 	char value[32];
 	int rc;
 

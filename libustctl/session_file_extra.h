@@ -39,9 +39,6 @@ int ustctl_extra_write_channel(xmlTextWriterPtr w, const struct ustctl_session_e
 			       const char *channel);
 int ustctl_extra_write_tail(xmlTextWriterPtr w, const struct ustctl_session_extra *x);
 
-/* The limits of channel in x, or NULL. */
-const struct ustctl_tracefile_conf *ustctl_extra_tracefile(const struct ustctl_session_extra *x,
-							   const char *channel);
 /* Appends limits, a trigger (copies; 0 or -ENOMEM). */
 int ustctl_extra_add_tracefile(struct ustctl_session_extra *x, const char *channel,
 			       uint64_t size, uint32_t count);

@@ -271,7 +271,7 @@ static int fill(const char *name, const struct ustctl_session *s,
 
 	for (i = 0; !ret && i < s->nr_channels; i++) {
 		c = &s->channels[i];
-		tf = ustctl_extra_tracefile(x, c->name);
+		tf = ustctl_session_extra_tracefile(x, c->name);
 		blocking[0] = '\0';
 		if (c->has_blocking_timeout)
 			ustcomm_blocking_format(blocking, sizeof(blocking), c->blocking_timeout);

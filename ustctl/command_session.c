@@ -10,18 +10,6 @@
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
-static const struct ustctl_tracefile_conf *tracefile_of(const struct ustctl_session_extra *x,
-							const char *channel)
-{
-	size_t i;
-
-	for (i = 0; x && i < x->nr_tracefiles; i++) {
-		if (!strcmp(x->tracefiles[i].channel, channel))
-			return &x->tracefiles[i];
-	}
-	return NULL;
-}
-
 static void tracefile_mi(const struct ustctl_tracefile_conf *tf)
 {
 	if (!tf)
@@ -49,7 +37,7 @@ static void channels_mi(const struct ustctl_session *s, const struct ustctl_sess
 			ustcomm_blocking_format(text, sizeof(text), s->channels[i].blocking_timeout);
 			ustctl_mi_attr("blocking-timeout", "%s", text);
 		}
-		tracefile_mi(tracefile_of(x, s->channels[i].name));
+		tracefile_mi(ustctl_session_extra_tracefile(x, s->channels[i].name));
 		for (j = 0; j < s->channels[i].nr_contexts; j++) {
 			ustctl_mi_open("context");
 			ustctl_mi_attr("name", "%s", s->channels[i].contexts[j]);

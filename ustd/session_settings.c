@@ -111,24 +111,19 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 	return (ssize_t)n;
 }
 
+/* A decimal number and nothing after it. */
 static int parse_u64(const char *text, uint64_t *v)
 {
-	char *end;
+	const char *end;
 
-	if (*text < '0' || *text > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(text, &end, 10);
-	return errno || *end ? -EINVAL : 0;
+	return ustcomm_parse_leading_u64(text, v, &end) < 0 || *end ? -EINVAL : 0;
 }
 
-static int parse_geometry(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+/* "0" keeps the session's: a sub-buffer setting, else a power of two. */
+static int parse_keep_pow2(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
-	if (!strcmp(text, "0")) {
-		*out = 0;
-		return 0;
-	}
-	return ustcomm_parse_pow2(text, min, max, out);
+	*out = 0;
+	return strcmp(text, "0") ? ustcomm_parse_pow2(text, min, max, out) : 0;
 }
 
 int ustd_session_set_channel(struct ustd_session *s, const char *const *a, char *why,
@@ -148,8 +143,8 @@ int ustd_session_set_channel(struct ustd_session *s, const char *const *a, char 
 		snprintf(why, why_size, "invalid channel name '%s'", a[0]);
 		return -EINVAL;
 	}
-	if (parse_geometry(a[1], UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX, &size) < 0 ||
-	    parse_geometry(a[2], UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX, &num) < 0 ||
+	if (parse_keep_pow2(a[1], UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX, &size) < 0 ||
+	    parse_keep_pow2(a[2], UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX, &num) < 0 ||
 	    (a[3][0] && (strlen(a[3]) >= sizeof(c->blocking) || ustcomm_blocking_parse(a[3], &us) < 0)) ||
 	    parse_u64(a[4], &tf_size) < 0 || parse_u64(a[5], &tf_count) < 0 ||
 	    (tf_size && (tf_size < UST_TRACEFILE_SIZE_MIN || tf_size > UST_TRACEFILE_SIZE_MAX)) ||

@@ -406,6 +406,9 @@ struct ustctl_session_extra {
 	size_t nr_triggers;
 };
 void ustctl_session_extra_free(struct ustctl_session_extra *extra);
+/* The limits extra holds for channel (its own, not those of "*"), or NULL. */
+const struct ustctl_tracefile_conf *ustctl_session_extra_tracefile(
+	const struct ustctl_session_extra *extra, const char *channel);
 /* As ustctl_session_read() and _write(), with the extra parts (extra
  * NULL on writing: none). */
 int ustctl_session_file_read(const char *file, struct ustctl_session **session,

@@ -71,6 +71,13 @@ def bad_load(ws, what, path, status, pattern, *extra):
          "%s: ustd's sessions unchanged" % what)
 
 
+def bad_file(ws, text, what, status, pattern):
+    """A file of text in bad.xml, then bad_load() of it."""
+    with open(bad, "w") as f:
+        f.write(text)
+    bad_load(ws, what, bad, status, pattern)
+
+
 def run(ws, name, *args, stdin=None):
     res = subprocess.run([app(name)] + [str(a) for a in args], env=ws.env(), input=stdin,
                          capture_output=True, text=True, timeout=120)
@@ -268,33 +275,25 @@ t.ok(any(e.name == "ust:tick" and e.fields["seq"] == 400 for e in events),
 # --- (e) Bad files and refusals: a clear error, nothing changed.
 ok_cmd(ws, "create-session keep", "create-session", "keep")
 bad = os.path.join(ws.root, "bad.xml")
-with open(bad, "w") as f:
-    f.write('<?xml version="1.0"?>\n<ust-session version="2" name="x">\n  <enable pattern="a"\n')
-bad_load(ws, "malformed XML", bad, 2, r"bad\.xml:\d+: ")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="x">\n  <rotation every="soon"/>\n</ust-session>\n')
-bad_load(ws, "a file the schema refuses", bad, 2, r"bad\.xml:2: .*every")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="auto">\n  <enable pattern="a:*"/>\n</ust-session>\n')
-bad_load(ws, "an invalid session name in the file", bad, 2, r"bad\.xml:1: session name \"auto\"")
-with open(bad, "w") as f:
-    f.write('<ust-session version="1">\n  <enable pattern="a:*"/>\n</ust-session>\n')
-bad_load(ws, "a file that names no session", bad, 2, r"names no session")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="x">\n  <channel name="ust" tracefile-count="4"/>\n'
-            '</ust-session>\n')
-bad_load(ws, "a tracefile count without a size", bad, 2, r"bad\.xml:2: tracefile-count .*needs")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="x">\n  <trigger on="a:b"/>\n</ust-session>\n')
-bad_load(ws, "a trigger on a session that is no flight recorder", bad, 2,
+bad_file(ws, '<?xml version="1.0"?>\n<ust-session version="2" name="x">\n  <enable pattern="a"\n',
+         "malformed XML", 2, r"bad\.xml:\d+: ")
+bad_file(ws, '<ust-session version="2" name="x">\n  <rotation every="soon"/>\n</ust-session>\n',
+         "a file the schema refuses", 2, r"bad\.xml:2: .*every")
+bad_file(ws, '<ust-session version="2" name="auto">\n  <enable pattern="a:*"/>\n</ust-session>\n',
+         "an invalid session name in the file", 2, r"bad\.xml:1: session name \"auto\"")
+bad_file(ws, '<ust-session version="1">\n  <enable pattern="a:*"/>\n</ust-session>\n',
+         "a file that names no session", 2, r"names no session")
+bad_file(ws, '<ust-session version="2" name="x">\n  <channel name="ust" tracefile-count="4"/>\n'
+         '</ust-session>\n',
+         "a tracefile count without a size", 2, r"bad\.xml:2: tracefile-count .*needs")
+bad_file(ws, '<ust-session version="2" name="x">\n  <trigger on="a:b"/>\n</ust-session>\n',
+         "a trigger on a session that is no flight recorder", 2,
          r"bad\.xml:2: .*flight-recorder")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="keep">\n  <enable pattern="a:*"/>\n</ust-session>\n')
-bad_load(ws, "a name taken", bad, 1, r"session 'keep' exists already")
-with open(bad, "w") as f:
-    f.write('<ust-session version="2" name="half" overwrite="true">\n  <enable pattern="a:*"/>\n'
-            '  <trigger on="a:b" dir="/%s"/>\n</ust-session>\n' % ("d" * 4090))
-bad_load(ws, "ustd refuses half-way (a trigger's directory too long)", bad, 1,
+bad_file(ws, '<ust-session version="2" name="keep">\n  <enable pattern="a:*"/>\n</ust-session>\n',
+         "a name taken", 1, r"session 'keep' exists already")
+bad_file(ws, '<ust-session version="2" name="half" overwrite="true">\n  <enable pattern="a:*"/>\n'
+         '  <trigger on="a:b" dir="/%s"/>\n</ust-session>\n' % ("d" * 4090),
+         "ustd refuses half-way (a trigger's directory too long)", 1,
          r"the trigger's directory under /d+.*; session half was destroyed again: nothing changed")
 before = set(os.listdir(ws.root))
 res = ctl(ws, "save-session", "-s", "nosuch", os.path.join(ws.root, "nosuch.xml"))
