@@ -584,13 +584,13 @@ int ustctl_session_file_write(const char *file, const struct ustctl_session *ses
 	if (!f || fwrite(xmlBufferContent(buf), 1, (size_t)xmlBufferLength(buf), f) !=
 		  (size_t)xmlBufferLength(buf)) {
 		ret = errno ? -errno : -EIO;
-		ustctl_set_error("cannot write the session file %s: %s", file, strerror(errno));
+		ustctl_set_failure("cannot write the session file %s: %s", file, strerror(errno));
 		goto end;
 	}
 	ret = fclose(f) ? (errno ? -errno : -EIO) : 0;
 	f = NULL;
 	if (ret)
-		ustctl_set_error("cannot write the session file %s: %s", file, strerror(-ret));
+		ustctl_set_failure("cannot write the session file %s: %s", file, strerror(-ret));
 	goto end;
 nomem:
 	ustctl_set_error("out of memory");

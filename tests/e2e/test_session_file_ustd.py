@@ -300,6 +300,9 @@ res = ctl(ws, "save-session", "-s", "nosuch", os.path.join(ws.root, "nosuch.xml"
 t.ok(res.returncode == 1 and "no session 'nosuch'" in res.stderr and
      set(os.listdir(ws.root)) == before, "save-session -s of an unknown session: exit 1, "
      "no file", res.stderr)
+res = ctl(ws, "save-session", "-s", "keep", os.path.join(ws.root, "no", "such", "dir.xml"))
+t.ok(res.returncode == 1 and "cannot write the session file" in res.stderr,
+     "save-session -s to a path that cannot be written: exit 1, says so", res.stderr)
 res = ctl(ws, "load-session", "-s", "x", "1234", saved)
 t.ok(res.returncode == 2 and "no PID goes with it" in res.stderr,
      "load-session -s NAME PID FILE: usage error", res.stderr)
