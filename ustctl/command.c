@@ -179,7 +179,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
-	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
+	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
 	  "create a session in ustd, for every program",
 	  "Creates session NAME in ustd: a set of rules and channel settings\n"
 	  "that, once started, applies to every program of yours linked with\n"
@@ -193,7 +193,10 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "--rotate-size BYTES (k, M, G suffixes) archive the current chunk on a\n"
 	  "schedule, as rotate-session does. --on-rotate CMD runs the shell command\n"
 	  "CMD with each archived chunk's path as its last argument; ustd reports\n"
-	  "its failure and kills it after --on-rotate-timeout (default 5m).\n",
+	  "its failure and kills it after --on-rotate-timeout (default 5m).\n"
+	  "--tracefile-size BYTES (at least 4096) cuts each stream of every\n"
+	  "program of the session into files of at most BYTES, of which\n"
+	  "--tracefile-count N are kept (set-tracefile -s sets them per channel).\n",
 	  false, 1, 1, ustctl_cmd_create_session, .takes_dir = true, .takes_relay = true,
 	  .session_opts = true },
 	{ "start-session", "NAME", "start a session in every program",

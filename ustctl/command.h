@@ -20,6 +20,7 @@ struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
 	char *session, *subbuf_size, *subbuf_num;
 	char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
+	char *tracefile_size, *tracefile_count;
 	int overwrite;
 	char *on, *at_most;		/* add-trigger */
 	int snapshot;
@@ -37,6 +38,8 @@ struct ustctl_args {
 	const char *subbuf_size, *subbuf_num;	/* create-session */
 	/* create-session's rotation options as given, NULL when absent */
 	const char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
+	/* create-session's --tracefile-size and --tracefile-count as given */
+	const char *tracefile_size, *tracefile_count;
 	int overwrite;
 	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
 	 * absent); the filter is rule.filter */
@@ -65,8 +68,9 @@ struct ustctl_cmd {
 	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 	bool takes_session;		/* -s NAME instead of PID */
-	/* --overwrite, --subbuf-size, --subbuf-num, and the rotation's
-	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout */
+	/* --overwrite, --subbuf-size, --subbuf-num, the rotation's
+	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout,
+	 * and --tracefile-size, --tracefile-count */
 	bool session_opts;
 	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 	/* enable-rotation: --every, --size, --on-rotate, --on-rotate-timeout */

@@ -200,6 +200,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "on-rotate-timeout", '\0', POPT_ARG_STRING, &o->on_rotate_timeout, 0,
 		  "kill an --on-rotate command still running after DURATION (default 5m)",
 		  "DURATION" },
+		{ "tracefile-size", '\0', POPT_ARG_STRING, &o->tracefile_size, 0,
+		  "cut each stream into files of at most BYTES", "BYTES" },
+		{ "tracefile-count", '\0', POPT_ARG_STRING, &o->tracefile_count, 0,
+		  "with --tracefile-size: keep only the newest N files of each stream", "N" },
 	};
 	const struct poptOption trigger_options[] = {
 		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
@@ -247,6 +251,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[4];
 		options[nr++] = session_opts[5];
 		options[nr++] = session_opts[6];
+		options[nr++] = session_opts[7];
+		options[nr++] = session_opts[8];
 	}
 	if (cmd->rotation_opts) {
 		options[nr++] = rotation_opts[0];
@@ -300,6 +306,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->rotate_size = o->rotate_size;
 	args->on_rotate = o->on_rotate;
 	args->on_rotate_timeout = o->on_rotate_timeout;
+	args->tracefile_size = o->tracefile_size;
+	args->tracefile_count = o->tracefile_count;
 	args->overwrite = o->overwrite;
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
@@ -364,6 +372,8 @@ end:
 	free(opts.rotate_size);
 	free(opts.on_rotate);
 	free(opts.on_rotate_timeout);
+	free(opts.tracefile_size);
+	free(opts.tracefile_count);
 	free(opts.on);
 	free(opts.at_most);
 	free(g.mi);

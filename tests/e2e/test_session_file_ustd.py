@@ -105,8 +105,12 @@ log = os.path.join(ws.root, "on-rotate.log")
 hook = "echo >>%s" % log
 
 # --- (a) A session with everything a file holds, saved.
-ok_cmd(ws, "create-session -o DIR --subbuf-size 4k --subbuf-num 4",
-       "create-session", "-o", out2, "--subbuf-size", "4k", "--subbuf-num", "4", "svc")
+res = ctl(ws, "create-session", "--tracefile-count", "4", "svc")
+t.ok(res.returncode == 2 and "--tracefile-count needs --tracefile-size" in res.stderr,
+     "create-session --tracefile-count without a size: usage error", res.stderr)
+ok_cmd(ws, "create-session -o DIR --subbuf-size 4k --subbuf-num 4 --tracefile-size 1M",
+       "create-session", "-o", out2, "--subbuf-size", "4k", "--subbuf-num", "4",
+       "--tracefile-size", "1M", "--tracefile-count", "4", "svc")
 ok_cmd(ws, "enable-marker -s with a filter", "enable-marker", "-s", "svc", "--filter",
        "count >= 10", "ust:search_event")
 ok_cmd(ws, "enable-marker -s with a level", "enable-marker", "-s", "svc", "--loglevel",
@@ -143,9 +147,10 @@ t.eq((doc.get("version"), doc.get("name"), doc.get("overwrite"), doc.findtext("o
      ("2", "svc", "false", out2), "the file: version 2, name, mode, output")
 chans = {c.get("name"): c for c in doc.findall("channel")}
 t.eq((chans["*"].get("subbuf-size"), chans["*"].get("subbuf-num"),
+      chans["*"].get("tracefile-size"), chans["*"].get("tracefile-count"),
       chans["ust"].get("tracefile-size"), chans["ust"].get("tracefile-count"),
       [c.get("name") for c in chans["ust"].findall("context")]),
-     ("4k", "4", "8k", str(TF_COUNT), ["vtid", "procname"]),
+     ("4k", "4", "1M", "4", "8k", str(TF_COUNT), ["vtid", "procname"]),
      "the file: sub-buffers, tracefile limits, contexts")
 t.eq([(r.tag, r.get("pattern"), r.get("filter"), r.get("loglevel"))
       for r in doc if r.tag in ("enable", "disable")],
