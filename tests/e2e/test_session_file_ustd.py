@@ -64,9 +64,12 @@ def sessions(ws):
 
 def bad_load(ws, what, path, status, pattern, *extra):
     before = ctl(ws, "--mi", "xml", "list-sessions").stdout
-    res = ctl(ws, "load-session", *extra, path)
-    t.ok(res.returncode == status and re.search(pattern, res.stderr),
-         "%s: exit %d, says %r" % (what, status, pattern), res.stdout + res.stderr)
+    res = ctl(ws, "--mi", "xml", "load-session", *extra, path)
+    ok, why = valid(MI_XSD, text=res.stdout)
+    t.ok(res.returncode == status and re.search(pattern, res.stderr) and ok and
+         'success="false"' in res.stdout,
+         "%s: exit %d, says %r (--mi xml: valid, a failure)" % (what, status, pattern),
+         res.stdout + res.stderr + why)
     t.ok(ctl(ws, "--mi", "xml", "list-sessions").stdout == before,
          "%s: ustd's sessions unchanged" % what)
 
