@@ -60,13 +60,18 @@ int ustctl_apply_session_extra(pid_t pid, const char *trace, const struct ustctl
 	}
 	if (!ret)
 		ret = ustctl_apply_session(pid, trace, session);
-	if (ret) {
+	if (ret && set) {
+		/* The cause stays the last error, as it was classified. */
+		int input = ustctl_last_error_is_input();
 		char *why = strdup(ustctl_last_error());
 
 		while (set--)
 			ustctl_set_tracefile(pid, trace, extra->tracefiles[set].channel,
 					     old[set].size, old[set].count);
-		ustctl_set_failure("%s", why ? why : "out of memory");
+		if (input)
+			ustctl_set_error("%s", why ? why : "out of memory");
+		else
+			ustctl_set_failure("%s", why ? why : "out of memory");
 		free(why);
 	}
 	free(old);

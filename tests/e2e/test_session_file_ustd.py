@@ -357,6 +357,18 @@ proc = ws.start_app("ticker", ["-i", "100000"])
 ok_cmd(ws, "load-session PID of a version 2 file", "load-session", proc.pid, saved)
 res = ok_cmd(ws, "get-tracefile PID ust", "get-tracefile", proc.pid, "ust")
 t.eq(res.stdout.strip(), "%d/%d" % (TF_SIZE, TF_COUNT), "the file's limits in the process")
+refused = os.path.join(ws.root, "refused.xml")
+# The process holds svc.xml's 4 rules: 1021 more pass the file's bound
+# and the process refuses them, after the limits were set.
+with open(refused, "w") as f:
+    f.write('<ust-session version="2">\n  <channel name="ust" tracefile-size="16k" tracefile-count="3"/>\n' +
+            "".join('  <enable pattern="r%d:*"/>\n' % i for i in range(1021)) + '</ust-session>\n')
+res = ctl(ws, "load-session", proc.pid, refused)
+t.ok(res.returncode == 1 and "too many" in res.stderr,
+     "load-session PID of a file the process refuses (too many rules): exit 1", res.stderr)
+res = ctl(ws, "get-tracefile", proc.pid, "ust")
+t.eq(res.stdout.strip(), "%d/%d" % (TF_SIZE, TF_COUNT),
+     "the refused file's limits were put back as they were")
 per_pid = os.path.join(ws.root, "pid.xml")
 root = mi(ws, "save-session PID", "save-session", proc.pid, per_pid)
 chans = {c.get("name"): c for c in ET.parse(per_pid).getroot().findall("channel")}
