@@ -16,6 +16,7 @@
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
 #include "ustd/session.h"
+#include "ustd/session_settings.h"
 #include "ustd/trigger.h"
 #include "ustd/relay_fallback.h"
 
@@ -536,6 +537,7 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 		return ret;
 	}
 	as->stream.stats = app->stats;
+	ustd_session_stream_limits(app->session, desc->channel, &as->stream.out.tf);
 	if (app_has_stream(app, as->stream.name))
 		ret = -EEXIST;
 	else if (app->relayed)

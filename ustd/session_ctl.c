@@ -33,6 +33,7 @@
 #include "ustd/session_internal.h"
 #include "ustd/on_rotate.h"
 #include "ustd/session_rotate.h"
+#include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
 
 struct conn {
@@ -583,13 +584,46 @@ static void cmd_remove_trigger(struct conn *c, const char *const *a)
 	conn_reply(c, USTCOMM_CTL_SESSION_REMOVE_TRIGGER, 0, NULL, 0);
 }
 
+static void cmd_describe(struct conn *c, const char *name)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_DESCRIBE, name);
+	const char **args = NULL;
+	char *text = NULL;
+	ssize_t n;
+
+	if (!s)
+		return;
+	n = ustd_session_describe(s, c->ss->ctx->output, &args, &text);
+	if (n < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_DESCRIBE, (int)n, "out of memory");
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_DESCRIBE, 0, args, (size_t)n);
+	free(args);
+	free(text);
+}
+
+static void cmd_channel(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_CHANNEL, a[0]);
+	char why[512];
+	int ret;
+
+	if (!s)
+		return;
+	ret = ustd_session_set_channel(s, a + 1, why, sizeof(why));
+	if (ret)
+		conn_error(c, USTCOMM_CTL_SESSION_CHANNEL, ret, "%s", why);
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_CHANNEL, 0, NULL, 0);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_REMOVE_TRIGGER) {
+	    msg->cmd > USTCOMM_CTL_CMD_MAX) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -630,6 +664,12 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		break;
 	case USTCOMM_CTL_SESSION_REMOVE_TRIGGER:
 		cmd_remove_trigger(c, a);
+		break;
+	case USTCOMM_CTL_SESSION_DESCRIBE:
+		cmd_describe(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_CHANNEL:
+		cmd_channel(c, a);
 		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",
