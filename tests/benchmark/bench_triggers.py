@@ -257,7 +257,9 @@ def _p90(values):
 
 def rows(cost, latency, paired, spread):
     """Rows in bench.py's table layout: paired(u, l) is the median of the
-    per-run ratios, spread(values) the median (min–max)."""
+    per-run ratios, spread(values) the median (min–max). A trigger's row
+    gives it over no trigger as the medians of the per-run ratios and
+    differences."""
     out = []
     names = {"none": "no trigger (the runs of the two rows below)",
              "other": "a trigger on another event (ustbench:string)",
@@ -270,7 +272,9 @@ def rows(cost, latency, paired, spread):
         def cell(ns, name):
             if v == "none":
                 return spread(ns)
-            return "%s; %.2f× no trigger" % (spread(ns), paired(ns, cost[(name, "none")]))
+            base = cost[(name, "none")]
+            return "%s; %.2f× no trigger, %+.1f ns" % (
+                spread(ns), paired(ns, base), statistics.median(a - b for a, b in zip(ns, base)))
         out.append(("typed event, two ints, 1 thread, %s, ns/event" % names[v],
                     cell(u, "UST"), cell(l, "LTTng-UST") if l else "–",
                     "%.2f" % paired(u, l) if l else "–", targets[v]))
