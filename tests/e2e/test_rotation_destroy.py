@@ -99,27 +99,27 @@ wait_for(lambda: os.path.exists(log) and len(open(log).read().split()) >= len(pa
 logged = open(log).read().split() if os.path.exists(log) else []
 t.eq(sorted(logged), sorted(paths), "--on-rotate ran on every chunk, the last included")
 
+def ticked_session(name, *schedule):
+    """A session that half a second of one ticker traced; its directory
+    and the ticker's pid."""
+    ok_cmd("create-session %s %s" % (" ".join(schedule), name), "create-session", "-o", ws.out,
+           *schedule, name)
+    ok_cmd("enable-marker -s %s ust:tick" % name, "enable-marker", "-s", name, "ust:tick")
+    ok_cmd("start-session %s" % name, "start-session", name)
+    p = ws.start_app("ticker", ["-i", "1000"])
+    time.sleep(0.5)
+    stop_ticker(p)
+    return ustest.session_dir(ws.out, name), p.pid
+
+
 # 2. No schedule, never rotated: the layout of a session that does not rotate.
-ok_cmd("create-session plain", "create-session", "-o", ws.out, "plain")
-ok_cmd("enable-marker -s plain ust:tick", "enable-marker", "-s", "plain", "ust:tick")
-ok_cmd("start-session plain", "start-session", "plain")
-pdir = ustest.session_dir(ws.out, "plain")
-p = ws.start_app("ticker", ["-i", "1000"])
-time.sleep(0.5)
-stop_ticker(p)
+pdir, pid = ticked_session("plain")
 ok_cmd("destroy-session plain", "destroy-session", "plain")
-t.eq(sorted(os.listdir(pdir)), ["ticker-%d" % p.pid],
+t.eq(sorted(os.listdir(pdir)), ["ticker-%d" % pid],
      "a session that never rotated: its process directory stays where it was, no archives/")
 
 # 3. Rotated by hand after it stopped: nothing new, no empty chunk.
-ok_cmd("create-session --rotate-every 10s hand", "create-session", "-o", ws.out,
-       "--rotate-every", "10s", "hand")
-ok_cmd("enable-marker -s hand ust:tick", "enable-marker", "-s", "hand", "ust:tick")
-ok_cmd("start-session hand", "start-session", "hand")
-hdir = ustest.session_dir(ws.out, "hand")
-p = ws.start_app("ticker", ["-i", "1000"])
-time.sleep(0.5)
-stop_ticker(p)
+hdir, _ = ticked_session("hand", "--rotate-every", "10s")
 ok_cmd("stop-session hand", "stop-session", "hand")
 ok_cmd("rotate-session hand", "rotate-session", "hand")
 ok_cmd("destroy-session hand", "destroy-session", "hand")

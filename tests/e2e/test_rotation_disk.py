@@ -11,12 +11,11 @@ traced whole, into the next chunks."""
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 import time
 
 import ustest
-from ustest import Tap, VerboseUstd, Workspace, babeltrace_check, read_trace, wait_for
+from ustest import (Tap, VerboseUstd, Workspace, babeltrace_check, read_trace, small_tmpfs,
+                    unmount, wait_for)
 
 CHUNK_RE = re.compile(r"-(\d+)$")
 
@@ -58,24 +57,10 @@ def fill(path):
     return 0
 
 
-def unmount(mnt):
-    for _ in range(50):
-        res = subprocess.run(["umount", mnt], capture_output=True, text=True)
-        if res.returncode == 0:
-            os.rmdir(mnt)
-            return
-        time.sleep(0.1)
-    t.diag("cannot unmount %s: %s" % (mnt, res.stderr))
-
-
 ws = Workspace()
-mnt = tempfile.mkdtemp(prefix="ust-full-")
-res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "ust-test", mnt],
-                     capture_output=True, text=True)
-if res.returncode != 0:
-    os.rmdir(mnt)
-    t.ok(True, "full disk during rotation # SKIP cannot mount a small tmpfs: %s"
-         % res.stderr.strip())
+mnt, why = small_tmpfs()
+if not mnt:
+    t.ok(True, "full disk during rotation # SKIP cannot mount a small tmpfs: %s" % why)
     ws.cleanup()
     t.done()
 try:
@@ -142,5 +127,7 @@ try:
          % emitted[second.pid])
 finally:
     ws.cleanup()
-    unmount(mnt)
+    why = unmount(mnt)
+    if why:
+        t.diag(why)
 t.done()
