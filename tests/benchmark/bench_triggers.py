@@ -15,9 +15,11 @@ Latency: tests/apps/service records app:error on command in a
 flight-recorder trace; from the event's time in the snapshot to ustd's
 message that the snapshot is written (ustd -v for a per-PID trigger; the
 session's "fired ... snapshotted" line, always said, for a session
-trigger over two processes). The message is timestamped when this
-process reads it (CLOCK_REALTIME, as the trace's clock once its offset
-is added)."""
+trigger over two processes), timestamped when this process reads it.
+Both times are CLOCK_MONOTONIC: the programs trace with
+UST_CLOCK=monotonic, since the TSC clock's anchor to the wall clock is
+taken once per boot and the wall clock drifts from it by milliseconds
+over hours (manual 5.8)."""
 
 import os
 import queue
@@ -117,12 +119,14 @@ def measure_cost(ust, lt, builddir, runs, events, log):
 
 class _Ustd:
     """ustd -v with its own run and output directories; each line it says
-    is kept with the CLOCK_REALTIME nanosecond it was read at."""
+    is kept with the CLOCK_MONOTONIC nanosecond it was read at. Programs
+    started with its env trace with CLOCK_MONOTONIC too."""
 
     def __init__(self, builddir, work):
         self.env = {k: v for k, v in os.environ.items()
                     if not k.startswith("UST_")}
         self.env["UST_RUNDIR"] = os.path.join(work, "run")
+        self.env["UST_CLOCK"] = "monotonic"
         os.mkdir(self.env["UST_RUNDIR"], 0o700)
         self.out = os.path.join(work, "out")
         r, w = os.pipe()
@@ -137,7 +141,7 @@ class _Ustd:
 
     def _read(self):
         for line in self.proc.stderr:
-            self.lines.put((time.time_ns(), line))
+            self.lines.put((time.monotonic_ns(), line))
 
     def wait_line(self, pattern, timeout=15.0):
         """(when, match) of the next line matching pattern."""
@@ -186,13 +190,17 @@ def _quit(proc):
 
 
 def _event_time(path, seq):
-    """The time of app:error number seq in the trace(s) under path."""
+    """The CLOCK_MONOTONIC time of app:error number seq in the trace(s)
+    under path: its clock's value, before the offset to the wall clock."""
     import bt2
 
     for msg in bt2.TraceCollectionMessageIterator(path):
         if (type(msg) is bt2._EventMessageConst and msg.event.name == "app:error" and
                 int(msg.event.payload_field["seq"]) == seq):
-            return msg.default_clock_snapshot.ns_from_origin
+            snap = msg.default_clock_snapshot
+            if snap.clock_class.frequency != 1000000000:
+                raise RuntimeError("%s: not UST_CLOCK=monotonic's clock" % path)
+            return snap.value
     raise RuntimeError("app:error %d is not in the snapshot %s" % (seq, path))
 
 
@@ -208,9 +216,37 @@ def _firings(ustd, procs, done_pattern):
     return lat
 
 
+def fs_type(path):
+    """The type of the file system path is on, from /proc/self/mounts."""
+    best, kind = "", "?"
+    path = os.path.realpath(path)
+    for line in open("/proc/self/mounts"):
+        mnt, fstype = line.split()[1:3]
+        if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+            best, kind = mnt, fstype
+    return kind
+
+
 def measure_latency(builddir, tmp, log):
-    """{"pid": [ms], "session": [ms]}: event to snapshot on disk."""
-    work = tempfile.mkdtemp(prefix="triggers.", dir=tmp)
+    """[(where, {"pid": [ms], "session": [ms]})]: event to snapshot
+    written, with the snapshots in tmp and, when tmp is not a tmpfs, in
+    /dev/shm: the file system's part apart from ustd's."""
+    places = [tmp]
+    if fs_type(tmp) != "tmpfs" and os.path.isdir("/dev/shm"):
+        places.append("/dev/shm")
+    out = []
+    for root in places:
+        where = "in %s (%s)" % ("/dev/shm" if root == "/dev/shm" else "the bench's TMPDIR",
+                                fs_type(root))
+        r = _latency_in(builddir, root)
+        for kind, ms in r.items():
+            log("trigger latency, %s, %s: %s ms" % (kind, where, " ".join("%.1f" % x for x in ms)))
+        out.append((where, r))
+    return out
+
+
+def _latency_in(builddir, root):
+    work = tempfile.mkdtemp(prefix="ust-bench-triggers.", dir=root)
     ustd, procs = _Ustd(builddir, work), []
     r = {}
     try:
@@ -245,8 +281,6 @@ def measure_latency(builddir, tmp, log):
             p.wait()
         ustd.stop()
         shutil.rmtree(work, ignore_errors=True)
-    for kind, ms in r.items():
-        log("trigger latency, %s: %s ms" % (kind, " ".join("%.1f" % x for x in ms)))
     return r
 
 
@@ -278,11 +312,12 @@ def rows(cost, latency, paired, spread):
         out.append(("typed event, two ints, 1 thread, %s, ns/event" % names[v],
                     cell(u, "UST"), cell(l, "LTTng-UST") if l else "–",
                     "%.2f" % paired(u, l) if l else "–", targets[v]))
-    for kind, label in (("pid", "a per-PID trigger (ustctl add-trigger PID)"),
-                        ("session", "a session trigger over 2 processes "
-                                    "(ustctl add-trigger -s)")) if latency else ():
-        ms = latency[kind]
-        out.append(("event to snapshot on disk, %s, ms p50 / p90 of %d firings"
-                    % (label, len(ms)), "%.1f / %.1f" % (statistics.median(ms), _p90(ms)),
-                    "–", "–", ""))
+    for where, lat in latency or ():
+        for kind, label in (("pid", "a per-PID trigger (ustctl add-trigger PID)"),
+                            ("session", "a session trigger over 2 processes "
+                                        "(ustctl add-trigger -s)")):
+            ms = lat[kind]
+            out.append(("event to snapshot written %s, %s, ms p50 / p90 of %d firings"
+                        % (where, label, len(ms)),
+                        "%.1f / %.1f" % (statistics.median(ms), _p90(ms)), "–", "–", ""))
     return out
