@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A full disk while a session rotates (--rotate-every 500ms): the output
-is a 4 MiB tmpfs, filled by a file once a few chunks are archived. ustd
+is an 8 MiB tmpfs, filled by a file once a few chunks are archived. ustd
 says which trace, the cause and what becomes of the process; the chunks
 archived before keep every event the program emitted until then, in
 order, none twice, each read by babeltrace2; the process whose write
@@ -46,26 +46,26 @@ def stop_ticker(proc):
 
 
 def fill(path):
-    """Writes path until the file system is full."""
-    with open(path, "wb") as f:
-        try:
+    """Writes path until the file system is full (the trace may have
+    filled it already: tmpfs charges each new file's inode to its size)."""
+    try:
+        with open(path, "wb") as f:
             while True:
                 f.write(b"\0" * 65536)
                 f.flush()
-        except OSError as e:
-            return e.errno
-    return 0
+    except OSError as e:
+        return e.errno
 
 
 ws = Workspace()
-mnt, why = small_tmpfs()
+mnt, why = small_tmpfs("8m")
 if not mnt:
     t.ok(True, "full disk during rotation # SKIP cannot mount a small tmpfs: %s" % why)
     ws.cleanup()
     t.done()
 try:
     ustd = VerboseUstd(ws, mnt)
-    ok_cmd("create-session --rotate-every 500ms on a 4 MiB file system",
+    ok_cmd("create-session --rotate-every 500ms on an 8 MiB file system",
            "create-session", "-o", mnt, "--subbuf-size", "16k", "--subbuf-num", "4",
            "--rotate-every", "500ms", "full")
     ok_cmd("enable-marker -s full ust:tick", "enable-marker", "-s", "full", "ust:tick")
