@@ -86,10 +86,12 @@ static const char *app_where(const struct ustd_app *app)
 static void app_stop_trace(struct ustd_app *app, int err)
 {
 	/* Stopped already: said so then (the relay fallback may stop a
-	 * trace while a stream of it is in use, and leave the rest to us). */
+	 * trace while a stream of it is in use, and leave the rest to us).
+	 * A session outlives the error: what becomes of its process is said. */
 	if (!app->stopped)
-		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue",
-			    app_where(app), strerror(-err), app->label);
+		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s",
+			    app_where(app), strerror(-err), app->label,
+			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "");
 	app->stopped = true;
 	app_close_streams(app);
 	app_close_trace_dir(app);

@@ -32,6 +32,7 @@
 #include "libustcomm/shm_layout.h"
 #include "ustd/session_internal.h"
 #include "ustd/on_rotate.h"
+#include "ustd/session_final.h"
 #include "ustd/session_rotate.h"
 #include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
@@ -46,6 +47,9 @@ struct conn {
 	struct ustd_apply_waiter waiter;
 	uint16_t waiting_cmd;
 	bool waiting;
+	/* destroy-session of a rotating session: answered after its last
+	 * chunk is archived. */
+	struct ustd_session_final *final;
 };
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
@@ -98,6 +102,7 @@ static void conn_done(struct ustd_apply_waiter *w)
 	struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, waiter));
 
 	c->waiting = false;
+	c->final = NULL;
 	if (c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
 		conn_reply(c, c->waiting_cmd, 0, NULL, 0);
 	else
@@ -347,6 +352,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 {
 	struct each_arg ea = { .ss = c->ss, .w = &c->waiter };
 	struct ustd_session *s = find_or_say(c, cmd, name);
+	struct ustd_session_final *final = NULL;
 	bool was_active;
 
 	if (!s)
@@ -364,11 +370,18 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	if (was_active)
 		ustd_sessions_publish(c->ss);
 	conn_wait_begin(c, cmd);
+	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
+		final = ustd_session_final_begin(c->ss, s, &c->waiter);
+	if (final)
+		ea.w = ustd_session_final_waiter(final);
+	c->final = final;
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY) {
 		ustd_session_unlink(c->ss, s);
 		ustd_session_free(s);
 	}
+	if (final)
+		ustd_session_final_release(final);
 	conn_wait_end(c);
 }
 
@@ -682,6 +695,8 @@ static void conn_close(struct conn *c)
 {
 	if (c->waiting)
 		ustd_apply_forget_waiter(&c->waiter);
+	if (c->final)
+		ustd_session_final_forget(c->final);
 	/* Out of the set before the close: an --on-rotate command being
 	 * started holds a copy of every descriptor until its exec, which
 	 * would keep the registration, and its pointer, alive. */
