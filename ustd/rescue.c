@@ -274,6 +274,21 @@ static int rescue_walk(struct rescue_walk *w, uint64_t ts_begin, int header_writ
 	return walk_cut(w, ts_begin, open ? w->in->reserved : w->in->subbuf_size - 1, open);
 }
 
+/*
+ * Whether the opener of this cycle wrote the header. Past a sub-buffer's
+ * first cycle the older cycle's header is there, magic and all, until the
+ * opener's stores: it is this cycle's only when it has this cycle's
+ * sequence number and begins no earlier than the packet before ended (the
+ * stores are plain, in any order, so both are checked).
+ */
+static int packet_header_written(const struct ustd_rescue_in *in, uint64_t ts_begin)
+{
+	if (ust_get_u32(in->pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC)
+		return 0;
+	return !in->stale || (ust_get_u64(in->pkt + UST_PKT_SEQ_NUM) == in->seq_num &&
+			      ts_begin >= in->prev_end);
+}
+
 int ustd_rescue_packet(const struct ustd_rescue_in *in, struct ustd_rescue_out *out)
 {
 	struct rescue_walk w = { .in = in };
@@ -284,7 +299,7 @@ int ustd_rescue_packet(const struct ustd_rescue_in *in, struct ustd_rescue_out *
 
 	memset(out, 0, sizeof(*out));
 	out->discarded = in->discarded;
-	header_written = ust_get_u32(in->pkt + UST_PKT_MAGIC) == UST_CTF_MAGIC;
+	header_written = packet_header_written(in, ts_begin);
 	if (!header_written)
 		ts_begin = in->prev_end;
 	/* Without a time to start from, nothing in the packet can be placed. */

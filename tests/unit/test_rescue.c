@@ -133,6 +133,8 @@ static void decode(struct rescued *r)
 /* The opener of the packet died after its reservation, before writing and
  * committing the header: what ustd then sees. */
 static uint64_t header_lost_end;
+/* With header_lost_end: the header an older cycle left there, else zeroes. */
+static const char *stale_header;
 
 /* Rescues the sub-buffer that begins at begin, as ustd does at a crash. */
 static void rescue(uint64_t begin, char *copy, struct rescued *r)
@@ -157,7 +159,10 @@ static void rescue(uint64_t begin, char *copy, struct rescued *r)
 	};
 	if (header_lost_end) {
 		in.prev_end = header_lost_end;
-		memset(copy, 0, UST_PKT_HEADER_SIZE);
+		if (stale_header)
+			memcpy(copy, stale_header, UST_PKT_HEADER_SIZE);
+		else
+			memset(copy, 0, UST_PKT_HEADER_SIZE);
 		in.committed -= UST_PKT_HEADER_SIZE;
 	}
 	memset(r, 0, sizeof(*r));
@@ -319,6 +324,48 @@ static void test_header_lost(void)
 }
 
 /*
+ * The same in a sub-buffer's second cycle: the opener died before writing
+ * the header, and the first cycle's header, magic included, is still
+ * there. It must not be taken for this cycle's.
+ */
+static void test_header_stale(void)
+{
+	const uint64_t begin = (uint64_t)SUBBUF * NSUBBUF;
+	char old_header[UST_PKT_HEADER_SIZE], copy[SUBBUF];
+	struct ust_event_ctx ctx;
+	const char *pkt;
+	struct rescued r;
+	uint32_t seq = 0, first = 0, kept = 0;
+	size_t len;
+
+	setup();
+	emit(ID_SMALL, seq++, 1, NULL);
+	memcpy(old_header, ustcomm_cbuf_subbuf(&cb, 0), UST_PKT_HEADER_SIZE);
+	while (kept < 5) {
+		if (emit(ID_SMALL, seq, 1, &ctx) == 0) {
+			if (ctx.offset >= begin && !kept++)
+				first = seq;
+			seq++;
+			continue;
+		}
+		while (ustcomm_cbuf_get(&cb, &pkt, &len) == 1)
+			ustcomm_cbuf_put(&cb);
+	}
+	header_lost_end = ust_get_u64(ustcomm_cbuf_subbuf(&cb, begin) + UST_PKT_TIMESTAMP_BEGIN);
+	stale_header = old_header;
+	rescue(begin, copy, &r);
+	tap_ok(r.valid && r.nr == kept && r.seqs[0] == first && r.out.dropped == 0 &&
+	       ust_get_u64(r.out.buf + UST_PKT_TIMESTAMP_BEGIN) == header_lost_end &&
+	       ust_get_u64(r.out.buf + UST_PKT_SEQ_NUM) == begin / SUBBUF,
+	       "header never written, second cycle: the first cycle's is not taken for it (%u of %u events, begins when the packet before ended)",
+	       r.nr, kept);
+	free(r.out.buf);
+	header_lost_end = 0;
+	stale_header = NULL;
+	teardown();
+}
+
+/*
  * An event reserved long after the one before it and never finished, and
  * one committed right after it, whose compact header is relative to it:
  * kept, that one must still have its own time, so it gets an extended
@@ -405,6 +452,7 @@ int main(void)
 	test_closed_packet_gap();
 	test_corrupted();
 	test_header_lost();
+	test_header_stale();
 	test_far_gap(0);
 	test_far_gap(1);
 	test_died_after_exchange();
