@@ -14,17 +14,19 @@ are refused with the reason. The test program (forking_server) numbers
 its events, so every count is exact."""
 
 import os
+import queue
 import re
 import select
 import subprocess
+import threading
 import time
 
 import bt2
 
 import ustest
 from relayd import HOST, RELAYD, Relayd, free_ports
-from ustest import (Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace,
-                    read_trace_ints)
+from ustest import (BABELTRACE2, Tap, VerboseUstd, Workspace, app, babeltrace_check,
+                    read_trace, read_trace_ints)
 
 t = Tap()
 N = 300
@@ -104,9 +106,22 @@ def seqs(events, name, worker=None):
     return sorted(s for n, s, w in events if n == name and w == worker)
 
 
+def live_viewer(relayd, name):
+    """babeltrace2 reading session name live; its lines come on a queue."""
+    url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, name)
+    viewer = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live", url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, TZ="UTC"))
+    ws.daemons.append(viewer)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in viewer.stdout],
+                     daemon=True).start()
+    return viewer, lines
+
+
 ws = Workspace()
 relayd = Relayd(ws, "relay")
-ustd = VerboseUstd(ws, ws.out)
+ustd = VerboseUstd(ws, ws.out, ["--live-timer", "200000"])
 
 # --- 1. A streamed session started before a forking server (2 workers);
 #        2 more programs start later. One relay session throughout.
@@ -118,11 +133,30 @@ t.ok(local and "stream to lttng-relayd at %s as relay session svc, in %s/%s unde
      res.stdout)
 t.eq(live_sessions(relayd), [(HOST, "svc")], "a live viewer lists the session at once")
 ctl(ws, ["enable-marker", "-s", "svc", "svc:*"], "enable-marker -s svc svc:*")
+ctl(ws, ["add-context", "-s", "svc", "*", "vpid"], "add-context -s svc * vpid")
 ctl(ws, ["start-session", "svc"], "start-session svc")
 first = Service(ws, workers=2)
 later = [Service(ws) for _ in range(2)]
-for s in [first] + later:
-    s.go()
+# A live viewer of the one session sees the events of every process.
+viewer, lines = live_viewer(relayd, "svc")
+pids = set()
+end = time.time() + 30
+while time.time() < end and len(pids) < 3:
+    for s in [first] + later:
+        s.go()
+    stop = time.time() + 2
+    while time.time() < stop:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        m = re.search(r" svc:tick: .*\{ vpid = (\d+) \}", line)
+        if m:
+            pids.add(int(m.group(1)))
+viewer.kill()
+viewer.wait()
+t.eq(len(pids), 3, "babeltrace2 --input-format=lttng-live on the session shows the events of "
+     "all 3 programs (vpid %s)" % sorted(pids))
 t.eq(live_sessions(relayd), [(HOST, "svc")],
      "one relay session for the 5 processes, after both workers exited")
 t.eq(later[0].end(), 0, "one program ends while the others run")
@@ -149,8 +183,9 @@ procs = events_by_pid(remote)
 t.eq(len(procs), 5, "five process directories at relayd: the server, its 2 workers, 2 more")
 parent = procs.get(first.pid, [])
 t.ok(seqs(parent, "svc:start") == list(range(N)) and
-     seqs(parent, "svc:tick") == list(range(2 * N)),
-     "the forking server: its %d events from main()'s first line on, exactly" % (3 * N))
+     seqs(parent, "svc:tick") == list(range(first.gone * N)),
+     "the forking server: its %d events from main()'s first line on, exactly"
+     % ((1 + first.gone) * N))
 workers = sorted(set(w for p in procs.values() for n, s, w in p if n == "svc:work"))
 t.eq(workers, [0, 1], "each worker in a directory of its own")
 for w in workers:
@@ -165,7 +200,7 @@ for s in later:
 ok, err = babeltrace_check(remote) if remote else (False, "no directory")
 t.ok(ok, "babeltrace2 reads relayd's session directory whole", err)
 events, discarded = read_trace(remote) if remote else ([], -1)
-want = 3 * N + 2 * N + sum(N + s.gone * N for s in later)
+want = (1 + first.gone) * N + 2 * N + sum(N + s.gone * N for s in later)
 t.ok(len(events) == want and discarded == 0,
      "babeltrace2 merges every process's events (%d)" % want,
      "%d events, %d discarded" % (len(events), discarded))
