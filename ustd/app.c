@@ -86,20 +86,32 @@ static const char *app_where(const struct ustd_app *app)
  * The trace stops streaming. Its own connection closes; a session's stays
  * for the session's other processes, once the sending thread is done with
  * this trace's packets and no answer owed by relayd points at its streams.
+ * There, streams left open (close_streams: the trace stopped midway) are
+ * closed at relayd, which would otherwise keep live viewers waiting for
+ * them until the session ends.
  */
-static void app_relay_release(struct ustd_app *app)
+static void app_relay_release(struct ustd_app *app, bool close_streams)
 {
+	struct ustd_relay *r = app->sink.relay;
 	struct ustd_app_stream *as;
+	int ret = 0;
 
 	app->relayed = false;
 	if (!app->sink.share) {
 		ustd_relay_close(&app->sink.own);
 		return;
 	}
-	if (!app->sink.relay->broken)
-		ustd_relay_sync(app->sink.relay);
+	if (!r->broken)
+		ustd_relay_sync(r);
+	for (as = app->streams; as && close_streams && ret == 0 && !r->broken; as = as->next) {
+		if (as->stream.out.sink)
+			ret = ustd_relay_close_stream(r, as->stream.out.handle,
+						      as->stream.out.sent - 1);
+	}
+	if (close_streams && ret == 0 && !r->broken)
+		ustd_relay_close_stream(r, app->meta_handle, UINT64_MAX);
 	for (as = app->streams; as; as = as->next)
-		ustd_relay_forget(app->sink.relay, &as->stream.out.query);
+		ustd_relay_forget(r, &as->stream.out.query);
 	ustd_relay_share_leave(app->sink.share, &app->sink);
 }
 
@@ -122,7 +134,7 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	app_close_streams(app);
 	app_close_trace_dir(app);
 	if (app->relayed)
-		app_relay_release(app);
+		app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
 }
 
@@ -388,7 +400,7 @@ static void app_relay_close(struct ustd_app *app)
 		return;
 	app_note(app, "trace of %s is complete at lttng-relayd %s, session %s", app->label,
 		 app->relay_text, app_relay_session(app));
-	app_relay_release(app);
+	app_relay_release(app, false);
 	ustd_relay_pending_free(&app->sink.pending);
 }
 
@@ -1114,7 +1126,7 @@ void ustd_app_free(struct ustd_app *app)
 	/* Before the streams: the questions relayd owes answers to are
 	 * theirs, and the packets being sent are copies the streams own. */
 	if (app->relayed)
-		app_relay_release(app);
+		app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
 	ustd_relay_share_put(app->sink.share);
 	for (as = app->streams; as; as = next) {

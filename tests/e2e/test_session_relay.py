@@ -291,4 +291,9 @@ t.ok(res.returncode == 0 and res.stdout.startswith("norot\tactive"),
      "list-sessions: only the session that was made", res.stdout)
 ctl(ws, ["destroy-session", "norot"], "destroy-session norot")
 ustd.stop()
+time.sleep(0.2)
+ustd.wait_line(r"^$", timeout=0.5)
+bad = [line for line in ustd.seen if "Sanitizer" in line or "runtime error" in line]
+t.ok(ustd.proc.returncode == 0 and not bad, "ustd exits cleanly (exit %r; under the "
+     "sanitizers, without a report)" % ustd.proc.returncode, "".join(bad[:20]))
 t.done()
