@@ -14,19 +14,17 @@ are refused with the reason. The test program (forking_server) numbers
 its events, so every count is exact."""
 
 import os
-import queue
 import re
-import select
 import subprocess
-import threading
 import time
 
 import bt2
 
 import ustest
-from relayd import HOST, RELAYD, Relayd, free_ports
-from ustest import (BABELTRACE2, Tap, VerboseUstd, Workspace, app, babeltrace_check,
-                    read_trace, read_trace_ints)
+from forking_server import Service
+from relayd import HOST, RELAYD, LiveViewer, Relayd, free_ports
+from ustest import (Tap, VerboseUstd, Workspace, babeltrace_check, read_trace,
+                    read_trace_ints)
 
 t = Tap()
 N = 300
@@ -36,33 +34,8 @@ if not RELAYD:
     t.done()
 
 
-class Service:
-    """tests/apps/forking_server N WORKERS, driven through its standard input."""
-
-    def __init__(self, ws, workers=0):
-        self.proc = subprocess.Popen([app("forking_server"), str(N), str(workers)], env=ws.env(),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        ws.daemons.append(self.proc)
-        self.pid = self.proc.pid
-        self.gone = 0
-        self.expect("ready")
-
-    def expect(self, word, timeout=30):
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        line = self.proc.stdout.readline() if ready else "(nothing in %ds)" % timeout
-        if line.strip() != word:
-            raise RuntimeError("forking_server %d: %r instead of %r" % (self.pid, line, word))
-
-    def go(self):
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        self.expect("done")
-        self.gone += 1
-
-    def end(self):
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
+def service(workers=0):
+    return Service(ws, N, workers)
 
 
 def ctl(ws, args, what):
@@ -106,19 +79,6 @@ def seqs(events, name, worker=None):
     return sorted(s for n, s, w in events if n == name and w == worker)
 
 
-def live_viewer(relayd, name):
-    """babeltrace2 reading session name live; its lines come on a queue."""
-    url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, name)
-    viewer = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live", url],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, TZ="UTC"))
-    ws.daemons.append(viewer)
-    lines = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in viewer.stdout],
-                     daemon=True).start()
-    return viewer, lines
-
-
 ws = Workspace()
 relayd = Relayd(ws, "relay")
 ustd = VerboseUstd(ws, ws.out, ["--live-timer", "200000"])
@@ -135,26 +95,17 @@ t.eq(live_sessions(relayd), [(HOST, "svc")], "a live viewer lists the session at
 ctl(ws, ["enable-marker", "-s", "svc", "svc:*"], "enable-marker -s svc svc:*")
 ctl(ws, ["add-context", "-s", "svc", "*", "vpid"], "add-context -s svc * vpid")
 ctl(ws, ["start-session", "svc"], "start-session svc")
-first = Service(ws, workers=2)
-later = [Service(ws) for _ in range(2)]
+first = service(workers=2)
+later = [service() for _ in range(2)]
 # A live viewer of the one session sees the events of every process.
-viewer, lines = live_viewer(relayd, "svc")
+viewer = LiveViewer(ws, "net://127.0.0.1:%d/host/%s/svc" % (relayd.live, HOST))
 pids = set()
 end = time.time() + 30
 while time.time() < end and len(pids) < 3:
     for s in [first] + later:
         s.go()
-    stop = time.time() + 2
-    while time.time() < stop:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        m = re.search(r" svc:tick: .*\{ vpid = (\d+) \}", line)
-        if m:
-            pids.add(int(m.group(1)))
-viewer.kill()
-viewer.wait()
+    pids |= {int(m.group(1)) for m in viewer.matches(r" svc:tick: .*\{ vpid = (\d+) \}", 2)}
+viewer.stop()
 t.eq(len(pids), 3, "babeltrace2 --input-format=lttng-live on the session shows the events of "
      "all 3 programs (vpid %s)" % sorted(pids))
 t.eq(live_sessions(relayd), [(HOST, "svc")],
@@ -215,7 +166,7 @@ ctl(ws, ["create-session", "-r", relayd2.url, "--subbuf-size", "4k", "cut"],
     "create-session -r, small sub-buffers")
 ctl(ws, ["enable-marker", "-s", "cut", "svc:*"], "enable-marker -s cut")
 ctl(ws, ["start-session", "cut"], "start-session cut")
-before = [Service(ws) for _ in range(2)]
+before = [service() for _ in range(2)]
 for s in before:
     s.go()
     t.ok(ustd.wait_line(r"streaming forking_server\[%d\] to lttng-relayd at %s, session cut, in "
@@ -230,7 +181,7 @@ for s in before:
                           % (re.escape(relayd2.url), s.pid), timeout=15)
     t.ok(lost, "ustd says it lost relayd for program %d, and where its trace goes on" % s.pid,
          "".join(ustd.seen))
-after = Service(ws)
+after = service()
 t.ok(ustd.wait_line(r"session cut cannot stream forking_server\[%d\] to lttng-relayd at %s "
                     r"\(.*\); keeping its trace in \S+ instead" % (after.pid, re.escape(relayd2.url))),
      "a program that starts after the loss: said, kept locally", "".join(ustd.seen))
@@ -281,7 +232,14 @@ for extra, why in ((["--overwrite"], "-r and --overwrite"),
     res = ws.ustctl(["create-session", "-r", relayd.url] + extra + ["bad"])
     t.ok(res.returncode == 2 and why in res.stderr,
          "create-session -r %s: usage error (%s)" % (" ".join(extra), why), res.stderr)
-ctl(ws, ["create-session", "-r", relayd.url, "norot"], "create-session -r norot")
+res = ws.ustctl(["--mi", "xml", "create-session", "-r", relayd.url, "norot"])
+valid = subprocess.run(["xmllint", "--noout", "--schema",
+                        os.path.join(ustest.TOP_SRC, "doc", "xml", "ustctl-mi.xsd"), "-"],
+                       input=res.stdout, capture_output=True, text=True, timeout=60)
+t.ok(res.returncode == 0 and valid.returncode == 0 and
+     "<relay>%s</relay>" % relayd.url in res.stdout and "<directory>" in res.stdout,
+     "create-session -r --mi xml: the URL and the local directory, valid against "
+     "ustctl-mi.xsd", res.stdout + res.stderr + valid.stderr)
 ctl(ws, ["start-session", "norot"], "start-session norot")
 res = ws.ustctl(["rotate-session", "norot"])
 t.ok(res.returncode == 1 and "rotation of streamed sessions is not done" in res.stderr,
@@ -290,7 +248,25 @@ res = ws.ustctl(["list-sessions"])
 t.ok(res.returncode == 0 and res.stdout.startswith("norot\tactive"),
      "list-sessions: only the session that was made", res.stdout)
 ctl(ws, ["destroy-session", "norot"], "destroy-session norot")
+
+# --- 4. ustd ends while a streamed session's program runs: the program's
+#        trace is closed at relayd, and so is the relay session.
+ctl(ws, ["create-session", "-r", relayd.url, "term"], "create-session -r term")
+ctl(ws, ["enable-marker", "-s", "term", "svc:*"], "enable-marker -s term")
+ctl(ws, ["start-session", "term"], "start-session term")
+last = service()
+last.go()
+t.ok(ustd.wait_line(r"streaming forking_server\[%d\] .* session term" % last.pid),
+     "a program streams into session term", "".join(ustd.seen))
 ustd.stop()
+t.ok(ustd.wait_line(r"trace of forking_server\[%d\] is complete at lttng-relayd %s, session term"
+                    % (last.pid, re.escape(relayd.url)), timeout=2),
+     "ustd ending: the running program's trace is closed at relayd", "".join(ustd.seen))
+t.eq(live_sessions(relayd), [], "and the relay session ends")
+remote = session_at(os.path.join(relayd.out, HOST), "term")
+ok, err = babeltrace_check(remote) if remote else (False, "no directory")
+t.ok(ok, "babeltrace2 reads what relayd has of it", err)
+t.eq(last.end(), 0, "the program runs on untraced and ends well")
 time.sleep(0.2)
 ustd.wait_line(r"^$", timeout=0.5)
 bad = [line for line in ustd.seen if "Sanitizer" in line or "runtime error" in line]

@@ -30,7 +30,7 @@ COMMANDS = {
     "set-sock-path": "PID PATH", "get-sock-path": "PID",
     "save-session": "[-t TRACE] PID FILE.xml", "load-session": "[-t TRACE] PID FILE.xml",
     "info": "PID", "snapshot": "[-o DIR] [-t TRACE] PID...",
-    "create-session": "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] "
+    "create-session": "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] "
                       "[--rotate-every DURATION] [--rotate-size BYTES] "
                       "[--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
     "start-session": "NAME", "stop-session": "NAME", "destroy-session": "NAME",
