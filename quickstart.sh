@@ -208,6 +208,10 @@ tally() {
 	skipped=$((skipped + ${s:-0}))
 	if [ "$((${f:-0} + ${x:-0} + ${e:-0}))" -gt 0 ]; then
 		say "failures in $dir: see $log"
+		# Each failed check with its diagnostics first: CI shows only a
+		# part of a long output.
+		awk '/^not ok /{n=12; print; next} n>0 && /^# /{n--; print; next} {n=0}' \
+			"$log" | head -120
 		grep -a -E -A30 '^(FAIL|ERROR|XPASS): ' "$log" | head -200 || true
 	fi
 }

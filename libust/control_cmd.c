@@ -356,6 +356,8 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_SESSION_TRIGGER:
 	case USTCOMM_CTL_SESSION_LIST_TRIGGERS:
 	case USTCOMM_CTL_SESSION_REMOVE_TRIGGER:
+	case USTCOMM_CTL_SESSION_DESCRIBE:
+	case USTCOMM_CTL_SESSION_CHANNEL:
 		r->error = "a session command: ustd serves it, not a program";
 		ret = -EINVAL;
 		break;

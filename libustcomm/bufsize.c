@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,20 @@ USTCOMM_API int ustcomm_parse_leading_u64(const char *text, uint64_t *v, const c
 	*v = strtoull(text, &after, 10);
 	*end = after;
 	return errno ? -EINVAL : 0;
+}
+
+USTCOMM_API void ustcomm_format_size(char *buf, size_t len, uint64_t v)
+{
+	static const char suffix[] = "GMk";
+	unsigned shift = 30, i;
+
+	for (i = 0; i < 3; i++, shift -= 10) {
+		if (v && !(v % (1ull << shift))) {
+			snprintf(buf, len, "%" PRIu64 "%c", v >> shift, suffix[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64, v);
 }
 
 USTCOMM_API int ustcomm_parse_size(const char *text, uint64_t min, uint64_t max,

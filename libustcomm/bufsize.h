@@ -3,6 +3,7 @@
 #ifndef USTCOMM_BUFSIZE_H
 #define USTCOMM_BUFSIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "libustcomm/common.h"
 
@@ -15,6 +16,9 @@ USTCOMM_API int ustcomm_parse_pow2(const char *text, uint32_t min, uint32_t max,
 /* The decimal number text begins with (a digit first), *end after it.
  * 0 or -EINVAL (no digit, overflow). */
 USTCOMM_API int ustcomm_parse_leading_u64(const char *text, uint64_t *v, const char **end);
+
+/* The reverse: the largest suffix that divides v ("1M", "4096"). */
+USTCOMM_API void ustcomm_format_size(char *buf, size_t len, uint64_t v);
 
 /* Parses decimal with an optional k, M or G suffix (powers of 1024) into
  * a value within [min, max]. Returns 0 or -EINVAL. */

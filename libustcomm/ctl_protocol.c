@@ -53,6 +53,8 @@ static const struct {
 	[USTCOMM_CTL_SESSION_TRIGGER] = { "add-trigger -s", 6, 6 },
 	[USTCOMM_CTL_SESSION_LIST_TRIGGERS] = { "list-triggers -s", 1, 1 },
 	[USTCOMM_CTL_SESSION_REMOVE_TRIGGER] = { "remove-trigger -s", 2, 2 },
+	[USTCOMM_CTL_SESSION_DESCRIBE] = { "save-session -s", 1, 1 },
+	[USTCOMM_CTL_SESSION_CHANNEL] = { "load-session", 7, 7 },
 	[USTCOMM_CTL_ADD_TRIGGER] = { "add-trigger", 6, 6 },
 	[USTCOMM_CTL_LIST_TRIGGERS] = { "list-triggers", 1, 1 },
 	[USTCOMM_CTL_REMOVE_TRIGGER] = { "remove-trigger", 2, 2 },

@@ -57,6 +57,9 @@
 #define USTCOMM_ON_ROTATE_TIMEOUT_MAX_US (86400ull * 1000000)
 #define USTCOMM_ROTATE_SIZE_MIN		4096ull
 #define USTCOMM_ON_ROTATE_MAX		4096u	/* bytes of the command */
+/* Strings per channel in SESSION_DESCRIBE and SESSION_CHANNEL's
+ * arguments after the name. */
+#define USTCOMM_CTL_DESCRIBE_CHANNEL_ARGS 7u
 /* Trace names: what a directory name and a CTF env string can hold. */
 #define USTCOMM_CTL_TRACE_NAME_MAX	64u
 
@@ -212,7 +215,24 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SESSION_LIST_TRIGGERS = 48,
 	/* (NAME, ID) -> (); the trigger leaves the session and its programs */
 	USTCOMM_CTL_SESSION_REMOVE_TRIGGER = 49,
-	USTCOMM_CTL_CMD_MAX = 49,
+	/*
+	 * (NAME) -> the whole session, what save-session -s writes: OUTPUT
+	 * ("" for ustd's directory), OVERWRITE "0"|"1", NR_CHANNELS, per
+	 * channel USTCOMM_CTL_DESCRIBE_CHANNEL_ARGS strings (CHANNEL,
+	 * SUBBUF_SIZE, SUBBUF_NUM, CONTEXTS, BLOCKING, TRACEFILE_SIZE,
+	 * TRACEFILE_COUNT, as SESSION_CHANNEL takes them), NR_RULES, per rule
+	 * "enable"|"disable", PATTERN, LEVEL and FILTER, the rotation's EVERY,
+	 * SIZE, ON_ROTATE and ON_ROTATE_TIMEOUT as SESSION_ROTATION takes
+	 * them, NR_TRIGGERS, per trigger PATTERN, FILTER, DIR ("" for the
+	 * session's directory) and AT_MOST
+	 */
+	USTCOMM_CTL_SESSION_DESCRIBE = 55,
+	/* (NAME, CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM ("0": keep),
+	 * BLOCKING (blocking.h's spelling, "": keep), TRACEFILE_SIZE and
+	 * TRACEFILE_COUNT in decimal ("0" and "0": keep)) -> (); a channel's
+	 * settings, before the session's first start */
+	USTCOMM_CTL_SESSION_CHANNEL = 56,
+	USTCOMM_CTL_CMD_MAX = 56,
 };
 
 struct ustcomm_ctl_header {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/duration.h"
@@ -30,4 +32,17 @@ USTCOMM_API int ustcomm_parse_duration(const char *text, uint64_t min_us, uint64
 		return 0;
 	}
 	return -EINVAL;
+}
+
+USTCOMM_API void ustcomm_format_duration(char *buf, size_t len, uint64_t us)
+{
+	static const size_t largest_first[] = { 6, 4, 3, 2, 1 };
+	size_t i, u = 1;
+
+	for (i = 0; i < sizeof(largest_first) / sizeof(largest_first[0]); i++) {
+		u = largest_first[i];
+		if (us && !(us % units[u].us))
+			break;
+	}
+	snprintf(buf, len, "%" PRIu64 "%s", us / units[u].us, units[u].name);
 }

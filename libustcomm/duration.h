@@ -7,6 +7,7 @@
 #ifndef USTCOMM_DURATION_H
 #define USTCOMM_DURATION_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "libustcomm/common.h"
 
@@ -14,5 +15,9 @@
  * was expected). */
 USTCOMM_API int ustcomm_parse_duration(const char *text, uint64_t min_us, uint64_t max_us,
 				       uint64_t *us);
+
+/* The reverse, in the largest unit that divides it ("10m", "500ms",
+ * "1500us"); 0 is "0us". */
+USTCOMM_API void ustcomm_format_duration(char *buf, size_t len, uint64_t us);
 
 #endif

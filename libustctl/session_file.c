@@ -22,6 +22,7 @@
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
+#include "libustctl/session_file_extra.h"
 
 /* 1024 rules with the longest pattern and filter, every character of the
  * filter escaped (&quot; is six bytes), fit with room to spare. */
@@ -66,9 +67,7 @@ static void xml_init(void)
 	xmlInitParser();
 }
 
-static void file_error(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void file_error(const char *file, int line, const char *fmt, ...)
+void ustctl_file_error(const char *file, int line, const char *fmt, ...)
 {
 	char reason[768];
 	va_list ap;
@@ -114,7 +113,7 @@ static int validate(const char *file, xmlDocPtr doc)
 	xmlSchemaSetValidStructuredErrors(vctxt, on_xml_error, &fe);
 	ret = xmlSchemaValidateDoc(vctxt, doc) ? -EINVAL : 0;
 	if (ret)
-		file_error(file, fe.line, "%s", fe.set ? fe.message : "not a valid session file");
+		ustctl_file_error(file, fe.line, "%s", fe.set ? fe.message : "not a valid session file");
 end:
 	if (ret == -ENOMEM)
 		ustctl_set_error("out of memory");
@@ -125,7 +124,7 @@ end:
 }
 
 /* Copies an attribute that the schema guarantees into a malloc'd string. */
-static char *attr_dup(xmlNodePtr node, const char *name)
+char *ustctl_xml_attr_dup(xmlNodePtr node, const char *name)
 {
 	xmlChar *v = xmlGetProp(node, BAD_CAST name);
 	char *copy = v ? strdup((const char *)v) : NULL;
@@ -146,7 +145,7 @@ static int attr_pow2(const char *file, xmlNodePtr node, const char *name, const 
 	if (v && ustcomm_parse_pow2((const char *)v, min, max, out)) {
 		format_size(lo, sizeof(lo), min);
 		format_size(hi, sizeof(hi), max);
-		file_error(file, (int)xmlGetLineNo(node),
+		ustctl_file_error(file, (int)xmlGetLineNo(node),
 			   "%s \"%s\" of channel %s is not a power of two between %s and %s",
 			   name, (const char *)v, channel, lo, hi);
 		ret = -EINVAL;
@@ -162,7 +161,7 @@ static int attr_blocking(const char *file, xmlNodePtr node, struct ustctl_channe
 
 	c->has_blocking_timeout = v != NULL;
 	if (v && ustcomm_blocking_parse((const char *)v, &c->blocking_timeout)) {
-		file_error(file, (int)xmlGetLineNo(node),
+		ustctl_file_error(file, (int)xmlGetLineNo(node),
 			   "blocking-timeout \"%s\" of channel %s is beyond %u microseconds",
 			   (const char *)v, c->name, UST_BLOCKING_MAX_US);
 		ret = -EINVAL;
@@ -171,7 +170,7 @@ static int attr_blocking(const char *file, xmlNodePtr node, struct ustctl_channe
 	return ret;
 }
 
-static int is_element(xmlNodePtr node, const char *name)
+int ustctl_xml_is_element(xmlNodePtr node, const char *name)
 {
 	return node->type == XML_ELEMENT_NODE && !xmlStrcmp(node->name, BAD_CAST name);
 }
@@ -179,11 +178,11 @@ static int is_element(xmlNodePtr node, const char *name)
 /* An enable rule's level and filter, which the schema has typed. */
 static int convert_rule(const char *file, xmlNodePtr node, struct ustctl_rule *r)
 {
-	char *level = attr_dup(node, "loglevel"), *only = attr_dup(node, "loglevel-only");
+	char *level = ustctl_xml_attr_dup(node, "loglevel"), *only = ustctl_xml_attr_dup(node, "loglevel-only");
 	int ret = 0;
 
 	if (level && only) {
-		file_error(file, (int)xmlGetLineNo(node),
+		ustctl_file_error(file, (int)xmlGetLineNo(node),
 			   "rule %s has both loglevel and loglevel-only: give one", r->pattern);
 		ret = -EINVAL;
 		goto end;
@@ -192,9 +191,9 @@ static int convert_rule(const char *file, xmlNodePtr node, struct ustctl_rule *r
 		r->loglevel_match = level ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
 		r->loglevel = ustctl_loglevel_parse(level ? level : only);
 	}
-	r->filter = attr_dup(node, "filter");
+	r->filter = ustctl_xml_attr_dup(node, "filter");
 	if (r->filter && ustctl_filter_check(r->filter)) {
-		file_error(file, (int)xmlGetLineNo(node), "rule %s: %s", r->pattern,
+		ustctl_file_error(file, (int)xmlGetLineNo(node), "rule %s: %s", r->pattern,
 			   ustctl_last_error());
 		ret = -EINVAL;
 	}
@@ -212,9 +211,9 @@ static int convert_contexts(xmlNodePtr channel, struct ustctl_channel_conf *c)
 	int ret = 0;
 
 	for (node = channel->children; !ret && node; node = node->next) {
-		if (!is_element(node, "context"))
+		if (!ustctl_xml_is_element(node, "context"))
 			continue;
-		name = attr_dup(node, "name");
+		name = ustctl_xml_attr_dup(node, "name");
 		ret = name ? ustctl_channel_conf_add_context(c, name) : -ENOMEM;
 		free(name);
 	}
@@ -232,7 +231,7 @@ static int convert_output(const char *file, xmlNodePtr node, struct ustctl_sessi
 	if (!text)
 		return -ENOMEM;
 	if (ustcomm_output_parse((const char *)text, &url, &why) < 0) {
-		file_error(file, (int)xmlGetLineNo(node), "output \"%s\": %s", (const char *)text,
+		ustctl_file_error(file, (int)xmlGetLineNo(node), "output \"%s\": %s", (const char *)text,
 			   why);
 		ret = -EINVAL;
 	} else {
@@ -244,19 +243,29 @@ static int convert_output(const char *file, xmlNodePtr node, struct ustctl_sessi
 	return ret;
 }
 
-/* Turns a valid document into a session. */
-static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
+static int is_rule(xmlNodePtr node)
+{
+	return ustctl_xml_is_element(node, "enable") || ustctl_xml_is_element(node, "disable");
+}
+
+/* Turns a valid document into a session and its extra parts. */
+static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s,
+		   struct ustctl_session_extra *x)
 {
 	xmlNodePtr root = xmlDocGetRootElement(doc), node;
 	size_t nr_channels = 0, nr_rules = 0;
-	int ret = 0;
+	int ret = ustctl_extra_read_root(file, root, x);
 
-	for (node = root->children; node; node = node->next) {
-		if (is_element(node, "channel"))
+	for (node = root->children; !ret && node; node = node->next) {
+		if (ustctl_xml_is_element(node, "channel"))
 			nr_channels++;
-		else if (is_element(node, "output"))
+		else if (ustctl_xml_is_element(node, "output"))
 			ret = convert_output(file, node, s);
-		else if (node->type == XML_ELEMENT_NODE)
+		else if (ustctl_xml_is_element(node, "rotation"))
+			ret = ustctl_extra_read_rotation(file, node, x);
+		else if (ustctl_xml_is_element(node, "trigger"))
+			ret = ustctl_extra_read_trigger(file, node, x);
+		else if (is_rule(node))
 			nr_rules++;
 	}
 	if (ret == -ENOMEM)
@@ -276,10 +285,10 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 	if ((nr_channels && !s->channels) || (nr_rules && !s->rules))
 		goto nomem;
 	for (node = root->children; node; node = node->next) {
-		if (is_element(node, "channel")) {
+		if (ustctl_xml_is_element(node, "channel")) {
 			struct ustctl_channel_conf *c = &s->channels[s->nr_channels++];
 
-			c->name = attr_dup(node, "name");
+			c->name = ustctl_xml_attr_dup(node, "name");
 			if (!c->name)
 				goto nomem;
 			ret = attr_pow2(file, node, "subbuf-size", c->name, UST_SUBBUF_SIZE_MIN,
@@ -289,15 +298,19 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s)
 						UST_SUBBUF_NUM_MAX, &c->subbuf_num);
 			if (!ret)
 				ret = attr_blocking(file, node, c);
+			if (!ret)
+				ret = ustctl_extra_read_channel(file, node, c->name, x);
+			if (ret == -ENOMEM)
+				goto nomem;
 			if (ret)
 				goto end;
 			if (convert_contexts(node, c))
 				goto nomem;
-		} else if (node->type == XML_ELEMENT_NODE && !is_element(node, "output")) {
+		} else if (is_rule(node)) {
 			struct ustctl_rule *r = &s->rules[s->nr_rules++];
 
-			r->enable = is_element(node, "enable");
-			r->pattern = attr_dup(node, "pattern");
+			r->enable = ustctl_xml_is_element(node, "enable");
+			r->pattern = ustctl_xml_attr_dup(node, "pattern");
 			if (!r->pattern)
 				goto nomem;
 			if (r->enable) {
@@ -317,6 +330,13 @@ end:
 
 int ustctl_session_read(const char *file, struct ustctl_session **session)
 {
+	return ustctl_session_file_read(file, session, NULL);
+}
+
+int ustctl_session_file_read(const char *file, struct ustctl_session **session,
+			     struct ustctl_session_extra **extra)
+{
+	struct ustctl_session_extra *x = NULL;
 	xmlStructuredErrorFunc saved_handler = xmlStructuredError;
 	void *saved_context = xmlStructuredErrorContext;
 	struct first_error fe = { 0 };
@@ -326,6 +346,8 @@ int ustctl_session_read(const char *file, struct ustctl_session **session)
 	int fd, ret;
 
 	*session = NULL;
+	if (extra)
+		*extra = NULL;
 	pthread_once(&xml_once, xml_init);
 	/* libxml2 says "failed to load external entity"; say why instead. */
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -350,30 +372,63 @@ int ustctl_session_read(const char *file, struct ustctl_session **session)
 	xmlSetStructuredErrorFunc(saved_context, saved_handler);
 	if (!doc) {
 		ret = -EINVAL;
-		file_error(file, fe.line, "%s", fe.set ? fe.message : "not an XML file");
+		ustctl_file_error(file, fe.line, "%s", fe.set ? fe.message : "not an XML file");
 		goto end;
 	}
 	ret = validate(file, doc);
 	if (ret)
 		goto end;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
+	x = calloc(1, sizeof(*x));
+	if (!s || !x) {
 		ret = -ENOMEM;
 		ustctl_set_error("out of memory");
 		goto end;
 	}
-	ret = convert(file, doc, s);
+	ret = convert(file, doc, s, x);
 end:
 	xmlFreeDoc(doc);
 	if (ret) {
 		ustctl_session_free(s);
 		s = NULL;
 	}
+	if (ret || !extra) {
+		ustctl_session_extra_free(x);
+		x = NULL;
+	}
 	*session = s;
+	if (extra)
+		*extra = x;
 	return ret;
 }
 
-static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
+/* A channel with tracefile limits and no other setting gets an element. */
+static int write_limits_only(xmlTextWriterPtr w, const struct ustctl_session *s,
+			     const struct ustctl_session_extra *x)
+{
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; rc >= 0 && x && i < x->nr_tracefiles; i++) {
+		const char *name = x->tracefiles[i].channel;
+
+		for (j = 0; j < s->nr_channels && strcmp(s->channels[j].name, name); j++)
+			;
+		if (j < s->nr_channels)
+			continue;
+		rc = xmlTextWriterStartElement(w, BAD_CAST "channel");
+		if (rc >= 0)
+			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST name);
+		if (rc >= 0)
+			rc = ustctl_extra_write_channel(w, x, name);
+		if (rc >= 0)
+			rc = xmlTextWriterEndElement(w);
+	}
+	return rc;
+}
+
+static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
+			  const struct ustctl_session_extra *x)
 {
 	char value[16];
 	size_t i, j;
@@ -387,7 +442,10 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 	if (rc >= 0)
 		rc = xmlTextWriterStartElement(w, BAD_CAST "ust-session");
 	if (rc >= 0)
-		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "version", BAD_CAST "1");
+		rc = xmlTextWriterWriteAttribute(w, BAD_CAST "version",
+						 BAD_CAST (ustctl_extra_any(x) ? "2" : "1"));
+	if (rc >= 0)
+		rc = ustctl_extra_write_root(w, x);
 	if (rc >= 0 && s->output && *s->output)
 		rc = xmlTextWriterWriteElement(w, BAD_CAST "output", BAD_CAST s->output);
 	for (i = 0; rc >= 0 && i < s->nr_channels; i++) {
@@ -409,6 +467,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 			rc = xmlTextWriterWriteAttribute(w, BAD_CAST "blocking-timeout",
 							 BAD_CAST value);
 		}
+		if (rc >= 0)
+			rc = ustctl_extra_write_channel(w, x, c->name);
 		for (j = 0; rc >= 0 && j < c->nr_contexts; j++) {
 			rc = xmlTextWriterStartElement(w, BAD_CAST "context");
 			if (rc >= 0)
@@ -420,6 +480,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 		if (rc >= 0)
 			rc = xmlTextWriterEndElement(w);
 	}
+	if (rc >= 0)
+		rc = write_limits_only(w, s, x);
 	for (i = 0; rc >= 0 && i < s->nr_rules; i++) {
 		const struct ustctl_rule *r = &s->rules[i];
 
@@ -436,6 +498,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s)
 		if (rc >= 0)
 			rc = xmlTextWriterEndElement(w);
 	}
+	if (rc >= 0)
+		rc = ustctl_extra_write_tail(w, x);
 	if (rc >= 0)
 		rc = xmlTextWriterEndDocument(w);
 	return rc < 0 ? -ENOMEM : 0;
@@ -486,6 +550,12 @@ static int check_session(const char *file, const struct ustctl_session *s)
 
 int ustctl_session_write(const char *file, const struct ustctl_session *session)
 {
+	return ustctl_session_file_write(file, session, NULL);
+}
+
+int ustctl_session_file_write(const char *file, const struct ustctl_session *session,
+			      const struct ustctl_session_extra *extra)
+{
 	xmlTextWriterPtr w = NULL;
 	xmlBufferPtr buf = NULL;
 	FILE *f = NULL;
@@ -493,6 +563,8 @@ int ustctl_session_write(const char *file, const struct ustctl_session *session)
 
 	pthread_once(&xml_once, xml_init);
 	ret = check_session(file, session);
+	if (!ret && extra)
+		ret = ustctl_extra_check_write(file, extra);
 	if (ret)
 		goto end;
 	ret = -ENOMEM;
@@ -502,7 +574,7 @@ int ustctl_session_write(const char *file, const struct ustctl_session *session)
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w)
 		goto nomem;
-	ret = write_document(w, session);
+	ret = write_document(w, session, extra);
 	/* Freeing the writer flushes what it holds into buf. */
 	xmlFreeTextWriter(w);
 	w = NULL;
@@ -512,13 +584,13 @@ int ustctl_session_write(const char *file, const struct ustctl_session *session)
 	if (!f || fwrite(xmlBufferContent(buf), 1, (size_t)xmlBufferLength(buf), f) !=
 		  (size_t)xmlBufferLength(buf)) {
 		ret = errno ? -errno : -EIO;
-		ustctl_set_error("cannot write the session file %s: %s", file, strerror(errno));
+		ustctl_set_failure("cannot write the session file %s: %s", file, strerror(errno));
 		goto end;
 	}
 	ret = fclose(f) ? (errno ? -errno : -EIO) : 0;
 	f = NULL;
 	if (ret)
-		ustctl_set_error("cannot write the session file %s: %s", file, strerror(-ret));
+		ustctl_set_failure("cannot write the session file %s: %s", file, strerror(-ret));
 	goto end;
 nomem:
 	ustctl_set_error("out of memory");
@@ -533,24 +605,30 @@ end:
 /* The convenience calls: a running program's session to and from a file. */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file)
 {
+	struct ustctl_session_extra *x = NULL;
 	struct ustctl_session *s;
 	int ret;
 
 	ret = ustctl_get_session(pid, trace, &s);
 	if (!ret)
-		ret = ustctl_session_write(file, s);
+		ret = ustctl_get_session_extra(pid, trace, s, &x);
+	if (!ret)
+		ret = ustctl_session_file_write(file, s, x);
 	ustctl_session_free(s);
+	ustctl_session_extra_free(x);
 	return ret;
 }
 
 int ustctl_load_session(pid_t pid, const char *trace, const char *file)
 {
+	struct ustctl_session_extra *x;
 	struct ustctl_session *s;
 	int ret;
 
-	ret = ustctl_session_read(file, &s);
+	ret = ustctl_session_file_read(file, &s, &x);
 	if (!ret)
-		ret = ustctl_apply_session(pid, trace, s);
+		ret = ustctl_apply_session_extra(pid, trace, s, x);
 	ustctl_session_free(s);
+	ustctl_session_extra_free(x);
 	return ret;
 }

@@ -134,7 +134,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the blocking timeout of CHANNEL in trace TRACE: inf, or\n"
 	  "microseconds (0: never waits).\n",
 	  true, 2, 2, ustctl_cmd_get_blocking },
-	{ "set-tracefile", "[-t TRACE] PID CHANNEL/SIZE[/COUNT]",
+	{ "set-tracefile", "[-t TRACE] PID CHANNEL/SIZE[/COUNT] | -s NAME CHANNEL/SIZE[/COUNT]",
 	  "bound the disk a channel's trace files take",
 	  "Has ustd cut each stream of CHANNEL in trace TRACE (of every channel\n"
 	  "without its own setting, when CHANNEL is '*') into files\n"
@@ -142,8 +142,10 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "suffix allowed; at least 4096; 0: one file per stream) and keep only\n"
 	  "the newest COUNT of them (0 or absent: all), as LTTng's\n"
 	  "--tracefile-size and --tracefile-count. Only before the trace is\n"
-	  "allocated.\n",
-	  true, 2, 2, ustctl_cmd_set_tracefile },
+	  "allocated. With -s NAME instead of PID, the limits are session NAME's\n"
+	  "(before its first start; SIZE at least 4096): ustd gives them to the\n"
+	  "streams of every program of the session, in place of their own.\n",
+	  true, 2, 2, ustctl_cmd_set_tracefile, .takes_session = true },
 	{ "get-tracefile", "[-t TRACE] PID CHANNEL", "print a channel's tracefile size and count",
 	  "Prints the tracefile size (bytes, 0: one file) and count (0: all) of\n"
 	  "CHANNEL in trace TRACE, as SIZE/COUNT.\n",
@@ -155,21 +157,29 @@ const struct ustctl_cmd ustctl_commands[] = {
 	{ "get-sock-path", "PID", "print the ustd socket of a process",
 	  "Prints the path of the ustd socket process PID reports its traces to.\n",
 	  false, 1, 1, ustctl_cmd_get_sock_path },
-	{ "save-session", "[-t TRACE] PID FILE.xml", "save enabled patterns and channel settings",
+	{ "save-session", "[-t TRACE] PID FILE.xml | -s NAME FILE.xml",
+	  "save enabled patterns and channel settings",
 	  "Writes the output (when one was chosen), the enable and disable rules\n"
 	  "and the channel settings of trace TRACE in process PID to FILE.xml, a\n"
-	  "session file that load-session and usttrace --session read.\n",
-	  true, 2, 2, ustctl_cmd_save_session },
-	{ "load-session", "[-t TRACE] PID FILE.xml", "apply a session file",
+	  "session file that load-session and usttrace --session read.\n"
+	  "With -s NAME, writes ustd's session NAME whole: its name, output\n"
+	  "directory, flight-recorder mode, channel settings with their contexts\n"
+	  "and tracefile limits, rules, rotation schedule and triggers.\n",
+	  true, 2, 2, ustctl_cmd_save_session, .takes_session = true },
+	{ "load-session", "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml", "apply a session file",
 	  "Reads FILE.xml and applies it to trace TRACE in process PID: first the\n"
 	  "output (as create-trace -o or -r; the trace's buffers must not be\n"
-	  "allocated yet), then the channel settings, then the rules in order.\n",
-	  true, 2, 2, ustctl_cmd_load_session },
+	  "allocated yet), then the channel settings, then the rules in order.\n"
+	  "Without PID, creates a session in ustd from the file (saved with\n"
+	  "save-session -s), named as in the file or NAME, with everything the\n"
+	  "file holds, or nothing when any of it is refused; start it with\n"
+	  "start-session.\n",
+	  true, 1, 2, ustctl_cmd_load_session, .takes_session = true },
 	{ "info", "PID", "describe a process",
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
-	{ "create-session", "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
+	{ "create-session", "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
 	  "create a session in ustd, for every program",
 	  "Creates session NAME in ustd: a set of rules and channel settings\n"
 	  "that, once started, applies to every program of yours linked with\n"
@@ -188,7 +198,10 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "--rotate-size BYTES (k, M, G suffixes) archive the current chunk on a\n"
 	  "schedule, as rotate-session does. --on-rotate CMD runs the shell command\n"
 	  "CMD with each archived chunk's path as its last argument; ustd reports\n"
-	  "its failure and kills it after --on-rotate-timeout (default 5m).\n",
+	  "its failure and kills it after --on-rotate-timeout (default 5m).\n"
+	  "--tracefile-size BYTES (at least 4096) cuts each stream of every\n"
+	  "program of the session into files of at most BYTES, of which\n"
+	  "--tracefile-count N are kept (set-tracefile -s sets them per channel).\n",
 	  false, 1, 1, ustctl_cmd_create_session, .takes_dir = true, .takes_relay = true,
 	  .session_opts = true },
 	{ "start-session", "NAME", "start a session in every program",
@@ -213,9 +226,24 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "into the next chunk; each packet is in exactly one chunk. An active\n"
 	  "session rotates at any time, a stopped one once.\n",
 	  false, 1, 1, ustctl_cmd_rotate_session },
+	{ "enable-rotation", "-s NAME [--every DURATION] [--size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]]",
+	  "rotate a session on a schedule",
+	  "Sets the rotation schedule of session NAME, at any time: --every\n"
+	  "DURATION (100ms to 31 days: 500ms, 1s, 10m, 2h) and --size BYTES (k,\n"
+	  "M, G suffixes) archive the current chunk as rotate-session does;\n"
+	  "--on-rotate CMD runs the shell command CMD with each chunk's path as\n"
+	  "its last argument, killed after --on-rotate-timeout (default 5m). What\n"
+	  "is not given keeps its setting. A flight-recorder session has no\n"
+	  "rotation.\n",
+	  false, 0, 0, ustctl_cmd_enable_rotation, .takes_session = true, .rotation_opts = true },
+	{ "disable-rotation", "-s NAME", "stop rotating a session on a schedule",
+	  "Removes the rotation schedule of session NAME, --on-rotate command\n"
+	  "included; rotate-session still rotates it.\n",
+	  false, 0, 0, ustctl_cmd_disable_rotation, .takes_session = true },
 	{ "list-sessions", "", "list ustd's sessions",
 	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
-	  "it, number of rules, directory.\n",
+	  "it, number of rules, directory; then, indented, its rotation schedule\n"
+	  "and its triggers with their counts.\n",
 	  false, 0, 0, ustctl_cmd_list_sessions },
 	{ "add-trigger", "[-t TRACE] PID | -s NAME, --on PATTERN [--filter EXPR] --snapshot [-o DIR] [--at-most N/MINUTE]",
 	  "take a snapshot when an event is recorded",

@@ -20,6 +20,7 @@ struct ustctl_opts {
 	char *trace, *dir, *relay, *filter, *loglevel, *loglevel_only;
 	char *session, *subbuf_size, *subbuf_num;
 	char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
+	char *tracefile_size, *tracefile_count;
 	int overwrite;
 	char *on, *at_most;		/* add-trigger */
 	int snapshot;
@@ -37,6 +38,8 @@ struct ustctl_args {
 	const char *subbuf_size, *subbuf_num;	/* create-session */
 	/* create-session's rotation options as given, NULL when absent */
 	const char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
+	/* create-session's --tracefile-size and --tracefile-count as given */
+	const char *tracefile_size, *tracefile_count;
 	int overwrite;
 	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
 	 * absent); the filter is rule.filter */
@@ -65,10 +68,13 @@ struct ustctl_cmd {
 	bool takes_relay;		/* -r URL, instead of -o DIR */
 	bool takes_rule;		/* --filter, --loglevel, --loglevel-only */
 	bool takes_session;		/* -s NAME instead of PID */
-	/* --overwrite, --subbuf-size, --subbuf-num, and the rotation's
-	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout */
+	/* --overwrite, --subbuf-size, --subbuf-num, the rotation's
+	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout,
+	 * and --tracefile-size, --tracefile-count */
 	bool session_opts;
 	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
+	/* enable-rotation: --every, --size, --on-rotate, --on-rotate-timeout */
+	bool rotation_opts;
 };
 
 extern const struct ustctl_cmd ustctl_commands[];
@@ -137,11 +143,20 @@ int ustctl_cmd_snapshot(const struct ustctl_args *args);
 int ustctl_cmd_create_session(const struct ustctl_args *args);
 int ustctl_cmd_session_op(const struct ustctl_args *args);
 int ustctl_cmd_list_sessions(const struct ustctl_args *args);
+int ustctl_cmd_enable_rotation(const struct ustctl_args *args);
+int ustctl_cmd_disable_rotation(const struct ustctl_args *args);
+/* A session's triggers with their counts, as list-triggers -s prints them
+ * (each line after indent), and their MI elements. */
+void ustctl_session_triggers_out(const struct ustctl_session_trigger *t, size_t nr,
+				 const char *indent);
 int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable);
 int ustctl_cmd_session_context(const struct ustctl_args *args);
 int ustctl_cmd_rotate_session(const struct ustctl_args *args);
-/* create-session's rotation options into r (*given: any of them); 0, or
- * the exit status after a usage error. */
+/* A rotation schedule: its MI element, or a line after indent (nothing
+ * when there is none). */
+void ustctl_rotation_out(const struct ustctl_rotation *r, const char *indent);
+/* create-session's (and enable-rotation's) rotation options into r
+ * (*given: any of them); 0, or the exit status after a usage error. */
 int ustctl_rotation_options(const struct ustctl_args *args, struct ustctl_rotation *r,
 			    bool *given);
 int ustctl_cmd_add_trigger(const struct ustctl_args *args);

@@ -14,6 +14,7 @@
 #include "libustcomm/bufsize.h"
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/relay_url.h"
+#include "libustcomm/format.h"
 #include "libustcomm/shm_layout.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
@@ -80,11 +81,32 @@ static void session_relay_say(const char *name, const char *relay, const char *d
 	       USTCOMM_RELAY_LIVE_PORT, host, name, dir);
 }
 
+/* --tracefile-size BYTES [--tracefile-count N]: 0 with *size 0 when not
+ * given, or the exit status after a usage error. */
+static int tracefile_options(const struct ustctl_args *args, uint64_t *size, uint32_t *count)
+{
+	*size = 0;
+	*count = 0;
+	if (args->tracefile_count && !args->tracefile_size)
+		return ustctl_usage_error(args->cmd, "--tracefile-count needs --tracefile-size: it counts the files each stream is cut into");
+	if (args->tracefile_size &&
+	    ustcomm_parse_size(args->tracefile_size, UST_TRACEFILE_SIZE_MIN, UST_TRACEFILE_SIZE_MAX,
+			       size) < 0)
+		return ustctl_usage_error(args->cmd, "--tracefile-size %s: bytes from %llu (k, M and G suffixes allowed)",
+					  args->tracefile_size, UST_TRACEFILE_SIZE_MIN);
+	if (args->tracefile_count && (ustcomm_parse_u32(args->tracefile_count, count) < 0 ||
+				      *count > UST_TRACEFILE_COUNT_MAX))
+		return ustctl_usage_error(args->cmd, "--tracefile-count %s: a number of files up to %u (0: keep all)",
+					  args->tracefile_count, UST_TRACEFILE_COUNT_MAX);
+	return 0;
+}
+
 int ustctl_cmd_create_session(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0];
 	struct ustctl_rotation rot;
-	uint32_t size = 0, num = 0;
+	uint32_t size = 0, num = 0, tf_count;
+	uint64_t tf_size;
 	char *dir = NULL;
 	bool rotates;
 	int status;
@@ -92,6 +114,8 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	status = ustctl_rotation_options(args, &rot, &rotates);
+	if (!status)
+		status = tracefile_options(args, &tf_size, &tf_count);
 	if (status)
 		return status;
 	if (args->relay && session_relay_check(args, rotates))
@@ -107,8 +131,9 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	if (ustctl_create_session(name, args->relay ? args->relay : args->dir, args->overwrite, size,
 				  num, &dir) < 0)
 		return ustctl_session_failed(args->cmd, name);
-	/* All or nothing: a session without the schedule asked for goes. */
-	if (rotates && ustctl_set_session_rotation(name, &rot) < 0) {
+	/* All or nothing: a session without the schedule or limits asked for goes. */
+	if ((rotates && ustctl_set_session_rotation(name, &rot) < 0) ||
+	    (tf_size && ustctl_session_set_tracefile(name, "*", tf_size, tf_count) < 0)) {
 		status = ustctl_session_failed(args->cmd, name);
 		ustctl_destroy_session(name);
 		free(dir);
@@ -159,6 +184,26 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	return USTCTL_EXIT_OK;
 }
 
+/* A listed session's rotation schedule and triggers, indented under its
+ * line; a session destroyed meanwhile has none. */
+static void session_details(const char *name)
+{
+	struct ustctl_session_trigger *t = NULL;
+	struct ustctl_session_extra *x = NULL;
+	struct ustctl_session *s = NULL;
+	size_t nr = 0;
+
+	if (ustctl_describe_session(name, &s, &x) == 0) {
+		ustctl_rotation_out(&x->rotation, "\t");
+		ustctl_session_free(s);
+		ustctl_session_extra_free(x);
+	}
+	if (ustctl_session_list_triggers(name, &t, &nr) == 0) {
+		ustctl_session_triggers_out(t, nr, "\ttrigger ");
+		ustctl_free_session_triggers(t, nr);
+	}
+}
+
 int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 {
 	struct ustctl_session_info *s;
@@ -176,12 +221,13 @@ int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 		ustctl_mi_attr("processes", "%u", s[i].nr_processes);
 		ustctl_mi_attr("rules", "%u", s[i].nr_rules);
 		ustctl_mi_element("directory", "%s", s[i].dir);
-		ustctl_mi_close();
 		if (!ustctl_out_mi())
 			printf("%s\t%s\t%u process%s\t%u rule%s\t%s%s\n", s[i].name, s[i].state,
 			       s[i].nr_processes, s[i].nr_processes == 1 ? "" : "es", s[i].nr_rules,
 			       s[i].nr_rules == 1 ? "" : "s", s[i].dir,
 			       s[i].overwrite ? "\t(flight recorder)" : "");
+		session_details(s[i].name);
+		ustctl_mi_close();
 	}
 	ustctl_free_session_infos(s, nr);
 	return USTCTL_EXIT_OK;

@@ -35,6 +35,49 @@ static int tracefile_report(const struct ustctl_args *args, pid_t pid, const cha
 	return ret < 0 ? USTCTL_EXIT_FAILED : USTCTL_EXIT_OK;
 }
 
+/* set-tracefile -s NAME CHANNEL/SIZE[/COUNT] */
+static int set_session_tracefile(const struct ustctl_args *args)
+{
+	const char *arg = args->argv[0], *slash = strchr(arg, '/');
+	char *channel;
+	uint64_t size;
+	uint32_t count;
+	int status = USTCTL_EXIT_OK;
+
+	if (args->argc != 1)
+		return ustctl_usage_error(args->cmd, "-s NAME takes CHANNEL/SIZE[/COUNT] only: no PID goes with it");
+	if (ustctl_check_session_name_arg(args->cmd, args->session))
+		return USTCTL_EXIT_USAGE;
+	if (!slash || slash == arg)
+		return ustctl_usage_error(args->cmd, "'%s' is not CHANNEL/SIZE[/COUNT] (e.g. ust/1M/4)",
+					  arg);
+	if (ustctl_tracefile_parse(slash + 1, &size, &count) < 0)
+		return ustctl_usage_error(args->cmd, "%s", ustctl_last_error());
+	channel = strndup(arg, (size_t)(slash - arg));
+	if (!channel) {
+		ustctl_fail(0, "%s", strerror(ENOMEM));
+		return USTCTL_EXIT_FAILED;
+	}
+	if (ustctl_check_channel(args->cmd, channel)) {
+		status = USTCTL_EXIT_USAGE;
+	} else if (ustctl_session_set_tracefile(args->session, channel, size, count) < 0) {
+		status = ustctl_session_failed(args->cmd, args->session);
+	} else {
+		ustctl_session_mi_ok(args->session);
+		ustctl_mi_open("channel");
+		ustctl_mi_attr("name", "%s", channel);
+		ustctl_mi_attr("tracefile-size", "%" PRIu64, size);
+		ustctl_mi_attr("tracefile-count", "%" PRIu32, count);
+		ustctl_mi_close();
+		ustctl_mi_close();
+		if (!ustctl_out_mi())
+			printf("session %s: channel %s: tracefile size %" PRIu64 " bytes, count %" PRIu32 "%s\n",
+			       args->session, channel, size, count, !count ? " (all kept)" : "");
+	}
+	free(channel);
+	return status;
+}
+
 int ustctl_cmd_set_tracefile(const struct ustctl_args *args)
 {
 	const char *limits;
@@ -44,6 +87,8 @@ int ustctl_cmd_set_tracefile(const struct ustctl_args *args)
 	pid_t pid;
 	int ret;
 
+	if (args->session)
+		return set_session_tracefile(args);
 	ret = ustctl_parse_channel_value(args, "CHANNEL/SIZE[/COUNT] (e.g. ust/1M/4)", &pid,
 					 &channel, &limits);
 	if (ret)

@@ -116,21 +116,14 @@ int ustctl_cmd_add_trigger(const struct ustctl_args *args)
 	return USTCTL_EXIT_OK;
 }
 
-/* list-triggers -s NAME */
-static int list_session_triggers(const struct ustctl_args *args)
+void ustctl_session_triggers_out(const struct ustctl_session_trigger *t, size_t nr,
+				 const char *indent)
 {
-	struct ustctl_session_trigger *t = NULL;
-	size_t nr = 0, i;
+	size_t i;
 
-	if (args->argc)
-		return ustctl_usage_error(args->cmd, "-s names the session: no PID goes with it ('%s')",
-					  args->argv[0]);
-	if (ustctl_check_session_name_arg(args->cmd, args->session))
-		return USTCTL_EXIT_USAGE;
-	if (ustctl_session_list_triggers(args->session, &t, &nr) < 0)
-		return ustctl_session_failed(args->cmd, args->session);
-	ustctl_session_mi_ok(args->session);
 	for (i = 0; i < nr; i++) {
+		if (!ustctl_out_mi())
+			printf("%s", indent);
 		trigger_line(t[i].id, t[i].pattern, t[i].filter, t[i].dir, t[i].at_most);
 		ustctl_mi_attr("fired", "%" PRIu64, t[i].fired);
 		ustctl_mi_attr("snapshots", "%" PRIu64, t[i].snapshots);
@@ -143,6 +136,23 @@ static int list_session_triggers(const struct ustctl_args *args)
 		       ", failed %" PRIu64 "\n", t[i].fired, t[i].snapshots, t[i].over_limit,
 		       t[i].failed);
 	}
+}
+
+/* list-triggers -s NAME */
+static int list_session_triggers(const struct ustctl_args *args)
+{
+	struct ustctl_session_trigger *t = NULL;
+	size_t nr = 0;
+
+	if (args->argc)
+		return ustctl_usage_error(args->cmd, "-s names the session: no PID goes with it ('%s')",
+					  args->argv[0]);
+	if (ustctl_check_session_name_arg(args->cmd, args->session))
+		return USTCTL_EXIT_USAGE;
+	if (ustctl_session_list_triggers(args->session, &t, &nr) < 0)
+		return ustctl_session_failed(args->cmd, args->session);
+	ustctl_session_mi_ok(args->session);
+	ustctl_session_triggers_out(t, nr, "");
 	ustctl_mi_close();
 	ustctl_free_session_triggers(t, nr);
 	return USTCTL_EXIT_OK;

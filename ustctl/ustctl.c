@@ -200,6 +200,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "on-rotate-timeout", '\0', POPT_ARG_STRING, &o->on_rotate_timeout, 0,
 		  "kill an --on-rotate command still running after DURATION (default 5m)",
 		  "DURATION" },
+		{ "tracefile-size", '\0', POPT_ARG_STRING, &o->tracefile_size, 0,
+		  "cut each stream into files of at most BYTES", "BYTES" },
+		{ "tracefile-count", '\0', POPT_ARG_STRING, &o->tracefile_count, 0,
+		  "with --tracefile-size: keep only the newest N files of each stream", "N" },
 	};
 	const struct poptOption trigger_options[] = {
 		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
@@ -208,6 +212,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		  "when it fires, ustd writes a snapshot", NULL },
 		{ "at-most", '\0', POPT_ARG_STRING, &o->at_most, 0,
 		  "at most N snapshots a minute", "N/MINUTE" },
+	};
+	const struct poptOption rotation_opts[] = {
+		{ "every", '\0', POPT_ARG_STRING, &o->rotate_every, 0,
+		  "archive the current chunk every DURATION (500ms, 1s, 10m)", "DURATION" },
+		{ "size", '\0', POPT_ARG_STRING, &o->rotate_size, 0,
+		  "archive the current chunk once it holds BYTES", "BYTES" },
 	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
@@ -239,6 +249,14 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[2];
 		options[nr++] = session_opts[3];
 		options[nr++] = session_opts[4];
+		options[nr++] = session_opts[5];
+		options[nr++] = session_opts[6];
+		options[nr++] = session_opts[7];
+		options[nr++] = session_opts[8];
+	}
+	if (cmd->rotation_opts) {
+		options[nr++] = rotation_opts[0];
+		options[nr++] = rotation_opts[1];
 		options[nr++] = session_opts[5];
 		options[nr++] = session_opts[6];
 	}
@@ -288,6 +306,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->rotate_size = o->rotate_size;
 	args->on_rotate = o->on_rotate;
 	args->on_rotate_timeout = o->on_rotate_timeout;
+	args->tracefile_size = o->tracefile_size;
+	args->tracefile_count = o->tracefile_count;
 	args->overwrite = o->overwrite;
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
@@ -352,6 +372,8 @@ end:
 	free(opts.rotate_size);
 	free(opts.on_rotate);
 	free(opts.on_rotate_timeout);
+	free(opts.tracefile_size);
+	free(opts.tracefile_count);
 	free(opts.on);
 	free(opts.at_most);
 	free(g.mi);

@@ -16,6 +16,7 @@
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
 #include "ustd/session.h"
+#include "ustd/session_settings.h"
 #include "ustd/trigger.h"
 #include "ustd/relay_fallback.h"
 #include "ustd/relay_share.h"
@@ -126,10 +127,12 @@ static const char *app_relay_session(const struct ustd_app *app)
 static void app_stop_trace(struct ustd_app *app, int err)
 {
 	/* Stopped already: said so then (the relay fallback may stop a
-	 * trace while a stream of it is in use, and leave the rest to us). */
+	 * trace while a stream of it is in use, and leave the rest to us).
+	 * A session outlives the error: what becomes of its process is said. */
 	if (!app->stopped)
-		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue",
-			    app_where(app), strerror(-err), app->label);
+		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s",
+			    app_where(app), strerror(-err), app->label,
+			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "");
 	app->stopped = true;
 	app_close_streams(app);
 	app_close_trace_dir(app);
@@ -629,6 +632,7 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 		return ret;
 	}
 	as->stream.stats = app->stats;
+	ustd_session_stream_limits(app->session, desc->channel, &as->stream.out.tf);
 	if (app_has_stream(app, as->stream.name))
 		ret = -EEXIST;
 	else if (app->relayed)

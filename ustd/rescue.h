@@ -26,9 +26,10 @@ struct ustd_rescue_in {
 	 * stopped inside it, else subbuf_size (a switch or a flush closed it,
 	 * but its closer may have died before writing the context). */
 	uint32_t reserved;
-	/* The packet context may hold an older cycle's values (overwrite
-	 * mode); in discard mode it is zero until its closer writes it. */
-	int stale_context;
+	/* Not the sub-buffer's first cycle: bytes no writer of this cycle
+	 * stored yet, the packet context included, hold an older cycle's
+	 * values rather than zeroes (shm_layout.h). */
+	int stale;
 	uint64_t committed;		/* bytes committed in this cycle */
 	uint64_t last_timestamp;	/* the writers' last one */
 	uint64_t discarded;		/* cumulative count so far, this stream */

@@ -262,6 +262,12 @@ int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
 	if (ret < 0)
 		return ret;
 	app->session = s;
+	/* A program that joined by itself, at its first matching event, may
+	 * have started before the session's last trigger was added, when
+	 * nothing installed it: it gets them all now (one it holds already,
+	 * it takes as the same). */
+	if (s->nr_triggers)
+		ustd_apply_begin(&ss->apply, USTD_APPLY_TRIGGERS, app->pid, s, NULL, 0, NULL);
 	return 1;
 }
 

@@ -369,6 +369,11 @@ static int job_fill(struct job *j, const struct ustd_session *s,
 						  &j->len[0]);
 		j->nr = 1;
 		break;
+	case USTD_APPLY_TRIGGERS:
+		for (; !ret && j->nr < s->nr_triggers; j->nr++)
+			ret = ustd_session_encode_trigger(s, &s->triggers[j->nr], &j->msg[j->nr],
+							  &j->len[j->nr]);
+		break;
 	case USTD_APPLY_UNTRIGGER:
 		ret = encode(j, USTCOMM_CTL_LIST_TRIGGERS, &j->msg[0], &j->len[0]);
 		j->nr = 1;

@@ -28,6 +28,7 @@ enum ustd_apply_kind {
 	USTD_APPLY_STOP,
 	USTD_APPLY_DESTROY,
 	USTD_APPLY_TRIGGER,		/* ADD_TRIGGER of the session's newest */
+	USTD_APPLY_TRIGGERS,		/* ADD_TRIGGER of each of the session's */
 	USTD_APPLY_UNTRIGGER,		/* ustd_apply_untrigger() */
 };
 

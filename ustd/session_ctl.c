@@ -33,8 +33,10 @@
 #include "ustd/session_internal.h"
 #include "ustd/on_rotate.h"
 #include "ustd/relay_share.h"
+#include "ustd/session_final.h"
 #include "ustd/session_relay.h"
 #include "ustd/session_rotate.h"
+#include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
 
 struct conn {
@@ -47,6 +49,9 @@ struct conn {
 	struct ustd_apply_waiter waiter;
 	uint16_t waiting_cmd;
 	bool waiting;
+	/* destroy-session of a rotating session: answered after its last
+	 * chunk is archived. */
+	struct ustd_session_final *final;
 };
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
@@ -99,6 +104,7 @@ static void conn_done(struct ustd_apply_waiter *w)
 	struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, waiter));
 
 	c->waiting = false;
+	c->final = NULL;
 	if (c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
 		conn_reply(c, c->waiting_cmd, 0, NULL, 0);
 	else
@@ -359,6 +365,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 {
 	struct each_arg ea = { .ss = c->ss, .w = &c->waiter };
 	struct ustd_session *s = find_or_say(c, cmd, name);
+	struct ustd_session_final *final = NULL;
 	bool was_active;
 
 	if (!s)
@@ -376,11 +383,18 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	if (was_active)
 		ustd_sessions_publish(c->ss);
 	conn_wait_begin(c, cmd);
+	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
+		final = ustd_session_final_begin(c->ss, s, &c->waiter);
+	if (final)
+		ea.w = ustd_session_final_waiter(final);
+	c->final = final;
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY) {
 		ustd_session_unlink(c->ss, s);
 		ustd_session_free(s);
 	}
+	if (final)
+		ustd_session_final_release(final);
 	conn_wait_end(c);
 }
 
@@ -606,13 +620,46 @@ static void cmd_remove_trigger(struct conn *c, const char *const *a)
 	conn_reply(c, USTCOMM_CTL_SESSION_REMOVE_TRIGGER, 0, NULL, 0);
 }
 
+static void cmd_describe(struct conn *c, const char *name)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_DESCRIBE, name);
+	const char **args = NULL;
+	char *text = NULL;
+	ssize_t n;
+
+	if (!s)
+		return;
+	n = ustd_session_describe(s, c->ss->ctx->output, &args, &text);
+	if (n < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_DESCRIBE, (int)n, "out of memory");
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_DESCRIBE, 0, args, (size_t)n);
+	free(args);
+	free(text);
+}
+
+static void cmd_channel(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_CHANNEL, a[0]);
+	char why[512];
+	int ret;
+
+	if (!s)
+		return;
+	ret = ustd_session_set_channel(s, a + 1, why, sizeof(why));
+	if (ret)
+		conn_error(c, USTCOMM_CTL_SESSION_CHANNEL, ret, "%s", why);
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_CHANNEL, 0, NULL, 0);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
 	uint32_t i;
 
 	if (ustcomm_ctl_check_request(msg) < 0 || msg->cmd < USTCOMM_CTL_SESSION_CREATE ||
-	    msg->cmd > USTCOMM_CTL_SESSION_REMOVE_TRIGGER) {
+	    msg->cmd > USTCOMM_CTL_CMD_MAX) {
 		conn_error(c, msg->cmd, -EINVAL,
 			   "not a session request, or the wrong number of arguments");
 		return;
@@ -654,6 +701,12 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	case USTCOMM_CTL_SESSION_REMOVE_TRIGGER:
 		cmd_remove_trigger(c, a);
 		break;
+	case USTCOMM_CTL_SESSION_DESCRIBE:
+		cmd_describe(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_CHANNEL:
+		cmd_channel(c, a);
+		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",
 			   ustcomm_ctl_cmd_name(msg->cmd));
@@ -665,6 +718,8 @@ static void conn_close(struct conn *c)
 {
 	if (c->waiting)
 		ustd_apply_forget_waiter(&c->waiter);
+	if (c->final)
+		ustd_session_final_forget(c->final);
 	/* Out of the set before the close: an --on-rotate command being
 	 * started holds a copy of every descriptor until its exec, which
 	 * would keep the registration, and its pointer, alive. */

@@ -207,17 +207,14 @@ static void rotate_app(struct ustd_app *app, void *arg)
 		ra->failed++;
 }
 
-/* A process still writing in the session directory under name. */
-static bool dir_in_use(struct ustd_sessions *ss, const struct ustd_session *s, const char *name)
+/* A process still writing in path: a session's, or one that left a
+ * destroyed session and has not ended its trace yet. */
+static bool dir_in_use(struct ustd_sessions *ss, const char *path)
 {
 	const struct ustd_app *app;
-	const char *base;
 
 	for (app = *ss->apps; app; app = app->next) {
-		if (app->session != s || app->closed || !app->td.path)
-			continue;
-		base = strrchr(app->td.path, '/');
-		if (!strcmp(base ? base + 1 : app->td.path, name))
+		if (!app->closed && app->td.path && !strcmp(app->td.path, path))
 			return true;
 	}
 	return false;
@@ -225,26 +222,81 @@ static bool dir_in_use(struct ustd_sessions *ss, const struct ustd_session *s, c
 
 /* The directories of processes that ended (or whose trace stopped) in
  * this chunk: complete, they belong to it. */
-static int move_ended(struct ustd_sessions *ss, const struct ustd_session *s, const char *chunk)
+static int move_ended(struct ustd_sessions *ss, const char *sdir, const char *chunk)
 {
 	char from[4096], to[4096];
-	DIR *dir = opendir(s->dir);
+	DIR *dir = opendir(sdir);
 	struct dirent *de;
 	int ret = 0;
 
 	if (!dir)
 		return -errno;
 	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "archives") ||
-		    dir_in_use(ss, s, de->d_name))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "archives"))
 			continue;
-		if (snprintf(from, sizeof(from), "%s/%s", s->dir, de->d_name) >= (int)sizeof(from) ||
+		if (snprintf(from, sizeof(from), "%s/%s", sdir, de->d_name) >= (int)sizeof(from) ||
 		    snprintf(to, sizeof(to), "%s/%s", chunk, de->d_name) >= (int)sizeof(to))
 			ret = -ENAMETOOLONG;
-		else if (rename(from, to) < 0)
+		else if (!dir_in_use(ss, from) && rename(from, to) < 0)
 			ret = -errno;
 	}
 	closedir(dir);
+	return ret;
+}
+
+/*
+ * The end of every rotation, once the running processes went on into
+ * fresh directories: what is left in sdir moves into chunk, which is kept
+ * if anything did, and --on-rotate's command runs on it. 0, or -ENODATA
+ * when nothing moved (chunk removed).
+ */
+static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e, const char *chunk)
+{
+	int ret = move_ended(ss, e->dir, chunk);
+
+	if (ret < 0)
+		ustcomm_err("session %s: cannot move the traces of ended processes into %s: %s; they stay in %s",
+			    e->name, chunk, strerror(-ret), e->dir);
+	if (rmdir(chunk) == 0)
+		return -ENODATA;
+	if (e->on_rotate)
+		ustd_on_rotate_run(ss->ctx->epfd, e->name, e->on_rotate, chunk,
+				   e->on_rotate_timeout_us);
+	return 0;
+}
+
+static int chunk_open(const struct ustd_chunk_end *e, time_t now, char *out, size_t size)
+{
+	int ret = ustd_trace_dir_chunk(e->dir, e->begin, now, e->n, out, size);
+
+	if (ret < 0)
+		snprintf(out, size, "cannot create a chunk directory in %s/archives: %s", e->dir,
+			 strerror(-ret));
+	return ret;
+}
+
+void ustd_rotation_chunk_end(const struct ustd_session *s, struct ustd_chunk_end *e)
+{
+	*e = (struct ustd_chunk_end) { .name = s->name, .dir = s->dir,
+				       .begin = s->rot.chunk_begin, .n = s->rot.chunks,
+				       .on_rotate = s->rot.on_rotate,
+				       .on_rotate_timeout_us = s->rot.on_rotate_timeout_us };
+}
+
+static int nothing_to_archive(const struct ustd_chunk_end *e, char *out, size_t size)
+{
+	snprintf(out, size, "nothing to archive: no process traced for session %s since %s",
+		 e->name, e->n ? "its last rotation" : "it started");
+	return -ENODATA;
+}
+
+int ustd_rotation_archive_last(struct ustd_sessions *ss, const struct ustd_chunk_end *e,
+			       char *out, size_t size)
+{
+	int ret = chunk_open(e, time(NULL), out, size);
+
+	if (ret == 0 && chunk_close(ss, e, out) == -ENODATA)
+		ret = nothing_to_archive(e, out, size);
 	return ret;
 }
 
@@ -252,35 +304,23 @@ int ustd_session_rotate(struct ustd_session *s, char *out, size_t size)
 {
 	struct ustd_session_rotation *rot = &s->rot;
 	struct rotate_arg ra = { .chunk = out };
+	struct ustd_chunk_end e;
 	time_t now = time(NULL);
 	int ret;
 
-	ret = ustd_trace_dir_chunk(s->dir, rot->chunk_begin, now, rot->chunks, out, size);
-	if (ret < 0) {
-		snprintf(out, size, "cannot create a chunk directory in %s/archives: %s", s->dir,
-			 strerror(-ret));
-		return ret;
-	}
-	ustd_session_for_each_app(rot->ss, s, rotate_app, &ra);
-	ret = move_ended(rot->ss, s, out);
+	ustd_rotation_chunk_end(s, &e);
+	ret = chunk_open(&e, now, out, size);
 	if (ret < 0)
-		ustcomm_err("session %s: cannot move the traces of ended processes into %s: %s; they stay in %s",
-			    s->name, out, strerror(-ret), s->dir);
+		return ret;
+	ustd_session_for_each_app(rot->ss, s, rotate_app, &ra);
 	if (ra.failed)
 		ustcomm_err("session %s: %u process%s could not go on into the next chunk (said above); chunk %s holds their trace so far",
 			    s->name, ra.failed, ra.failed == 1 ? "" : "es", out);
-	/* Nothing moved into it: no chunk. */
-	if (rmdir(out) == 0) {
-		snprintf(out, size, "nothing to archive: no process traced for session %s since %s",
-			 s->name, rot->chunks ? "its last rotation" : "it started");
-		return -ENODATA;
-	}
+	if (chunk_close(rot->ss, &e, out) == -ENODATA)
+		return nothing_to_archive(&e, out, size);
 	rot->chunks++;
 	rot->chunk_begin = now;
 	if (s->state != USTD_SESSION_ACTIVE)
 		rot->rotated_since_stop = true;
-	if (rot->on_rotate)
-		ustd_on_rotate_run(rot->ss->ctx->epfd, s->name, rot->on_rotate, out,
-				   rot->on_rotate_timeout_us);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "ustd/session.h"
 
 /* A new session's: no schedule. */
@@ -40,5 +41,29 @@ void ustd_rotation_stopped(struct ustd_session *s);
  * archive (no process traced for it since the last rotation).
  */
 int ustd_session_rotate(struct ustd_session *s, char *out, size_t size);
+
+/* What closing a chunk of a session needs: the session's, or a copy that
+ * outlives it (session_final.h). */
+struct ustd_chunk_end {
+	const char *name;
+	const char *dir;
+	time_t begin;			/* of the chunk */
+	unsigned n;			/* its number */
+	const char *on_rotate;		/* NULL: none */
+	uint64_t on_rotate_timeout_us;
+};
+
+/* s's current chunk, pointing into s. */
+void ustd_rotation_chunk_end(const struct ustd_session *s, struct ustd_chunk_end *e);
+
+/*
+ * The last chunk, once no process writes in it any more (the session is
+ * destroyed): everything in the session directory but archives/ moves into
+ * a chunk, as a rotation would, and --on-rotate runs on it. 0 with the
+ * chunk's path in out, or a negative errno with the reason: -ENODATA when
+ * there was nothing to archive.
+ */
+int ustd_rotation_archive_last(struct ustd_sessions *ss, const struct ustd_chunk_end *e,
+			       char *out, size_t size);
 
 #endif

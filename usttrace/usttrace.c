@@ -62,6 +62,7 @@ struct usttrace {
 	char *tracefile_count;		/* --tracefile-count, as given */
 	char *session_file;		/* --session */
 	struct ustctl_session *session;	/* its contents */
+	struct ustctl_session_extra *session_extra;	/* its tracefile limits */
 	bool session_bad;		/* it cannot be read: exit 2 */
 	char *filter;			/* --filter, for every -m */
 	char *loglevel;			/* --loglevel, for every -m */
@@ -365,7 +366,8 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	/* Before the checks below: the session's output counts as --relay
 	 * (then -o keeps its meaning, the fallback) or as -o, unless the
 	 * command line gives that option itself. */
-	if (ut->session_file && ustctl_session_read(ut->session_file, &ut->session) < 0) {
+	if (ut->session_file &&
+	    ustctl_session_file_read(ut->session_file, &ut->session, &ut->session_extra) < 0) {
 		ustcomm_err("--session: %s", ustctl_last_error());
 		ut->session_bad = true;
 		ret = -EINVAL;
@@ -549,6 +551,12 @@ static int usttrace_settings(struct usttrace *ut)
 			ustcomm_blocking_format(blocking, sizeof(blocking), c->blocking_timeout);
 			ustcomm_strbuf_printf(&ut->channels, "@%s", blocking);
 		}
+	}
+	for (i = 0; ut->session_extra && i < ut->session_extra->nr_tracefiles; i++) {
+		const struct ustctl_tracefile_conf *tf = &ut->session_extra->tracefiles[i];
+
+		ustcomm_strbuf_printf(&ut->channels, "%s%s::%%%" PRIu64 "/%" PRIu32,
+				      ut->channels.len ? "," : "", tf->channel, tf->size, tf->count);
 	}
 	if (ut->contexts.len)
 		ustcomm_strbuf_printf(&ut->channels, "%s*:::%s", ut->channels.len ? "," : "",
@@ -1112,6 +1120,7 @@ end:
 	free(ut.session_file);
 	if (ut.session)
 		ustctl_session_free(ut.session);
+	ustctl_session_extra_free(ut.session_extra);
 	free(ut.filter);
 	free(ut.loglevel);
 	free(ut.loglevel_only);

@@ -372,9 +372,80 @@ void ustctl_free_session_triggers(struct ustctl_session_trigger *triggers, size_
 /* Removes trigger id from session name and from its programs. */
 int ustctl_session_remove_trigger(const char *name, unsigned id);
 
-/* Convenience: get + write, read + apply. */
+/* Convenience: get + write, read + apply (with the tracefile limits of
+ * ustctl_get_session_extra() and ustctl_apply_session_extra() since
+ * LIBUSTCTL_4.1_SFILE). */
 int ustctl_save_session(pid_t pid, const char *trace, const char *file);
 int ustctl_load_session(pid_t pid, const char *trace, const char *file);
+
+/*
+ * Session files of sessions held by ustd, and tracefile limits in session
+ * files (symbol version LIBUSTCTL_4.1_SFILE). What a file holds beyond
+ * struct ustctl_session comes in a structure of its own: struct
+ * ustctl_session and struct ustctl_channel_conf, which callers hold in
+ * arrays, keep their size, and so libustctl.so.4 its ABI. A file with
+ * none of it is written as before (version 1), and every file (version 1
+ * or 2) reads with ustctl_session_read(), which leaves these parts out.
+ */
+struct ustctl_tracefile_conf {
+	char *channel;			/* "*": every channel */
+	uint64_t size;			/* at least USTCTL_TRACEFILE_SIZE_MIN */
+	uint32_t count;			/* 0: keep every file */
+};
+struct ustctl_trigger_conf {
+	char *pattern;
+	char *filter;			/* NULL or "": none */
+	char *dir;			/* NULL or "": the session's directory */
+	unsigned at_most;		/* snapshots a minute, 0: no limit */
+};
+struct ustctl_session_extra {
+	char *name;			/* the ustd session's; NULL for none */
+	int overwrite;			/* a flight-recorder session */
+	struct ustctl_tracefile_conf *tracefiles;
+	size_t nr_tracefiles;
+	/* every_us, size and on_rotate all 0: no schedule; on_rotate is
+	 * malloc'd in what libustctl returns */
+	struct ustctl_rotation rotation;
+	struct ustctl_trigger_conf *triggers;
+	size_t nr_triggers;
+};
+void ustctl_session_extra_free(struct ustctl_session_extra *extra);
+/* The limits extra holds for channel (its own, not those of "*"), or NULL. */
+const struct ustctl_tracefile_conf *ustctl_session_extra_tracefile(
+	const struct ustctl_session_extra *extra, const char *channel);
+/* As ustctl_session_read() and _write(), with the extra parts (extra
+ * NULL on writing: none). */
+int ustctl_session_file_read(const char *file, struct ustctl_session **session,
+			     struct ustctl_session_extra **extra);
+int ustctl_session_file_write(const char *file, const struct ustctl_session *session,
+			      const struct ustctl_session_extra *extra);
+
+/* A process's tracefile limits of the channels session holds settings
+ * of (the trace's own, from ustctl_get_session()); and a file applied
+ * whole to a process: the limits, then ustctl_apply_session(), all or
+ * nothing. The other extra parts concern ustd's sessions only. */
+int ustctl_get_session_extra(pid_t pid, const char *trace, const struct ustctl_session *session,
+			     struct ustctl_session_extra **extra);
+int ustctl_apply_session_extra(pid_t pid, const char *trace, const struct ustctl_session *session,
+			       const struct ustctl_session_extra *extra);
+
+/* Tracefile limits of channel ("*": every channel) in ustd's session
+ * name, before its first start; ustd gives them to the streams of its
+ * programs, in place of the programs' own. */
+int ustctl_session_set_tracefile(const char *name, const char *channel, uint64_t size,
+				 uint32_t count);
+/* Ustd's session name as a session file would hold it (extra->name is
+ * name; output "" when the session writes in ustd's directory). */
+int ustctl_describe_session(const char *name, struct ustctl_session **session,
+			    struct ustctl_session_extra **extra);
+/* Creates ustd's session name (NULL: extra's) with all of session and
+ * extra; on any refusal the session is destroyed again: nothing changed.
+ * *dir (malloc'd) is the session's directory. */
+int ustctl_create_session_from(const char *name, const struct ustctl_session *session,
+			       const struct ustctl_session_extra *extra, char **dir);
+/* Convenience: describe + write; read + create (name NULL: the file's). */
+int ustctl_save_ustd_session(const char *name, const char *file);
+int ustctl_load_ustd_session(const char *file, const char *name, char **dir);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A library loaded after the trace has been written to disk for a while:
- *   dlopen_late LIBPROBE
+ *   dlopen_late LIBPROBE [pause]
  * Emits main:before 0..99 and prints "ready"; on SIGUSR1 loads the
  * library, has it fire its events, emits main:after and prints "loaded";
- * on SIGTERM unloads it and exits.
+ * on SIGTERM unloads it and exits. With "pause", prints "opened" once the
+ * library is loaded and waits for SIGUSR1 again before it fires them.
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -28,8 +29,8 @@ int main(int argc, char **argv)
 	void *lib;
 	int i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: dlopen_late LIBPROBE\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: dlopen_late LIBPROBE [pause]\n");
 		return 2;
 	}
 	sigemptyset(&set);
@@ -50,6 +51,11 @@ int main(int argc, char **argv)
 	if (!work) {
 		fprintf(stderr, "dlsym: %s\n", dlerror());
 		return 1;
+	}
+	if (argc == 3) {
+		printf("opened\n");
+		fflush(stdout);
+		wait_for(SIGUSR1);
 	}
 	work(7, 42);
 	trace_mark(main, after, "seq %d", 0);

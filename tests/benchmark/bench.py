@@ -28,6 +28,7 @@ import time
 
 import bench_func
 import bench_sessions
+import bench_triggers
 
 CTF_MAGIC = 0xC1FC1FC1
 KINDS = ("ints", "string", "mark")
@@ -397,7 +398,7 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup", "func", "sessions")
+            "startup", "func", "sessions", "triggers")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -695,7 +696,7 @@ def fmt_pct(p):
     return "%.0f / %.0f / %.0f / %.0f" % p
 
 
-def table(ust, lt, start_ms, threads, args, sessions_r=None):
+def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
@@ -791,6 +792,8 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None):
                      "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
     if sessions_r:
         rows += bench_sessions.rows(sessions_r)
+    if triggers_r:
+        rows += bench_triggers.rows(*triggers_r, paired=paired, spread=spread)
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
            "|---|---|---|---|---|"]
     out += ["| %s |" % " | ".join(r) for r in rows]
@@ -869,6 +872,10 @@ def main():
                              else (None, None))
         sessions_r = (bench_sessions.measure(args.builddir, 50, tmp)
                       if "sessions" in args.only else None)
+        triggers_r = ((bench_triggers.measure_cost(ust, lt, args.builddir, args.runs,
+                                                   args.events, log),
+                       bench_triggers.measure_latency(args.builddir, tmp, log))
+                      if "triggers" in args.only else None)
         func_r = (bench_func.measure(args.builddir, args.runs, tmp, Lttng)
                   if "func" in args.only else None)
     finally:
@@ -877,6 +884,7 @@ def main():
             lt.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
     print("Machine: " + machine())
+    print("Load average at the end (1, 5, 15 min): %.2f %.2f %.2f" % os.getloadavg())
     print("Runs: %d per figure, %d events per thread per run, alternating between the "
           "tracers and between 1 and 2 threads; ns/event is the median (min–max); with 2 "
           "threads it is wall time / all events. Ratios and speed-ups of timed rows are "
@@ -884,7 +892,7 @@ def main():
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
-    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r))
+    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r))
     if "consumer" in ust_r:
         print()
         print(consumer_table(ust_r, lt_r))

@@ -10,12 +10,14 @@
 #ifndef BENCH_LOOP_H
 #define BENCH_LOOP_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void bench_fire(int kind, uint32_t i);
 /* "none" is the empty loop, the baseline of the disabled cost. */
@@ -112,6 +114,27 @@ static void *bench_thread_paced(void *arg)
 	return NULL;
 }
 
+/*
+ * With BENCH_GATE in the environment: "ready" on stdout, then a line on
+ * stdin before the run, so that the bench can change the running program
+ * first (add a trigger to it). read(), not stdio: a control signal may
+ * interrupt the wait.
+ */
+static int bench_gate(void)
+{
+	ssize_t n;
+	char c;
+
+	if (!getenv("BENCH_GATE"))
+		return 0;
+	printf("ready\n");
+	fflush(stdout);
+	do
+		n = read(0, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
 /* bench KIND THREADS COUNT [RATE]: prints "ns_per_event elapsed_ns events
  * threads_at_start". With RATE, the threads together fire RATE events per
  * second at most. */
@@ -138,6 +161,10 @@ static int bench_main(int argc, char **argv)
 	if (!bench_kinds[run.kind] || nthreads < 1 || nthreads > 64 || rate < 0) {
 		fprintf(stderr, "%s: bad arguments\n", argv[0]);
 		return 2;
+	}
+	if (bench_gate() < 0) {
+		fprintf(stderr, "%s: no go on stdin\n", argv[0]);
+		return 1;
 	}
 	run.ns_per_event = rate > 0 ? 1e9 * nthreads / rate : 0;
 	/* The first batch is due a little after the threads exist. */

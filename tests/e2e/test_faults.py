@@ -8,11 +8,11 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 
-from ustest import Tap, Workspace, babeltrace_check, babeltrace_text, read_trace_ints
+from ustest import (Tap, Workspace, babeltrace_check, babeltrace_text, read_trace_ints,
+                    small_tmpfs, unmount)
 
 
 class Lines:
@@ -92,24 +92,11 @@ def ticker_complete(t, label, path, emitted):
          % (label, len(ticks), emitted.get(0, -1), discarded))
 
 
-def unmount(t, mnt):
-    for _ in range(50):
-        res = subprocess.run(["umount", mnt], capture_output=True, text=True)
-        if res.returncode == 0:
-            os.rmdir(mnt)
-            return
-        time.sleep(0.1)
-    t.diag("cannot unmount %s: %s" % (mnt, res.stderr))
-
-
 def disk_full(t, ws):
     label = "disk full"
-    mnt = tempfile.mkdtemp(prefix="ust-full-")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "ust-test", mnt],
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        os.rmdir(mnt)
-        t.ok(True, "%s # SKIP cannot mount a small tmpfs: %s" % (label, res.stderr.strip()))
+    mnt, why = small_tmpfs()
+    if not mnt:
+        t.ok(True, "%s # SKIP cannot mount a small tmpfs: %s" % (label, why))
         return
     try:
         ustd = ws.start_ustd(out=mnt)
@@ -138,7 +125,9 @@ def disk_full(t, ws):
         shutil.copytree(trace_of(mnt, "ticker", small.pid) or mnt, kept)
         ticker_complete(t, label, kept, emitted)
     finally:
-        unmount(t, mnt)
+        why = unmount(mnt)
+        if why:
+            t.diag(why)
 
 
 def dir_removed(t, ws):

@@ -56,7 +56,10 @@ t.eq([e.fields["seq"] for e in events.get(frozenset({"ust:child"}), [])],
 # Many forks from a multithreaded parent that traces all the while.
 FORKS, EVENTS, THREADS = 50, 200, 2
 ws = Workspace()
-res = ws.usttrace(["--subbuf-size", "64k", "--subbuf-num", "8", app("fork_storm"),
+# 2 MiB per CPU: the busy threads write about 12 MB/s under ASan, and ustd,
+# busy with 50 new children, may be kept off the CPU for 40 ms (the time
+# 512 KiB lasted) when both suites run on two CPUs.
+res = ws.usttrace(["--subbuf-size", "256k", "--subbuf-num", "8", app("fork_storm"),
                    str(FORKS), str(EVENTS), str(THREADS)], timeout=90)
 t.ok(res.returncode == 0, "fork_storm (%d forks, %d threads) and usttrace succeed"
      % (FORKS, THREADS), res.stderr)

@@ -28,13 +28,18 @@ COMMANDS = {
     "set-subbuf-size": "[-t TRACE] PID CHANNEL/BYTES", "set-subbuf-num": "[-t TRACE] PID CHANNEL/N",
     "get-subbuf-size": "[-t TRACE] PID CHANNEL", "get-subbuf-num": "[-t TRACE] PID CHANNEL",
     "set-sock-path": "PID PATH", "get-sock-path": "PID",
-    "save-session": "[-t TRACE] PID FILE.xml", "load-session": "[-t TRACE] PID FILE.xml",
+    "save-session": "[-t TRACE] PID FILE.xml | -s NAME FILE.xml",
+    "load-session": "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml",
     "info": "PID", "snapshot": "[-o DIR] [-t TRACE] PID...",
     "create-session": "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] "
+                      "[--tracefile-size BYTES [--tracefile-count N]] "
                       "[--rotate-every DURATION] [--rotate-size BYTES] "
                       "[--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
     "start-session": "NAME", "stop-session": "NAME", "destroy-session": "NAME",
     "rotate-session": "NAME", "list-sessions": "",
+    "enable-rotation": "-s NAME [--every DURATION] [--size BYTES] "
+                       "[--on-rotate CMD [--on-rotate-timeout DURATION]]",
+    "disable-rotation": "-s NAME",
 }
 mi_seen = set()
 
@@ -169,7 +174,7 @@ t.ok(res.returncode == 0 and res.stdout.startswith("ustctl (ust) "), "ustctl --v
 for cmd, args in COMMANDS.items():
     res = ustctl(cmd, "--help")
     t.ok(res.returncode == 0 and res.stdout.startswith("Usage: ustctl %s %s" % (cmd, args))
-         and ("--trace" in res.stdout) == ("-t TRACE" in args) and res.stderr == "",
+         and ("--trace=" in res.stdout) == ("-t TRACE" in args) and res.stderr == "",
          "ustctl %s --help" % cmd, res.stdout + res.stderr)
 
 # ------------------------------------------------- against running programs
@@ -498,6 +503,10 @@ def sessions():
     res, root = mi("rotate-session", "mi", env=env)
     t.ok(res.returncode == 1 and root is not None and root.find("ustd-session/error") is not None,
          "rotate-session --mi of a session with nothing to archive: the error", res.stdout)
+    res, root = mi("enable-rotation", "-s", "mi", "--every", "10m", env=env)
+    t.ok(root is not None and root.find("ustd-session/rotation") is not None,
+         "enable-rotation --mi: the schedule", res.stdout)
+    mi("disable-rotation", "-s", "mi", env=env)
     mi("stop-session", "mi", env=env)
     mi("destroy-session", "mi", env=env)
     mi("destroy-session", "mi", env=env)

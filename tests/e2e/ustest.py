@@ -281,6 +281,31 @@ def full_speed_alone():
     full_speed_alone.fd = fd
 
 
+def small_tmpfs(size="4m"):
+    """A tmpfs of size mounted on a new mktemp directory, for a full disk
+    (the tests run as root): (path, None), or (None, why) when it cannot
+    be mounted."""
+    mnt = tempfile.mkdtemp(prefix="ust-full-")
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%s,mode=0700" % size, "ust-test",
+                          mnt], capture_output=True, text=True)
+    if res.returncode != 0:
+        os.rmdir(mnt)
+        return None, res.stderr.strip()
+    return mnt, None
+
+
+def unmount(mnt):
+    """Unmounts and removes small_tmpfs()'s mnt, waiting up to 5 s for
+    the processes that still hold it to let go; None, or why not."""
+    for _ in range(50):
+        res = subprocess.run(["umount", mnt], capture_output=True, text=True)
+        if res.returncode == 0:
+            os.rmdir(mnt)
+            return None
+        time.sleep(0.1)
+    return "cannot unmount %s: %s" % (mnt, res.stderr)
+
+
 def wait_for(cond, timeout=10):
     """Calls cond() until it is true or timeout seconds have passed; returns its last value."""
     end = time.time() + timeout

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Buffer geometry parsing shared by libust (environment) and usttrace. */
 #include <stdint.h>
+#include <string.h>
 #include "libustcomm/bufsize.h"
 #include "tests/unit/tap.h"
 
@@ -29,6 +30,16 @@ static void size_is(const char *text, int want_ret, uint64_t want)
 	tap_ok(ret == want_ret && v == (want_ret ? 12345 : want),
 	       "size '%s': %d, %llu (got %d, %llu)", text, want_ret, (unsigned long long)want,
 	       ret, (unsigned long long)v);
+}
+
+static void size_written(uint64_t v, const char *want)
+{
+	char buf[32];
+	uint64_t back = 0;
+
+	ustcomm_format_size(buf, sizeof(buf), v);
+	tap_ok(!strcmp(buf, want) && ustcomm_parse_size(buf, 0, UINT64_MAX, &back) == 0 && back == v,
+	       "%llu is written '%s' (%s) and reads back", (unsigned long long)v, want, buf);
 }
 
 int main(void)
@@ -61,6 +72,11 @@ int main(void)
 	size_is("1T", -22, 0);
 	size_is("1GB", -22, 0);
 	size_is("", -22, 0);
+	size_written(1ull << 30, "1G");
+	size_written(3ull << 20, "3M");
+	size_written(8192, "8k");
+	size_written(4097, "4097");
+	size_written(0, "0");
 	tap_plan(tap_count);
 	return tap_done();
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Durations as ustctl's --rotate-every and --on-rotate-timeout take them. */
 #include <stdint.h>
+#include <string.h>
 #include "libustcomm/duration.h"
 #include "tests/unit/tap.h"
 
@@ -22,6 +23,18 @@ static void refused(const char *text)
 	int ret = ustcomm_parse_duration(text, MIN_US, MAX_US, &v);
 
 	tap_ok(ret < 0 && v == 12345, "'%s' is refused and nothing stored", text);
+}
+
+/* Written in the largest unit that divides it, and read back the same. */
+static void written(uint64_t us, const char *want)
+{
+	char buf[32];
+	uint64_t back = 0;
+
+	ustcomm_format_duration(buf, sizeof(buf), us);
+	tap_ok(!strcmp(buf, want) && ustcomm_parse_duration(buf, 0, UINT64_MAX, &back) == 0 &&
+	       back == us, "%llu us is written '%s' (%s) and reads back", (unsigned long long)us,
+	       want, buf);
 }
 
 int main(void)
@@ -48,6 +61,12 @@ int main(void)
 	refused("1S");
 	refused("99999999999999999999h");	/* overflows strtoull */
 	refused("18446744073709551615h");	/* overflows the product */
+	written(7200000000ull, "2h");
+	written(600000000, "10m");
+	written(30000000, "30s");
+	written(1500000, "1500ms");
+	written(500000, "500ms");
+	written(1500, "1500us");
 	tap_plan(tap_count);
 	return tap_done();
 }

@@ -149,6 +149,7 @@ static void rescue(uint64_t begin, char *copy, struct rescued *r)
 		.stream_id = STREAM, .cpu = 0, .uuid = uuid,
 		.reserved = ws.write_offset - begin < SUBBUF ?
 			(uint32_t)(ws.write_offset - begin) : SUBBUF,
+		.stale = begin >= (uint64_t)SUBBUF * NSUBBUF,
 		.committed = count + SUBBUF - target,
 		.last_timestamp = ws.last_timestamp,
 		.discarded = 5,
@@ -358,10 +359,9 @@ static void test_far_gap(int ext)
 
 /*
  * A writer that died right after its exchange, in the second cycle of a
- * sub-buffer, wrote nothing: not even the 0 of its first byte. That byte is
- * 0 all the same because the consumer cleared the sub-buffer when it
- * released it, so the reservation reads as unfinished, not as whatever
- * the first cycle left there.
+ * sub-buffer, wrote nothing: not even the 0 of its first byte. The consumer
+ * released the sub-buffer as it was, so the first cycle's bytes are there:
+ * they must not read as an event of this cycle.
  */
 static void test_died_after_exchange(void)
 {

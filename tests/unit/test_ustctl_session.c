@@ -144,7 +144,7 @@ static void test_refusals(void)
 	expect_refused("version.xml",
 		       "<?xml version=\"1.0\"?>\n"
 		       "\n"
-		       "<ust-session version=\"2\">\n"
+		       "<ust-session version=\"3\">\n"
 		       "</ust-session>\n",
 		       3, "version", "unknown version");
 	expect_refused("pow2.xml",
@@ -250,6 +250,74 @@ static void test_files(void)
 	ustctl_session_free(s);
 }
 
+/* Version 2: a ustd session's parts, written and read back, and what is
+ * refused in them; a version 2 file reads with the version 1 call too. */
+static void test_extra(void)
+{
+	struct ustctl_channel_conf ch = { .name = "*", .subbuf_size = 65536 };
+	struct ustctl_rule rule = { 1, "app:*" };
+	struct ustctl_session s = { .rules = &rule, .nr_rules = 1, .channels = &ch,
+				    .nr_channels = 1 }, *back = NULL;
+	struct ustctl_tracefile_conf tf[] = { { "*", 1u << 20, 4 }, { "app", 8192, 0 } };
+	struct ustctl_trigger_conf trig = { "app:error", "code >= 500", "/var/snap", 3 };
+	struct ustctl_session_extra x = { .name = "shop", .overwrite = 1, .tracefiles = tf,
+					  .nr_tracefiles = 2, .triggers = &trig,
+					  .nr_triggers = 1 }, *xb = NULL;
+	char path[256];
+	int ret;
+
+	path_of(path, sizeof(path), "v2.xml");
+	x.rotation.on_rotate = "ship";
+	ret = ustctl_session_file_write(path, &s, &x);
+	tap_ok(ret == 0 && strstr(read_all(path), "<ust-session version=\"2\" name=\"shop\" overwrite=\"true\">") &&
+	       strstr(read_all(path), "<channel name=\"*\" subbuf-size=\"64k\" tracefile-size=\"1M\" tracefile-count=\"4\"/>") &&
+	       strstr(read_all(path), "<channel name=\"app\" tracefile-size=\"8k\"/>") &&
+	       strstr(read_all(path), "<rotation on-rotate=\"ship\"/>") &&
+	       strstr(read_all(path), "<trigger on=\"app:error\" filter=\"code &gt;= 500\" dir=\"/var/snap\" at-most=\"3\"/>"),
+	       "version 2 written: name, mode, limits, rotation, trigger (%d: %s)", ret,
+	       ret ? ustctl_last_error() : read_all(path));
+	ret = ustctl_session_file_read(path, &back, &xb);
+	tap_ok(ret == 0 && xb && !strcmp(xb->name, "shop") && xb->overwrite &&
+	       xb->nr_tracefiles == 2 && xb->tracefiles[0].size == (1u << 20) &&
+	       xb->tracefiles[0].count == 4 && !strcmp(xb->tracefiles[1].channel, "app") &&
+	       xb->tracefiles[1].size == 8192 && !strcmp(xb->rotation.on_rotate, "ship") &&
+	       xb->nr_triggers == 1 && !strcmp(xb->triggers[0].filter, "code >= 500") &&
+	       !strcmp(xb->triggers[0].dir, "/var/snap") && xb->triggers[0].at_most == 3 &&
+	       back->nr_rules == 1 && back->nr_channels == 2,
+	       "and read back the same (%d: %s)", ret, ustctl_last_error());
+	ustctl_session_free(back);
+	ustctl_session_extra_free(xb);
+	back = NULL;
+	ret = ustctl_session_read(path, &back);
+	tap_ok(ret == 0 && back && back->nr_rules == 1, "ustctl_session_read() reads it too");
+	ustctl_session_free(back);
+	x.rotation.every_us = 1000000;
+	ret = ustctl_session_file_write(path, &s, &x);
+	tap_ok(ret == -EINVAL, "a flight recorder with a rotation period is not written (%s)",
+	       ustctl_last_error());
+	write_file(path, "<ust-session version=\"2\" name=\"a\">\n"
+			 "  <rotation every=\"2h\" size=\"16M\"/>\n</ust-session>\n");
+	back = NULL;
+	ret = ustctl_session_file_read(path, &back, &xb);
+	tap_ok(ret == 0 && xb->rotation.every_us == 7200000000ull &&
+	       xb->rotation.size == (16u << 20), "every 2h, size 16M read (%d: %s)", ret,
+	       ustctl_last_error());
+	ustctl_session_free(back);
+	ustctl_session_extra_free(xb);
+	expect_refused("every.xml", "<ust-session version=\"2\">\n  <rotation every=\"50ms\"/>\n"
+		       "</ust-session>\n", 2, "every", "a period below 100ms");
+	expect_refused("count.xml", "<ust-session version=\"2\">\n"
+		       "  <channel name=\"ust\" tracefile-count=\"4\"/>\n</ust-session>\n", 2,
+		       "tracefile-size", "a tracefile count without a size");
+	expect_refused("small.xml", "<ust-session version=\"2\">\n"
+		       "  <channel name=\"ust\" tracefile-size=\"100\"/>\n</ust-session>\n", 2,
+		       "tracefile-size", "a tracefile size below 4096");
+	expect_refused("trig.xml", "<ust-session version=\"2\">\n  <trigger on=\"a:b\"/>\n"
+		       "</ust-session>\n", 2, "flight-recorder", "a trigger without overwrite");
+	expect_refused("name.xml", "<ust-session version=\"2\" name=\"auto\">\n</ust-session>\n",
+		       1, "session name", "the session name auto");
+}
+
 int main(void)
 {
 	char cmd[512];
@@ -258,12 +326,13 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	tap_plan(36);
+	tap_plan(51);
 	test_round_trip();
 	test_refusals();
 	test_suffixes();
 	test_blocking();
 	test_files();
+	test_extra();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		tap_diag("could not remove %s", dir);
