@@ -279,6 +279,18 @@ t.ok(res.returncode == 1 and "rotation of streamed sessions is not done" in res.
 res = ws.ustctl(["list-sessions"])
 t.ok(res.returncode == 0 and res.stdout.startswith("norot\tactive"),
      "list-sessions: only the session that was made", res.stdout)
+saved = os.path.join(ws.root, "norot.xml")
+ctl(ws, ["enable-marker", "-s", "norot", "svc:*"], "enable-marker -s norot svc:*")
+ctl(ws, ["save-session", "-s", "norot", saved], "save-session -s of a streamed session")
+text = open(saved).read() if os.path.exists(saved) else ""
+t.ok("<output>%s</output>" % relayd.url in text, "the file's output is relayd's URL", text)
+ctl(ws, ["destroy-session", "norot"], "destroy-session norot")
+res = ctl(ws, ["load-session", saved], "load-session of that file")
+t.eq(live_sessions(relayd), [(HOST, "norot")], "it makes the streamed session again: one relay "
+     "session at relayd")
+res = ws.ustctl(["rotate-session", "norot"])
+t.ok(res.returncode == 1 and "streams to lttng-relayd" in res.stderr,
+     "the loaded session is streamed (rotation refused as such)", res.stderr)
 ctl(ws, ["destroy-session", "norot"], "destroy-session norot")
 
 # --- 4. ustd ends while a streamed session's program runs: the program's
