@@ -194,6 +194,12 @@ static void session_details(const char *name)
 	size_t nr = 0;
 
 	if (ustctl_describe_session(name, &s, &x) == 0) {
+		/* A streamed session's output is its relayd's URL. */
+		if (s->output && strstr(s->output, "://")) {
+			ustctl_mi_element("relay", "%s", s->output);
+			if (!ustctl_out_mi())
+				printf("\tstreamed to lttng-relayd at %s\n", s->output);
+		}
 		ustctl_rotation_out(&x->rotation, "\t");
 		ustctl_session_free(s);
 		ustctl_session_extra_free(x);

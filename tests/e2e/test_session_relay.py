@@ -97,6 +97,13 @@ def cut_to_index(root):
     return cut
 
 
+def mi_check(text):
+    """xmllint's verdict on ustctl's --mi xml output against ustctl-mi.xsd."""
+    return subprocess.run(["xmllint", "--noout", "--schema",
+                           os.path.join(ustest.TOP_SRC, "doc", "xml", "ustctl-mi.xsd"), "-"],
+                          input=text, capture_output=True, text=True, timeout=60)
+
+
 def seqs(events, name, worker=None):
     return sorted(s for n, s, w in events if n == name and w == worker)
 
@@ -140,8 +147,9 @@ t.ok(ustd.wait_line(r"trace of forking_server\[%d\] is complete at lttng-relayd 
      "ustd says the ended program's trace is complete at relayd", "".join(ustd.seen))
 t.eq(live_sessions(relayd), [(HOST, "svc")], "the relay session goes on without it")
 res = ctl(ws, ["list-sessions"], "list-sessions")
-t.ok(re.search(r"^svc\tactive\t2 processes\t", res.stdout, re.M),
-     "list-sessions: svc active, 2 processes now", res.stdout)
+t.ok(re.search(r"^svc\tactive\t2 processes\t.*\n\tstreamed to lttng-relayd at %s$"
+               % re.escape(relayd.url), res.stdout, re.M),
+     "list-sessions: svc active, 2 processes now, streamed to relayd's URL", res.stdout)
 for s in [first, later[1]]:
     t.eq(s.end(), 0, "program %d ends well" % s.pid)
 ctl(ws, ["destroy-session", "svc"], "destroy-session svc")
@@ -265,13 +273,17 @@ for extra, why in ((["--overwrite"], "-r and --overwrite"),
     t.ok(res.returncode == 2 and why in res.stderr,
          "create-session -r %s: usage error (%s)" % (" ".join(extra), why), res.stderr)
 res = ws.ustctl(["--mi", "xml", "create-session", "-r", relayd.url, "norot"])
-valid = subprocess.run(["xmllint", "--noout", "--schema",
-                        os.path.join(ustest.TOP_SRC, "doc", "xml", "ustctl-mi.xsd"), "-"],
-                       input=res.stdout, capture_output=True, text=True, timeout=60)
+valid = mi_check(res.stdout)
 t.ok(res.returncode == 0 and valid.returncode == 0 and
      "<relay>%s</relay>" % relayd.url in res.stdout and "<directory>" in res.stdout,
      "create-session -r --mi xml: the URL and the local directory, valid against "
      "ustctl-mi.xsd", res.stdout + res.stderr + valid.stderr)
+res = ws.ustctl(["--mi", "xml", "list-sessions"])
+valid = mi_check(res.stdout)
+t.ok(res.returncode == 0 and valid.returncode == 0 and
+     "<relay>%s</relay>" % relayd.url in res.stdout,
+     "list-sessions --mi xml: the streamed session's URL, valid against ustctl-mi.xsd",
+     res.stdout + res.stderr + valid.stderr)
 ctl(ws, ["start-session", "norot"], "start-session norot")
 res = ws.ustctl(["rotate-session", "norot"])
 t.ok(res.returncode == 1 and "rotation of streamed sessions is not done" in res.stderr,
