@@ -240,11 +240,6 @@ static int check_before(const char *name, const struct ustctl_session *s,
 
 	if (ret)
 		return ret;
-	if (s->output && !strncmp(s->output, "net://", 6)) {
-		ustctl_set_error("output %s: sessions streamed to lttng-relayd are not done yet; load the file with usttrace --session, or edit its <output>",
-				 s->output);
-		return -EOPNOTSUPP;
-	}
 	for (i = 0; i < s->nr_rules; i++) {
 		if (s->rules[i].enable && s->rules[i].filter && *s->rules[i].filter &&
 		    ustctl_filter_check(s->rules[i].filter))

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "libustcomm/ctl_protocol.h"
+#include "libustcomm/relay_url.h"
 #include "libustctl/internal.h"
 
 /* Programs may take their whole timeout each, in parallel: ustd bounds
@@ -60,6 +61,24 @@ int ustctl_call_ustd_path(uint16_t cmd, const char *const *args, size_t nr, int 
 	return ret;
 }
 
+/* An lttng-relayd URL, checked here so that its mistakes are said in the
+ * same words as everywhere else (relay_url.h); ustd connects to it. */
+static int session_relay_arg(const char *url, char *out, size_t size)
+{
+	struct ustcomm_relay_url parsed;
+	const char *why;
+
+	if (ustcomm_relay_url_parse(url, &parsed, &why) < 0) {
+		ustctl_set_error("create-session: invalid lttng-relayd URL '%s': %s", url, why);
+		return -EINVAL;
+	}
+	if (snprintf(out, size, "%s", url) >= (int)size) {
+		ustctl_set_error("create-session: the URL '%.64s...' is too long", url);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 int ustctl_create_session(const char *name, const char *output, int overwrite,
 			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
 {
@@ -69,7 +88,9 @@ int ustctl_create_session(const char *name, const char *output, int overwrite,
 
 	*dir = NULL;
 	ret = ustctl_check_session_name(name);
-	if (!ret)
+	if (!ret && output && strstr(output, "://"))
+		ret = session_relay_arg(output, out, sizeof(out));
+	else if (!ret)
 		ret = ustctl_absolute_dir(0, "create-session", output, out, sizeof(out));
 	if (ret)
 		return ret;

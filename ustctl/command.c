@@ -179,7 +179,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
-	{ "create-session", "[-o DIR] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
+	{ "create-session", "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
 	  "create a session in ustd, for every program",
 	  "Creates session NAME in ustd: a set of rules and channel settings\n"
 	  "that, once started, applies to every program of yours linked with\n"
@@ -188,6 +188,11 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "directory by default), which babeltrace2 reads whole, merged by time.\n"
 	  "--overwrite makes its traces flight recorders. NAME: letters, digits,\n"
 	  "'_', '.' and '-', at most 47. Add rules with enable-marker -s NAME.\n"
+	  "-r net://HOST[:CONTROL_PORT[:DATA_PORT]] streams every trace of the\n"
+	  "session to that lttng-relayd instead, as one relay session NAME (one\n"
+	  "for live viewers), in HOSTNAME/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/\n"
+	  "under relayd's output; if relayd goes away, the rest goes to the same\n"
+	  "layout in ustd's output directory. Not with --overwrite or --rotate-*.\n"
 	  SUBBUF_SIZE_HELP
 	  "--rotate-every DURATION (100ms to 31 days: 500ms, 1s, 10m, 2h) and\n"
 	  "--rotate-size BYTES (k, M, G suffixes) archive the current chunk on a\n"

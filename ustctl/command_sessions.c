@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <ust/ustctl.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/ctl_protocol.h"
+#include "libustcomm/relay_url.h"
 #include "libustcomm/format.h"
 #include "libustcomm/shm_layout.h"
 #include "ustctl/command.h"
@@ -40,6 +42,43 @@ void ustctl_session_mi_ok(const char *name)
 	ustctl_mi_open("ustd-session");
 	ustctl_mi_attr("name", "%s", name);
 	ustctl_mi_attr("success", "true");
+}
+
+/* -r URL: a URL as usttrace and create-trace take it, and none of what
+ * a streamed session does not do. Said; nonzero when refused. */
+static int session_relay_check(const struct ustctl_args *args, bool rotates)
+{
+	struct ustcomm_relay_url url;
+	const char *why;
+
+	if (ustcomm_relay_url_parse(args->relay, &url, &why) < 0)
+		return ustctl_usage_error(args->cmd, "-r %s: %s (expected net://HOST[:CONTROL_PORT[:DATA_PORT]])",
+					  args->relay, why);
+	if (args->overwrite)
+		return ustctl_usage_error(args->cmd, "-r and --overwrite: a flight-recorder session's snapshots are written locally; give -o DIR");
+	if (rotates)
+		return ustctl_usage_error(args->cmd, "-r and --rotate-*/--on-rotate: rotation of sessions streamed to lttng-relayd is not done (see the manual, Sessions)");
+	return 0;
+}
+
+/* Where a streamed session's traces go: relayd names its directory after
+ * the session's local one (dir), under this host's name. */
+static void session_relay_say(const char *name, const char *relay, const char *dir)
+{
+	const char *base = strrchr(dir, '/'), *why;
+	struct ustcomm_relay_url url;
+	char host[USTCOMM_RELAY_HOST_MAX];
+	bool v6;
+
+	if (gethostname(host, sizeof(host)) < 0 || !host[0])
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	if (ustcomm_relay_url_parse(relay, &url, &why) < 0)
+		return;
+	v6 = strchr(url.host, ':') != NULL;
+	printf("session %s created; its traces stream to lttng-relayd at %s as relay session %s, in %s/%s under relayd's output; live, if relayd serves viewers on its default port: net://%s%s%s:%u/host/%s/%s; if relayd goes away, the rest goes in %s\n",
+	       name, relay, name, host, base ? base + 1 : dir, v6 ? "[" : "", url.host, v6 ? "]" : "",
+	       USTCOMM_RELAY_LIVE_PORT, host, name, dir);
 }
 
 /* --tracefile-size BYTES [--tracefile-count N]: 0 with *size 0 when not
@@ -79,8 +118,8 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 		status = tracefile_options(args, &tf_size, &tf_count);
 	if (status)
 		return status;
-	if (args->relay)
-		return ustctl_usage_error(args->cmd, "-r: sessions streamed to lttng-relayd are not done yet; give -o DIR (see the manual, Sessions)");
+	if (args->relay && session_relay_check(args, rotates))
+		return USTCTL_EXIT_USAGE;
 	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
 						    UST_SUBBUF_SIZE_MAX, &size) < 0)
 		return ustctl_usage_error(args->cmd, "--subbuf-size %s: a power of two from %u to %u bytes (k and M suffixes allowed)",
@@ -89,7 +128,8 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 						   UST_SUBBUF_NUM_MAX, &num) < 0)
 		return ustctl_usage_error(args->cmd, "--subbuf-num %s: a power of two from %u to %u",
 					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
-	if (ustctl_create_session(name, args->dir, args->overwrite, size, num, &dir) < 0)
+	if (ustctl_create_session(name, args->relay ? args->relay : args->dir, args->overwrite, size,
+				  num, &dir) < 0)
 		return ustctl_session_failed(args->cmd, name);
 	/* All or nothing: a session without the schedule or limits asked for goes. */
 	if ((rotates && ustctl_set_session_rotation(name, &rot) < 0) ||
@@ -101,8 +141,12 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	}
 	ustctl_session_mi_ok(name);
 	ustctl_mi_element("directory", "%s", dir);
+	if (args->relay)
+		ustctl_mi_element("relay", "%s", args->relay);
 	ustctl_mi_close();
-	if (!ustctl_out_mi())
+	if (args->relay && !ustctl_out_mi())
+		session_relay_say(name, args->relay, dir);
+	else if (!ustctl_out_mi())
 		printf("session %s created%s; its traces go in %s\n", name,
 		       args->overwrite ? " in flight-recorder mode" : "", dir);
 	free(dir);
@@ -150,6 +194,12 @@ static void session_details(const char *name)
 	size_t nr = 0;
 
 	if (ustctl_describe_session(name, &s, &x) == 0) {
+		/* A streamed session's output is its relayd's URL. */
+		if (s->output && strstr(s->output, "://")) {
+			ustctl_mi_element("relay", "%s", s->output);
+			if (!ustctl_out_mi())
+				printf("\tstreamed to lttng-relayd at %s\n", s->output);
+		}
 		ustctl_rotation_out(&x->rotation, "\t");
 		ustctl_session_free(s);
 		ustctl_session_extra_free(x);

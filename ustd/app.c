@@ -19,6 +19,8 @@
 #include "ustd/session_settings.h"
 #include "ustd/trigger.h"
 #include "ustd/relay_fallback.h"
+#include "ustd/relay_share.h"
+#include "ustd/session_relay.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -81,6 +83,45 @@ static const char *app_where(const struct ustd_app *app)
 	return app->td.path ? app->td.path : app->trace_name;
 }
 
+/*
+ * The trace stops streaming. Its own connection closes; a session's stays
+ * for the session's other processes, once the sending thread is done with
+ * this trace's packets and no answer owed by relayd points at its streams.
+ * There, streams left open (close_streams: the trace stopped midway) are
+ * closed at relayd, which would otherwise keep live viewers waiting for
+ * them until the session ends.
+ */
+static void app_relay_release(struct ustd_app *app, bool close_streams)
+{
+	struct ustd_relay *r = app->sink.relay;
+	struct ustd_app_stream *as;
+	int ret = 0;
+
+	app->relayed = false;
+	if (!app->sink.share) {
+		ustd_relay_close(&app->sink.own);
+		return;
+	}
+	if (!r->broken)
+		ustd_relay_sync(r);
+	for (as = app->streams; as && close_streams && ret == 0 && !r->broken; as = as->next) {
+		if (as->stream.out.sink)
+			ret = ustd_relay_close_stream(r, as->stream.out.handle,
+						      as->stream.out.sent - 1);
+	}
+	if (close_streams && ret == 0 && !r->broken)
+		ustd_relay_close_stream(r, app->meta_handle, UINT64_MAX);
+	for (as = app->streams; as; as = as->next)
+		ustd_relay_forget(r, &as->stream.out.query);
+	ustd_relay_share_leave(app->sink.share, &app->sink);
+}
+
+/* The relay session the trace streams into, for messages. */
+static const char *app_relay_session(const struct ustd_app *app)
+{
+	return app->sink.share ? app->sink.share->name : app->trace_name;
+}
+
 /* A write error ends this trace only: the application keeps running, its
  * buffers fill and discard, and ustd keeps serving the others. */
 static void app_stop_trace(struct ustd_app *app, int err)
@@ -95,10 +136,8 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	app->stopped = true;
 	app_close_streams(app);
 	app_close_trace_dir(app);
-	if (app->relayed) {
-		ustd_relay_close(&app->sink.relay);
-		app->relayed = false;
-	}
+	if (app->relayed)
+		app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
 }
 
@@ -129,8 +168,9 @@ static uint64_t app_unconfirmed(const struct ustd_app *app, char *buf, size_t si
 /*
  * relayd went away (sink->lost): the trace goes on in a local directory
  * of the same name under the output directory (relay_fallback.h), which
- * begins with every packet relayd had not confirmed writing. Streams are
- * not closed here: a caller may be in the middle of one.
+ * begins with every packet relayd had not confirmed writing (for a
+ * session's trace, <procname>-<pid> in the session's local directory).
+ * Streams are not closed here: a caller may be in the middle of one.
  */
 static void app_relay_lost(struct ustd_sink *sink)
 {
@@ -144,7 +184,7 @@ static void app_relay_lost(struct ustd_sink *sink)
 		return;
 	lost = app_unconfirmed(app, unconfirmed, sizeof(unconfirmed));
 	app->relayed = false;
-	ustd_relay_close(&sink->relay);
+	ustd_relay_close(sink->relay);
 	ret = ustd_fallback_open(app);
 	if (ret == 0)
 		ret = ustd_fallback_write_kept(app);
@@ -155,18 +195,20 @@ static void app_relay_lost(struct ustd_sink *sink)
 	}
 	if (ret < 0) {
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s), and cannot keep the trace in %s either: %s; tracing of %s stopped",
-			    app->relay_text, app->label, sink->relay.err, app->dir,
+			    app->relay_text, app->label, sink->relay->err, app->dir,
 			    strerror(-ret), app->label);
 		app->stopped = true;
-		return;
-	}
-	if (lost)
+	} else if (lost) {
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); the rest of the trace goes to %s, beginning with the %llu packets relayd had not confirmed writing: %s",
-			    app->relay_text, app->label, sink->relay.err, app->td.path,
+			    app->relay_text, app->label, sink->relay->err, app->td.path,
 			    (unsigned long long)lost, unconfirmed);
-	else
+	} else {
 		ustcomm_err("lost lttng-relayd at %s while streaming %s (%s); relayd has every packet sent before, the rest of the trace goes to %s",
-			    app->relay_text, app->label, sink->relay.err, app->td.path);
+			    app->relay_text, app->label, sink->relay->err, app->td.path);
+	}
+	/* Last: the session's other traces move to their fallback too. */
+	if (sink->share)
+		ustd_relay_share_leave(sink->share, sink);
 }
 
 /* A relay call failed: the trace falls back to local files. */
@@ -222,6 +264,57 @@ static void app_unique_session_name(struct ustd_app *app)
 		 "%s", app->trace_name);
 }
 
+/* The trace's metadata stream, at relayd in app->relay_path. */
+static int app_relay_begin(struct ustd_app *app)
+{
+	int ret;
+
+	app->sink.lost = app_relay_lost;
+	app->sink.pending.min = app->ctx->relay_backlog;
+	app->sink.spill = ustd_fallback_spill;
+	ret = ustd_relay_add_stream(app->sink.relay, "metadata", app->relay_path, 0, 0,
+				    &app->meta_handle);
+	if (ret == 0)
+		ret = ustd_relay_streams_sent(app->sink.relay);
+	return ret;
+}
+
+/*
+ * A trace of a streamed session: it goes on the session's connection into
+ * the session's relay session, as <procname>-<pid> under the session's
+ * directory there. When that connection is lost, or already was, the
+ * caller keeps the trace in the session's local directory instead.
+ */
+static int app_relay_join(struct ustd_app *app, struct ustd_relay_share *sh)
+{
+	char proc[USTD_TRACE_NAME_MAX];
+	int n, ret = -ENAMETOOLONG;
+
+	ustd_relay_share_join(sh, &app->sink);
+	app->relay = &sh->url;
+	app->relay_text = sh->text;
+	app->dir = sh->fallback_dir;
+	ustd_trace_proc_name(proc, sizeof(proc), app->procname, app->pid);
+	n = snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", sh->path, proc);
+	/* Checked before relayd is asked: a refusal breaks the connection,
+	 * and the other processes' traces with it. */
+	if (n > 0 && (size_t)n < USTD_RELAY_PATH_MAX)
+		ret = sh->relay.broken ? -ENOTCONN : app_relay_begin(app);
+	if (ret < 0) {
+		ustcomm_err("session %s cannot stream %s to lttng-relayd at %s (%s); keeping its trace in %s instead",
+			    sh->name, app->label, sh->text,
+			    ret == -ENAMETOOLONG ? "its path there is too long" : sh->relay.err,
+			    app->dir);
+		ustd_relay_share_leave(sh, &app->sink);
+		return ret;
+	}
+	app->relayed = true;
+	app_live_timer_arm(app->ctx);
+	app_note(app, "streaming %s to lttng-relayd at %s, session %s, in %s", app->label,
+		 sh->text, sh->name, app->relay_path);
+	return 0;
+}
+
 /*
  * Opens the trace's relay session: one per process, named like the local
  * directory would be, with its metadata stream. When relayd cannot be
@@ -229,12 +322,9 @@ static void app_unique_session_name(struct ustd_app *app)
  */
 static int app_relay_open(struct ustd_app *app)
 {
-	struct ustd_relay *r = &app->sink.relay;
+	struct ustd_relay *r = app->sink.relay;
 	int ret;
 
-	app->sink.lost = app_relay_lost;
-	app->sink.pending.min = app->ctx->relay_backlog;
-	app->sink.spill = ustd_fallback_spill;
 	app_unique_session_name(app);
 	snprintf(app->relay_path, sizeof(app->relay_path), "%s/%s", app->ctx->hostname,
 		 app->trace_name);
@@ -243,9 +333,7 @@ static int app_relay_open(struct ustd_app *app)
 		ret = ustd_relay_create_session(r, app->trace_name, app->ctx->hostname,
 						app->ctx->live_timer_us);
 	if (ret == 0)
-		ret = ustd_relay_add_stream(r, "metadata", app->relay_path, 0, 0, &app->meta_handle);
-	if (ret == 0)
-		ret = ustd_relay_streams_sent(r);
+		ret = app_relay_begin(app);
 	if (ret < 0) {
 		ustd_relay_close(r);
 		ustcomm_err("%s; keeping the trace of %s in %s instead", r->err, app->label,
@@ -280,7 +368,7 @@ static void app_relay_close(struct ustd_app *app)
 	int tries, ret;
 
 	/* What is still queued goes out first (relay_tx.h). */
-	ret = ustd_relay_sync(&app->sink.relay);
+	ret = ustd_relay_sync(app->sink.relay);
 	app_relay_check(app, ret);
 	for (tries = 0; tries < 200 && app->relayed; tries++) {
 		for (as = app->streams; as && ret == 0; as = as->next)
@@ -305,19 +393,18 @@ static void app_relay_close(struct ustd_app *app)
 	}
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (as->stream.out.sink)
-			ret = ustd_relay_close_stream(&app->sink.relay, as->stream.out.handle,
+			ret = ustd_relay_close_stream(app->sink.relay, as->stream.out.handle,
 						      as->stream.out.sent - 1);
 	}
 	if (ret == 0)
-		ret = ustd_relay_close_stream(&app->sink.relay, app->meta_handle, UINT64_MAX);
+		ret = ustd_relay_close_stream(app->sink.relay, app->meta_handle, UINT64_MAX);
 	app_relay_check(app, ret);
 	if (!app->relayed)
 		return;
 	app_note(app, "trace of %s is complete at lttng-relayd %s, session %s", app->label,
-		 app->relay_text, app->trace_name);
-	ustd_relay_close(&app->sink.relay);
+		 app->relay_text, app_relay_session(app));
+	app_relay_release(app, false);
 	ustd_relay_pending_free(&app->sink.pending);
-	app->relayed = false;
 }
 
 /* How the connection ends, which says what the buffers may hold. */
@@ -426,6 +513,7 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 			    const char **why)
 {
 	const struct ustcomm_hello *hello;
+	struct ustd_relay_share *share;
 	int ret;
 
 	if (app->said_hello) {
@@ -462,13 +550,18 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 		app->stopped = true;
 		return 0;
 	}
-	if (app->relay && app_relay_open(app) == 0)
+	share = ustd_session_relay(app->ctx->sessions, app, hello->trace_name);
+	if (share ? app_relay_join(app, share) == 0 : app->relay && app_relay_open(app) == 0)
 		return 0;
-	ret = app->relay ? 0 : ustd_session_trace_dir(app->ctx->sessions, app, hello->trace_name,
-						       &app->td);
-	if (ret == 0)
-		ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
-					    app->started);
+	if (share) {
+		ret = ustd_trace_dir_create_proc(&app->td, app->dir, app->procname, app->pid);
+	} else {
+		ret = app->relay ? 0 : ustd_session_trace_dir(app->ctx->sessions, app,
+							       hello->trace_name, &app->td);
+		if (ret == 0)
+			ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
+						    app->started);
+	}
 	if (ret < 0) {
 		ustcomm_err("cannot create a trace directory in %s: %s; tracing of %s stopped, other traces continue",
 			    app->dir, strerror(-ret), app->label);
@@ -497,7 +590,7 @@ static int app_relay_stream(struct ustd_app *app, struct ustd_app_stream *as)
 	int ret = ustd_stream_relay(&as->stream, &app->sink, app->relay_path);
 
 	if (ret == 0)
-		ret = ustd_relay_streams_sent(&app->sink.relay);
+		ret = ustd_relay_streams_sent(app->sink.relay);
 	if (ret == 0)
 		return 0;
 	/* The streams already known move to local files, then this one. */
@@ -589,7 +682,7 @@ static int app_metadata(struct ustd_app *app, const char *text, size_t len)
 			ret = ustd_trace_dir_append_metadata(&app->td, text, len);
 		if (ret < 0)
 			return ret;
-		ret = ustd_relay_send_metadata(&app->sink.relay, app->meta_handle, text, len);
+		ret = ustd_relay_send_metadata(app->sink.relay, app->meta_handle, text, len);
 		/* The fallback writes what was kept, this piece included. */
 		app_relay_check(app, ret);
 		return app->stopped ? -EIO : 0;
@@ -902,6 +995,7 @@ struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 	app->pid = pid;
 	snprintf(app->label, sizeof(app->label), "pid %d", (int)pid);
 	app->td.metadata_fd = -1;
+	app->sink.relay = &app->sink.own;
 	ustcomm_receiver_init(&app->rx);
 	ev.events = EPOLLIN;
 	ev.data.ptr = &app->watch;
@@ -960,7 +1054,7 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 	else if (ret > 0)
 		app_close_stream(as);
 	else if (app->relayed) {
-		ret = ustd_relay_poll(&app->sink.relay);
+		ret = ustd_relay_poll(app->sink.relay);
 		if (ret == 0 && as->stream.out.sent - as->stream.out.confirmed >= APP_CONFIRM_EVERY)
 			ret = ustd_stream_confirm_later(&as->stream);
 		app_relay_check(app, ret);
@@ -1005,10 +1099,10 @@ void ustd_app_on_live_tick(struct ustd_app *app)
 			ustd_app_on_stream(as);
 	}
 	if (!app->closed && app->relayed)
-		ret = ustd_relay_poll(&app->sink.relay);
+		ret = ustd_relay_poll(app->sink.relay);
 	for (as = app->streams; as && ret == 0 && !app->closed && app->relayed; as = as->next) {
 		if (as->idle && as->stream.open && as->stream.out.sink)
-			ret = ustd_relay_send_beacon(&app->sink.relay, as->stream.out.handle,
+			ret = ustd_relay_send_beacon(app->sink.relay, as->stream.out.handle,
 						     as->stream.stream_id, now);
 		/* Idle streams too: what relayd has may be confirmed since
 		 * (answered later, as a busy stream's are). */
@@ -1036,8 +1130,9 @@ void ustd_app_free(struct ustd_app *app)
 	/* Before the streams: the questions relayd owes answers to are
 	 * theirs, and the packets being sent are copies the streams own. */
 	if (app->relayed)
-		ustd_relay_close(&app->sink.relay);
+		app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
+	ustd_relay_share_put(app->sink.share);
 	for (as = app->streams; as; as = next) {
 		next = as->next;
 		free(as);

@@ -103,7 +103,7 @@ struct ustd_app {
 	uint64_t meta_handle;
 	struct ustcomm_strbuf metadata;
 	char trace_name[USTD_TRACE_NAME_MAX];
-	char relay_path[USTD_RELAY_HOSTNAME_MAX + USTD_TRACE_NAME_MAX + 1];
+	char relay_path[USTD_RELAY_PATH_MAX + 1];
 	struct ustd_app_stream *streams;
 	struct ustd_layouts layouts;	/* from EVENT_LAYOUT, for crash rescue */
 	struct ustd_drain_stats *stats;	/* ustd --stats, else NULL */

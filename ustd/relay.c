@@ -36,8 +36,6 @@ enum relay_cmd {
 #define RELAY_MINOR_MIN		4u
 /* Index entries carry the stream instance and packet sequence number. */
 #define RELAY_MINOR_INDEX_1_1	8u
-/* relayd refuses longer stream paths (its LTTNG_NAME_MAX). */
-#define RELAY_PATH_MAX		255
 /* relayd's status codes (LTTng's error codes). */
 #define RELAY_OK		10u
 
@@ -177,6 +175,11 @@ static int relay_owed_answer(struct ustd_relay *r)
 	r->partial_len = 0;
 	r->owed_head = (r->owed_head + 1) % USTD_RELAY_UNANSWERED_MAX;
 	r->unanswered--;
+	/* Whatever it says, nobody asks any more: the stream may be closed
+	 * and unknown to relayd by now, which must not break the connection
+	 * that other processes share. */
+	if (q == &r->forgotten)
+		return 0;
 	if (!q) {
 		if (code != RELAY_OK)
 			return relay_fail(r, -EPROTO, "lttng-relayd refused a packet index or a live beacon (status %u; its own log says why)",
@@ -400,7 +403,7 @@ int ustd_relay_add_stream(struct ustd_relay *r, const char *name, const char *pa
 	struct relay_status_stream reply;
 	int ret;
 
-	if (strlen(name) >= sizeof(msg.channel_name) || strlen(path) >= RELAY_PATH_MAX)
+	if (strlen(name) >= sizeof(msg.channel_name) || strlen(path) >= USTD_RELAY_PATH_MAX)
 		return relay_fail(r, -ENAMETOOLONG, "stream %s/%s has too long a name for lttng-relayd",
 				  path, name);
 	memcpy(msg.channel_name, name, strlen(name));
@@ -562,11 +565,22 @@ int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last
 	return ret < 0 ? ret : relay_status(r, "to close a stream", &code);
 }
 
+void ustd_relay_forget(struct ustd_relay *r, const struct ustd_relay_query *q)
+{
+	uint32_t i, at;
+
+	for (i = 0; i < r->unanswered; i++) {
+		at = (r->owed_head + i) % USTD_RELAY_UNANSWERED_MAX;
+		if (r->owed[at] == q)
+			r->owed[at] = &r->forgotten;
+	}
+}
+
 void ustd_relay_close(struct ustd_relay *r)
 {
 	/* The questions on their way get no answer now. */
 	for (; r->unanswered; r->unanswered--) {
-		if (r->owed[r->owed_head])
+		if (r->owed[r->owed_head] && r->owed[r->owed_head] != &r->forgotten)
 			r->owed[r->owed_head]->busy = false;
 		r->owed_head = (r->owed_head + 1) % USTD_RELAY_UNANSWERED_MAX;
 	}

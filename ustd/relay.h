@@ -3,8 +3,9 @@
  * ustd as a client of an unmodified lttng-relayd: the subset of the relayd
  * protocol that lttng-consumerd speaks, at protocol version 2.10 (session
  * and stream announcement of 2.4 and 2.2, packet index 1.1 with sequence
- * numbers). One relay session per traced process, on its own control and
- * data TCP connections. Every integer on the wire is big-endian.
+ * numbers). One relay session per connection, on its own control and
+ * data TCP connections: a traced process's, or a ustd session's, shared by
+ * its processes (relay_share.h). Every integer on the wire is big-endian.
  *
  * Packets go out on a thread of their own (relay_tx.h) and confirmations
  * are asked without waiting (ustd_relay_ask_pending()); the other calls
@@ -30,6 +31,8 @@
 /* relayd's limits for the 2.4 session announcement. */
 #define USTD_RELAY_SESSION_NAME_MAX	255
 #define USTD_RELAY_HOSTNAME_MAX		64
+/* relayd refuses longer stream paths (its LTTNG_NAME_MAX). */
+#define USTD_RELAY_PATH_MAX		255
 
 /*
  * A DATA_PENDING asked without waiting for the answer
@@ -62,6 +65,10 @@ struct ustd_relay {
 	uint32_t unanswered;
 	uint8_t partial[4];		/* an answer read in part */
 	uint32_t partial_len;
+	/* Stands for the questions of a stream that left a shared
+	 * connection (ustd_relay_forget()): their answers are read, not
+	 * kept. */
+	struct ustd_relay_query forgotten;
 	bool broken;
 	char err[256];			/* why it broke */
 	struct ustd_relay_tx *tx;	/* sends on data_fd (relay_tx.h) */
@@ -120,6 +127,10 @@ int ustd_relay_ask_pending(struct ustd_relay *r, uint64_t handle, uint64_t seq,
  * that has not come within USTD_RELAY_TIMEOUT_MS breaks the connection,
  * as a blocking call's would. */
 int ustd_relay_poll(struct ustd_relay *r);
+
+/* A stream's owner is going while its questions may still be owed
+ * answers: they no longer point at q. */
+void ustd_relay_forget(struct ustd_relay *r, const struct ustd_relay_query *q);
 
 /* Ends a stream after packet last_seq (UINT64_MAX: it sent none). */
 int ustd_relay_close_stream(struct ustd_relay *r, uint64_t handle, uint64_t last_seq);

@@ -19,8 +19,11 @@ int ustd_fallback_open(struct ustd_app *app)
 	int ret = 0;
 
 	if (!app->td.path) {
-		ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
-					    app->started);
+		/* A session's trace keeps the session's layout. */
+		ret = app->sink.share ?
+			ustd_trace_dir_create_proc(&app->td, app->dir, app->procname, app->pid) :
+			ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
+					      app->started);
 		if (ret == 0 && app->metadata.len)
 			ret = ustd_trace_dir_append_metadata(&app->td, app->metadata.buf,
 							     app->metadata.len);
@@ -85,7 +88,7 @@ int ustd_fallback_spill(struct ustd_sink *sink, struct ustd_stream_out *out, con
 
 	/* The copies are written below: none may still be on its way out.
 	 * Then most of what is kept may be written by now: ask first. */
-	ret = ustd_relay_sync(&sink->relay);
+	ret = ustd_relay_sync(sink->relay);
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (as->stream.out.sink)
 			ret = ustd_stream_confirm(&as->stream);

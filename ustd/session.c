@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "ustd/relay_share.h"
 #include "ustd/session_internal.h"
 #include "ustd/session_rotate.h"
 #include "ustd/session_trigger.h"
@@ -42,6 +43,7 @@ void ustd_session_free(struct ustd_session *s)
 
 	ustd_rotation_fini(s);
 	ustd_session_triggers_free(s);
+	ustd_relay_share_put(s->relay);
 	for (i = 0; i < s->nr_rules; i++)
 		rule_free(&s->rules[i]);
 	free(s->rules);

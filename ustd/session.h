@@ -77,6 +77,7 @@ struct ustd_session_trigger;
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
 	char *dir;			/* OUTPUT/NAME-YYYYMMDD-HHMMSS */
+	struct ustd_relay_share *relay;	/* streamed: session_relay.h; or NULL */
 	enum ustd_session_state state;
 	bool overwrite;
 	struct ustd_session_channel *channels;

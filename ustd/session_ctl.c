@@ -32,7 +32,9 @@
 #include "libustcomm/shm_layout.h"
 #include "ustd/session_internal.h"
 #include "ustd/on_rotate.h"
+#include "ustd/relay_share.h"
 #include "ustd/session_final.h"
+#include "ustd/session_relay.h"
 #include "ustd/session_rotate.h"
 #include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
@@ -150,7 +152,12 @@ static void cmd_create(struct conn *c, const char *const *a)
 	struct ustd_sessions *ss = c->ss;
 	struct ustd_session *s, **tail;
 	struct ustd_session_channel *all;
-	const char *output = a[1][0] ? a[1] : ss->ctx->output;
+	/* A relayd URL: the session's local directory, for the fallback, is
+	 * made in ustd's output (session_relay.h). */
+	bool streamed = strstr(a[1], "://") != NULL;
+	const char *output = a[1][0] && !streamed ? a[1] : ss->ctx->output;
+	const char *reply[2];
+	char why[512];
 	uint32_t size, num;
 	int ret;
 
@@ -195,9 +202,13 @@ static void cmd_create(struct conn *c, const char *const *a)
 	}
 	if (!ret)
 		ret = ustd_session_make_dir(s, output);
+	if (ret)
+		snprintf(why, sizeof(why), "cannot create the session's directory in %s: %s", output,
+			 strerror(-ret));
+	else if (streamed)
+		ret = ustd_session_relay_open(s, ss->ctx, a[1], why, sizeof(why));
 	if (ret) {
-		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret,
-			   "cannot create the session's directory in %s: %s", output, strerror(-ret));
+		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret, "%s", why);
 		ustd_session_free(s);
 		return;
 	}
@@ -205,7 +216,9 @@ static void cmd_create(struct conn *c, const char *const *a)
 		;
 	*tail = s;
 	ustcomm_dbg("session %s created in %s", s->name, s->dir);
-	conn_reply(c, USTCOMM_CTL_SESSION_CREATE, 0, (const char *const *)&s->dir, 1);
+	reply[0] = s->dir;
+	reply[1] = s->relay ? s->relay->path : "";
+	conn_reply(c, USTCOMM_CTL_SESSION_CREATE, 0, reply, s->relay ? 2 : 1);
 }
 
 static int check_rule(struct conn *c, const char *const *r, size_t index)
@@ -463,6 +476,11 @@ static void cmd_rotate(struct conn *c, const char *name)
 
 	if (!s)
 		return;
+	if (s->relay) {
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, -EOPNOTSUPP, USTD_SESSION_RELAY_NO_ROTATION,
+			   name);
+		return;
+	}
 	if (s->state == USTD_SESSION_CREATED || s->rot.rotated_since_stop || s->overwrite) {
 		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, s->overwrite ? -EOPNOTSUPP : -EINVAL,
 			   s->overwrite ? "session '%s' is a flight recorder: its traces are written by snapshots, not rotated" :
@@ -509,6 +527,11 @@ static void cmd_rotation(struct conn *c, const char *const *a)
 			   USTCOMM_ROTATE_SIZE_MIN, USTCOMM_ON_ROTATE_MAX,
 			   USTCOMM_ON_ROTATE_TIMEOUT_MIN_US / 1000,
 			   USTCOMM_ON_ROTATE_TIMEOUT_MAX_US / 3600000000ull);
+		return;
+	}
+	if ((every || size || a[3][0]) && s->relay) {
+		conn_error(c, USTCOMM_CTL_SESSION_ROTATION, -EOPNOTSUPP, USTD_SESSION_RELAY_NO_ROTATION,
+			   a[0]);
 		return;
 	}
 	if ((every || size) && s->overwrite) {

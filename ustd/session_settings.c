@@ -12,6 +12,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/shm_layout.h"
+#include "ustd/relay_share.h"
 #include "ustd/session_internal.h"
 #include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
@@ -70,9 +71,11 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 	a.end = a.next + size;
 	if (!v || !a.next)
 		return -ENOMEM;
-	/* The session's directory is OUTPUT/NAME-YYYYMMDD-HHMMSS. */
-	v[n] = arena_put(&a, "%.*s", slash ? (int)(slash - s->dir) : 0, s->dir);
-	if (output_default && !strcmp(v[n], output_default))
+	/* The session's directory is OUTPUT/NAME-YYYYMMDD-HHMMSS; a streamed
+	 * session's output is its relayd's URL (session_relay.h). */
+	v[n] = s->relay ? s->relay->text :
+		arena_put(&a, "%.*s", slash ? (int)(slash - s->dir) : 0, s->dir);
+	if (!s->relay && output_default && !strcmp(v[n], output_default))
 		v[n] = "";
 	n++;
 	v[n++] = s->overwrite ? "1" : "0";

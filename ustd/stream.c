@@ -155,7 +155,7 @@ int ustd_stream_relay(struct ustd_stream *s, struct ustd_sink *sink, const char 
 	 * died of SIGFPE on a size without a count): without a count, relayd
 	 * writes one file. */
 	uint64_t size = s->out.tf.count ? s->out.tf.size : 0;
-	int ret = ustd_relay_add_stream(&sink->relay, s->name, path, size, s->out.tf.count,
+	int ret = ustd_relay_add_stream(sink->relay, s->name, path, size, s->out.tf.count,
 					&s->out.handle);
 
 	if (ret == 0) {
@@ -199,7 +199,7 @@ int ustd_stream_confirm(struct ustd_stream *s)
 	 */
 	if (o->asked <= o->confirmed)
 		o->asked = o->sent;
-	ret = ustd_relay_data_pending(&o->sink->relay, o->handle, o->asked - 1);
+	ret = ustd_relay_data_pending(o->sink->relay, o->handle, o->asked - 1);
 	if (ret == 0) {
 		/* Not past what the sending thread is done with (relay_tx.h);
 		 * pairs with the store-release in relay_tx_thread(). */
@@ -220,7 +220,7 @@ int ustd_stream_confirm_later(struct ustd_stream *s)
 	/* As above: the packets asked about until relayd has them. */
 	if (o->asked <= o->confirmed)
 		o->asked = o->sent;
-	return ustd_relay_ask_pending(&o->sink->relay, o->handle, o->asked - 1, &o->query);
+	return ustd_relay_ask_pending(o->sink->relay, o->handle, o->asked - 1, &o->query);
 }
 
 /*
@@ -351,7 +351,7 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 		 * one, spill() waits until the packet is sent. */
 		if (kept)
 			packet = copy;
-		ret = ustd_relay_send_packet(&out->sink->relay, out->handle, out->sent,
+		ret = ustd_relay_send_packet(out->sink->relay, out->handle, out->sent,
 					     packet, len, &out->tx_sent);
 		if (ret == 0) {
 			out->sent++;

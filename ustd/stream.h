@@ -24,8 +24,15 @@
  * A trace streamed to lttng-relayd: the connection its streams send on,
  * and the way back to local files when relayd is lost.
  */
+struct ustd_relay_share;
+
 struct ustd_sink {
-	struct ustd_relay relay;
+	/* The connection: &own, or a ustd session's, which the processes of
+	 * the session share (relay_share.h). */
+	struct ustd_relay *relay;
+	struct ustd_relay own;
+	struct ustd_relay_share *share;	/* NULL with its own connection */
+	struct ustd_sink *next_member;	/* in share's list */
 	/* Called once, when sending failed: moves every stream of the trace
 	 * to local files (their out.sink becomes NULL, and their fd and
 	 * idx_fd the new files unless those could not be made), beginning

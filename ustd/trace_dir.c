@@ -163,13 +163,20 @@ int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 	return ret < 0 ? ret : trace_dir_create_in(td, output, name);
 }
 
+void ustd_trace_proc_name(char *out, size_t size, const char *procname, pid_t pid)
+{
+	char clean[64];
+
+	trace_dir_clean_name(clean, sizeof(clean), procname);
+	snprintf(out, size, "%s-%d", clean, (int)pid);
+}
+
 int ustd_trace_dir_create_proc(struct ustd_trace_dir *td, const char *output,
 			       const char *procname, pid_t pid)
 {
-	char clean[64], name[USTD_TRACE_NAME_MAX];
+	char name[USTD_TRACE_NAME_MAX];
 
-	trace_dir_clean_name(clean, sizeof(clean), procname);
-	snprintf(name, sizeof(name), "%s-%d", clean, (int)pid);
+	ustd_trace_proc_name(name, sizeof(name), procname, pid);
 	return trace_dir_create_in(td, output, name);
 }
 

@@ -41,6 +41,9 @@ int ustd_trace_name(char *out, size_t size, const char *procname, pid_t pid, tim
 int ustd_trace_dir_create(struct ustd_trace_dir *td, const char *output,
 			  const char *procname, pid_t pid, time_t when);
 
+/* <procname>-<pid>: a session's trace of one process, here and at relayd. */
+void ustd_trace_proc_name(char *out, size_t size, const char *procname, pid_t pid);
+
 /* The same, named <procname>-<pid> (a session's trace of one process). */
 int ustd_trace_dir_create_proc(struct ustd_trace_dir *td, const char *output,
 			       const char *procname, pid_t pid);

@@ -300,8 +300,12 @@ struct ustctl_session_info {
 	unsigned nr_processes;		/* programs tracing for it now */
 	unsigned nr_rules;
 };
-/* output: an absolute directory, NULL or "" for ustd's; subbuf sizes 0
- * for the default. *dir (malloc'd) is the session's directory. */
+/* output: an absolute directory, NULL or "" for ustd's, or an
+ * lttng-relayd URL net://HOST[:CONTROL_PORT[:DATA_PORT]] (a streamed
+ * session: ustd connects to relayd now, and fails when it cannot);
+ * subbuf sizes 0 for the default. *dir (malloc'd) is the session's
+ * directory (of a streamed session: the local one, for what relayd
+ * cannot take, named like the session's directory at relayd). */
 int ustctl_create_session(const char *name, const char *output, int overwrite,
 			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir);
 /* Adds rules (as ustctl_enable_rule takes them), all or nothing; an

@@ -4,12 +4,16 @@
 its PID with the workspace's other daemons."""
 
 import os
+import queue
+import re
 import shutil
 import signal
 import socket
 import subprocess
+import threading
+import time
 
-from ustest import wait_for
+from ustest import BABELTRACE2, wait_for
 
 HOST = socket.gethostname()
 RELAYD = shutil.which("lttng-relayd")
@@ -62,5 +66,39 @@ class Relayd:
         self.proc.send_signal(sig)
 
     def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+
+class LiveViewer:
+    """babeltrace2 --input-format=lttng-live on url, its output read line by
+    line as it comes; stopped by its PID with the workspace's daemons."""
+
+    def __init__(self, ws, url):
+        self.proc = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live",
+                                      url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=dict(os.environ, TZ="UTC"))
+        ws.daemons.append(self.proc)
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(l) for l in self.proc.stdout],
+                         daemon=True).start()
+
+    def matches(self, pattern, seconds, enough=None):
+        """The matches of pattern in the lines that come within seconds, or
+        as soon as there are enough of them."""
+        rx = re.compile(pattern)
+        found = []
+        end = time.time() + seconds
+        while time.time() < end and (enough is None or len(found) < enough):
+            try:
+                line = self.lines.get(timeout=min(0.5, max(0.01, end - time.time())))
+            except queue.Empty:
+                continue
+            m = rx.search(line)
+            if m:
+                found.append(m)
+        return found
+
+    def stop(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()

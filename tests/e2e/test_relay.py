@@ -7,16 +7,14 @@ program unharmed and the rest of the trace in ustd's fallback directory.
 Local traces carry LTTng's packet index (index/*.idx)."""
 
 import os
-import queue
 import re
 import signal
 import struct
 import subprocess
-import threading
 import time
 
-from relayd import HOST, RELAYD, Relayd, free_ports
-from ustest import (BABELTRACE2, USTD, Tap, VerboseUstd, Workspace, app, babeltrace_check,
+from relayd import HOST, RELAYD, LiveViewer, Relayd, free_ports
+from ustest import (USTD, Tap, VerboseUstd, Workspace, app, babeltrace_check,
                     full_speed_alone, read_trace, read_trace_ints, stream_problems)
 
 # A million events must reach relayd, and the live viewer keep up.
@@ -131,26 +129,11 @@ if m:
     live_url = ml.group(1) if ml else ""
     t.eq(live_url, "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, HOST, session),
          "ustd --live-port: the live URL printed has relayd's live port")
-    viewer = subprocess.Popen(["stdbuf", "-oL", BABELTRACE2, "--input-format=lttng-live",
-                               live_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=dict(os.environ, TZ="UTC"))
-    ws.daemons.append(viewer)
-    lines = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l) for l in viewer.stdout],
-                     daemon=True).start()
-    ticks = []
-    end = time.time() + 20
-    while time.time() < end and len(ticks) < 30:
-        try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        mt = re.search(r"ust:tick: .*thread = (\d+), seq = (\d+)", line)
-        if mt:
-            ticks.append((int(mt.group(1)), int(mt.group(2))))
+    viewer = LiveViewer(ws, live_url)
+    ticks = [(int(mt.group(1)), int(mt.group(2))) for mt in
+             viewer.matches(r"ust:tick: .*thread = (\d+), seq = (\d+)", 20, enough=30)]
     running = ticker.poll() is None
-    viewer.send_signal(signal.SIGKILL)
-    viewer.wait()
+    viewer.stop()
     t.ok(len(ticks) >= 30 and running,
          "the live viewer shows events of the program while it runs (%d ticks)" % len(ticks),
          "ticks %r, running %r" % (ticks[:5], running))

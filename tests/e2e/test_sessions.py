@@ -13,44 +13,22 @@ that no session matches starts with one thread and no trace."""
 
 import os
 import re
-import select
 import signal
-import subprocess
 import time
 
+import forking_server
 import ustest
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
+from ustest import Tap, Workspace, babeltrace_check, read_trace, wait_for
 
 t = Tap()
 N = 200
 
 
-class Service:
-    """tests/apps/forking_server N WORKERS, driven through its standard input."""
+class Service(forking_server.Service):
+    """forking_server N WORKERS (forking_server.py), N events of each kind."""
 
     def __init__(self, ws, workers=0, n=N):
-        self.proc = subprocess.Popen([app("forking_server"), str(n), str(workers)], env=ws.env(),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        ws.daemons.append(self.proc)
-        self.pid = self.proc.pid
-        self.expect("ready")
-
-    def expect(self, word, timeout=30):
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        line = self.proc.stdout.readline() if ready else "(nothing in %ds)" % timeout
-        if line.strip() != word:
-            raise RuntimeError("forking_server %d: %r instead of %r: %s" %
-                               (self.pid, line, word, self.proc.stderr.read()))
-
-    def go(self):
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        self.expect("done")
-
-    def end(self):
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
+        super().__init__(ws, n, workers)
 
 
 def ok_cmd(ws, args, what):
@@ -194,9 +172,9 @@ res = ws.ustctl(["enable-marker", "-s", "other", "-t", "x", "svc:*"])
 t.eq(res.returncode, 2, "-s and -t together: usage error")
 res = ws.ustctl(["create-session", "--subbuf-size", "1000", "odd"])
 t.eq(res.returncode, 2, "a sub-buffer size that is not a power of two: usage error")
-res = ws.ustctl(["create-session", "-r", "net://localhost", "streamed"])
-t.ok(res.returncode == 2 and "not done yet" in res.stderr, "-r: said to be not done yet",
-     res.stderr)
+res = ws.ustctl(["create-session", "-r", "net://localhost:0", "streamed"])
+t.ok(res.returncode == 2 and "port is a number" in res.stderr,
+     "-r with a bad URL: usage error (test_session_relay.py streams sessions)", res.stderr)
 res = ws.ustctl(["start-session", "--help"])
 t.ok(res.returncode == 0 and "Starts session NAME" in res.stdout, "start-session --help")
 
