@@ -160,6 +160,13 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk);
  * streams and sends them, and tells relayd which streams are idle. */
 void ustd_app_on_live_tick(struct ustd_app *app);
 
+/* A -v message: what ustd is doing, as opposed to what went wrong. */
+__attribute__((format(printf, 2, 3)))
+void ustd_app_note(const struct ustd_app *app, const char *fmt, ...);
+
+/* The live timer runs while some trace is streamed (ustd.c stops it). */
+void ustd_app_live_timer_arm(const struct ustd_ctx *ctx);
+
 /* ustd is exiting: takes everything the application sent and every
  * complete packet, then closes. */
 void ustd_app_finish(struct ustd_app *app);
