@@ -91,8 +91,9 @@ static inline uint64_t ust_rb_time_after(const struct ust_shm_head *cur, uint64_
 /*
  * Writes the header of the event just reserved at ev, of size bytes in
  * all, and hands its payload to the caller through ctx. The first byte
- * says "finished" (shm_layout.h): 0 until the commit. Past a sub-buffer's
- * first cycle it still holds a byte of an older cycle, which this clears.
+ * says "finished" (shm_layout.h): 0 until the commit. The consumer cleared
+ * it already in discard mode; in overwrite mode it still holds a byte of an
+ * older cycle, which this clears.
  */
 static inline void ust_rb_event_begin(struct ust_rb *rb, struct ust_event_ctx *ctx,
 				      uint64_t ev, uint64_t size, int compact,

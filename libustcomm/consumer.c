@@ -190,11 +190,16 @@ USTCOMM_API int ustcomm_cbuf_copy_stable(const struct ustcomm_cbuf *cb, uint64_t
 
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 {
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
+
 	/*
-	 * The sub-buffer is released as it is: clearing it cost ustd 40 % of
-	 * its CPU at full speed, for crash rescue alone (shm_layout.h).
-	 * Release: our reads of the packet complete before writers can see
-	 * the sub-buffer free. Pairs with the writer's load
+	 * Every cycle begins on zeroes, so that after a crash an event whose
+	 * first byte is still 0 is known to be unfinished (shm_layout.h).
+	 */
+	memset(cb->data + (size_t)idx * cb->subbuf_size, 0, cb->subbuf_size);
+	/*
+	 * Release: our reads of the packet, and our zeroes, complete before
+	 * writers can see the sub-buffer free. Pairs with the writer's load
 	 * of consumed followed by cmm_smp_rmb() and its full-barrier cmpxchg
 	 * in ust_rb_reserve(), which precede its first store into the
 	 * sub-buffer.

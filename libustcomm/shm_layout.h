@@ -36,14 +36,13 @@
  *    target.
  *  - The first byte of an event is never 0 (event ids start at 1, and the
  *    extended header starts with 31) and is stored last, with release
- *    semantics, just before the event's commit; each writer clears it
- *    with the rest of its header right after reserving. So after a crash,
- *    an event whose first byte is non-zero is complete, and one whose first
- *    byte is 0 was reserved but never finished (crash rescue, ustd). Only
- *    the first cycle of a sub-buffer begins on zeroes (the memfd starts
- *    zeroed); the consumer releases a sub-buffer as it read it, so a later
- *    cycle holds the older cycle's bytes past the reservations, and under
- *    a reservation whose writer died before its first store.
+ *    semantics, just before the event's commit. A sub-buffer is all zeroes
+ *    when a cycle begins in it: the consumer clears it before it releases
+ *    it, the memfd starts zeroed, and in overwrite mode each writer clears
+ *    the first byte of its event right after reserving it. So after a
+ *    crash, an event whose first byte is non-zero is complete, and one
+ *    whose first byte is 0 was reserved but never finished (crash rescue,
+ *    ustd).
  *  - commit[i].count grows by exactly subbuf_size per cycle of sub-buffer i:
  *    the packet header, every event and the closing padding are each added
  *    once, after their bytes are written (the adds are full barriers). So the

@@ -30,7 +30,7 @@ struct ustd_drain_stats {
 	uint64_t t1_clock, t1_ns;	/* last sample */
 	struct ustd_hist full_to_free;	/* timestamp_end to release */
 	struct ustd_hist wait;		/* timestamp_end to the drain's start */
-	struct ustd_hist write;		/* taking, writing, releasing */
+	struct ustd_hist write;		/* taking, writing, clearing, releasing */
 	struct ustd_hist fill;		/* timestamp_begin to timestamp_end */
 	uint32_t subbuf_count;		/* of the last stream seen */
 };

@@ -2,13 +2,10 @@
 /*
  * How the packet of a dead writer is read back (shm_layout.h, ctf_layout.h):
  *
- * Every event's first byte is stored last and is never 0, and each writer
- * zeroes it right after reserving, so an event whose first byte is
- * non-zero is finished, and one whose first byte is 0 was reserved but
- * never finished. Only the first cycle of a sub-buffer begins on zeroes:
- * in a later one, a writer that died between its reservation and its first
- * store left an older cycle's bytes, which the parse rejects (an older
- * time, an unknown id, a size past the end) or the counts do not match.
+ * Every event's first byte is stored last and is never 0, and a cycle
+ * begins on zeroes (or, in overwrite mode, each writer zeroes its first
+ * byte right after reserving), so an event whose first byte is non-zero is
+ * finished, and one whose first byte is 0 was reserved but never finished.
  * An unfinished event's size is unknown: it can be stepped over only when
  * the commit count gives it. The bytes reserved in the packet minus the
  * bytes committed in it is the total size of the unfinished events (plus
@@ -124,8 +121,8 @@ static void walk_keep(struct rescue_walk *w, uint32_t size, uint64_t ts)
  * after reserving. An extended header gives it whole when its id is known
  * and its time plausible. A compact one gives bits 3..26 (bits 0..2 are in
  * the first byte) and was at most 2^27 ticks after the event before it;
- * only a sub-buffer's first cycle, all zeroes, tells written bytes from
- * stale ones.
+ * only a zeroed cycle (discard mode, or the first cycle of an overwrite
+ * mode sub-buffer) tells written bytes from stale ones.
  */
 static uint64_t rescue_gap_time(const struct rescue_walk *w, uint32_t o, uint32_t len)
 {
@@ -211,7 +208,7 @@ static int walk_cut(struct rescue_walk *w, uint64_t ts_begin, uint32_t limit,
 		/* Something was reserved there and is not kept. */
 		lost++;
 	} else if (!in->stale && w->pos < limit) {
-		/* First cycle: a non-zero byte is an unfinished event's. */
+		/* Zeroed cycle: a non-zero byte is an unfinished event's. */
 		for (i = w->pos; i < limit && i < w->pos + UST_EVENT_HEADER_EXTENDED_SIZE; i++) {
 			if (in->pkt[i]) {
 				lost++;
@@ -237,8 +234,8 @@ static int rescue_walk_exact(struct rescue_walk *w, uint64_t ts_begin)
 	/*
 	 * Closed by a switch or a flush. Its closer writes the context, then
 	 * commits the padding: when that context describes the packet, the
-	 * padding may or may not be committed. Past the first cycle it may be
-	 * an older cycle's context, which the walk then fails to match.
+	 * padding may or may not be committed. In overwrite mode it may be an
+	 * older cycle's context, which the walk then fails to match.
 	 */
 	if (content != packet || content % 8 || content < UST_PKT_HEADER_SIZE * 8 ||
 	    content / 8 >= in->subbuf_size)
@@ -275,9 +272,9 @@ static int rescue_walk(struct rescue_walk *w, uint64_t ts_begin, int header_writ
 }
 
 /*
- * Whether the opener of this cycle wrote the header. Past a sub-buffer's
- * first cycle the older cycle's header is there, magic and all, until the
- * opener's stores: it is this cycle's only when it has this cycle's
+ * Whether the opener of this cycle wrote the header. In a stale cycle
+ * (overwrite mode) the older cycle's header is there, magic and all, until
+ * the opener's stores: it is this cycle's only when it has this cycle's
  * sequence number and begins no earlier than the packet before ended (the
  * stores are plain, in any order, so both are checked).
  */

@@ -26,9 +26,10 @@ struct ustd_rescue_in {
 	 * stopped inside it, else subbuf_size (a switch or a flush closed it,
 	 * but its closer may have died before writing the context). */
 	uint32_t reserved;
-	/* Not the sub-buffer's first cycle: bytes no writer of this cycle
-	 * stored yet, the packet context included, hold an older cycle's
-	 * values rather than zeroes (shm_layout.h). */
+	/* Overwrite mode past the sub-buffer's first cycle: bytes no writer
+	 * of this cycle stored yet, the packet header and context included,
+	 * hold an older cycle's values. In discard mode ustd clears each
+	 * sub-buffer before releasing it, so they are zeroes. */
 	int stale;
 	uint64_t committed;		/* bytes committed in this cycle */
 	uint64_t last_timestamp;	/* the writers' last one */

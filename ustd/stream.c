@@ -512,7 +512,7 @@ static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint6
 		.uuid = rescue->uuid,
 		.reserved = ws->write_offset - begin < size ?
 			(uint32_t)(ws->write_offset - begin) : size,
-		.stale = begin >= (uint64_t)size * s->cb.subbuf_count,
+		.stale = s->overwrite && begin >= (uint64_t)size * s->cb.subbuf_count,
 		.committed = count + size >= target ? count + size - target : 0,
 		.last_timestamp = ws->last_timestamp,
 		.discarded = out->discarded > ws->events_discarded ?

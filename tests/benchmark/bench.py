@@ -805,7 +805,7 @@ def drain_table(ust):
     out = ["| ustd drain, µs: p50 / p90 / p99 / max | 1 thread | 2 threads |", "|---|---|---|"]
     for key, label in (("full", "sub-buffer full to free"),
                        ("wait", "of it, until the drain starts (wake-up, scheduling)"),
-                       ("write", "of it, writing the packet and releasing the sub-buffer"),
+                       ("write", "of it, writing the packet and clearing the sub-buffer"),
                        ("fill", "the writers filling one packet")):
         out.append("| %s | %s | %s |" % (label, fmt_pct(ust[("drain", 1)][key]),
                                          fmt_pct(ust[("drain", 2)][key])))

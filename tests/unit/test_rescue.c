@@ -133,7 +133,8 @@ static void decode(struct rescued *r)
 /* The opener of the packet died after its reservation, before writing and
  * committing the header: what ustd then sees. */
 static uint64_t header_lost_end;
-/* With header_lost_end: the header an older cycle left there, else zeroes. */
+/* With header_lost_end: the header an older cycle left there (a stale
+ * cycle, overwrite mode), else zeroes. */
 static const char *stale_header;
 
 /* Rescues the sub-buffer that begins at begin, as ustd does at a crash. */
@@ -151,7 +152,7 @@ static void rescue(uint64_t begin, char *copy, struct rescued *r)
 		.stream_id = STREAM, .cpu = 0, .uuid = uuid,
 		.reserved = ws.write_offset - begin < SUBBUF ?
 			(uint32_t)(ws.write_offset - begin) : SUBBUF,
-		.stale = begin >= (uint64_t)SUBBUF * NSUBBUF,
+		.stale = stale_header != NULL,
 		.committed = count + SUBBUF - target,
 		.last_timestamp = ws.last_timestamp,
 		.discarded = 5,
@@ -324,9 +325,10 @@ static void test_header_lost(void)
 }
 
 /*
- * The same in a sub-buffer's second cycle: the opener died before writing
- * the header, and the first cycle's header, magic included, is still
- * there. It must not be taken for this cycle's.
+ * The same in a flight recorder's sub-buffer past its first cycle: the
+ * opener died before writing the header, and the older cycle's header,
+ * magic included, is still there (nothing clears a sub-buffer in
+ * overwrite mode). It must not be taken for this cycle's.
  */
 static void test_header_stale(void)
 {
@@ -357,7 +359,7 @@ static void test_header_stale(void)
 	tap_ok(r.valid && r.nr == kept && r.seqs[0] == first && r.out.dropped == 0 &&
 	       ust_get_u64(r.out.buf + UST_PKT_TIMESTAMP_BEGIN) == header_lost_end &&
 	       ust_get_u64(r.out.buf + UST_PKT_SEQ_NUM) == begin / SUBBUF,
-	       "header never written, second cycle: the first cycle's is not taken for it (%u of %u events, begins when the packet before ended)",
+	       "header never written, overwrite mode past the first cycle: the older header is not taken for it (%u of %u events, begins when the packet before ended)",
 	       r.nr, kept);
 	free(r.out.buf);
 	header_lost_end = 0;
@@ -406,9 +408,10 @@ static void test_far_gap(int ext)
 
 /*
  * A writer that died right after its exchange, in the second cycle of a
- * sub-buffer, wrote nothing: not even the 0 of its first byte. The consumer
- * released the sub-buffer as it was, so the first cycle's bytes are there:
- * they must not read as an event of this cycle.
+ * sub-buffer, wrote nothing: not even the 0 of its first byte. That byte is
+ * 0 all the same because the consumer cleared the sub-buffer when it
+ * released it, so the reservation reads as unfinished, not as whatever
+ * the first cycle left there.
  */
 static void test_died_after_exchange(void)
 {
