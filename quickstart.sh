@@ -187,6 +187,11 @@ tally_stress() {
 	tally "$top/build-sanitize" "$top/build-sanitize/check-stress.out"
 }
 
+# count KIND LOG: the number on LOG's first "# KIND: N" line.
+count() {
+	sed -n "s/^# $1: *\([0-9][0-9]*\)\$/\1/p" "$2" | head -n 1
+}
+
 # tally DIR OUTPUT: adds the counts of DIR/test-suite.log.
 tally() {
 	dir=$1
@@ -198,11 +203,13 @@ tally() {
 		return
 	fi
 	grep -a -E '^(PASS|FAIL|XPASS|ERROR|SKIP):' "$2" | grep -v '^PASS' || true
-	p=$(sed -n 's/^# PASS: *//p' "$log")
-	f=$(sed -n 's/^# FAIL: *//p' "$log")
-	x=$(sed -n 's/^# XPASS: *//p' "$log")
-	e=$(sed -n 's/^# ERROR: *//p' "$log")
-	s=$(sed -n 's/^# SKIP: *//p' "$log")
+	# The summary's counts only: a test's diagnostics may hold a line
+	# such as "# ERROR: [Babeltrace CLI] ..." too.
+	p=$(count PASS "$log")
+	f=$(count FAIL "$log")
+	x=$(count XPASS "$log")
+	e=$(count ERROR "$log")
+	s=$(count SKIP "$log")
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0} + ${x:-0} + ${e:-0}))
 	skipped=$((skipped + ${s:-0}))
