@@ -176,6 +176,31 @@ static int seqs_are(const struct rescued *r, const uint32_t *want, unsigned n)
 	return r->valid && r->nr == n && !memcmp(r->seqs, want, n * sizeof(*want));
 }
 
+/*
+ * Committed events from seq on, the consumer taking every full packet,
+ * until half of the sub-buffer at begin (in its second cycle) is written:
+ * the first of them there and how many. Returns the next seq.
+ */
+static uint32_t fill_second_cycle(uint64_t begin, uint32_t seq, uint32_t *first,
+				  uint32_t *kept)
+{
+	struct ust_event_ctx ctx;
+	const char *pkt;
+	size_t len;
+
+	while (rb.ctl->write_offset < begin + SUBBUF / 2) {
+		if (emit(ID_SMALL, seq, 1, &ctx) == 0) {
+			if (ctx.offset >= begin && !(*kept)++)
+				*first = seq;
+			seq++;
+			continue;
+		}
+		while (ustcomm_cbuf_get(&cb, &pkt, &len) == 1)
+			ustcomm_cbuf_put(&cb);
+	}
+	return seq;
+}
+
 static void test_open_packet_gap(void)
 {
 	static const uint32_t want[] = { 0, 1, 3, 4, 5 };
@@ -334,25 +359,13 @@ static void test_header_stale(void)
 {
 	const uint64_t begin = (uint64_t)SUBBUF * NSUBBUF;
 	char old_header[UST_PKT_HEADER_SIZE], copy[SUBBUF];
-	struct ust_event_ctx ctx;
-	const char *pkt;
 	struct rescued r;
 	uint32_t seq = 0, first = 0, kept = 0;
-	size_t len;
 
 	setup();
 	emit(ID_SMALL, seq++, 1, NULL);
 	memcpy(old_header, ustcomm_cbuf_subbuf(&cb, 0), UST_PKT_HEADER_SIZE);
-	while (kept < 5) {
-		if (emit(ID_SMALL, seq, 1, &ctx) == 0) {
-			if (ctx.offset >= begin && !kept++)
-				first = seq;
-			seq++;
-			continue;
-		}
-		while (ustcomm_cbuf_get(&cb, &pkt, &len) == 1)
-			ustcomm_cbuf_put(&cb);
-	}
+	seq = fill_second_cycle(begin, seq, &first, &kept);
 	header_lost_end = ust_get_u64(ustcomm_cbuf_subbuf(&cb, begin) + UST_PKT_TIMESTAMP_BEGIN);
 	stale_header = old_header;
 	rescue(begin, copy, &r);
@@ -416,24 +429,12 @@ static void test_far_gap(int ext)
 static void test_died_after_exchange(void)
 {
 	const uint64_t begin = (uint64_t)SUBBUF * NSUBBUF;
-	struct ust_event_ctx ctx;
-	const char *pkt;
 	char copy[SUBBUF];
 	struct rescued r;
 	uint32_t seq = 0, first = 0, kept = 0;
-	size_t len;
 
 	setup();
-	while (rb.ctl->write_offset < begin + SUBBUF / 2) {
-		if (emit(ID_SMALL, seq, 1, &ctx) == 0) {
-			if (ctx.offset >= begin && !kept++)
-				first = seq;
-			seq++;
-			continue;
-		}
-		while (ustcomm_cbuf_get(&cb, &pkt, &len) == 1)
-			ustcomm_cbuf_put(&cb);
-	}
+	seq = fill_second_cycle(begin, seq, &first, &kept);
 	/* Single-threaded here: the exchange of the writer that died. */
 	rb.ctl->write_offset += 16;
 	rescue(begin, copy, &r);
