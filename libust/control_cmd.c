@@ -350,7 +350,6 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_SESSION_DESTROY:
 	case USTCOMM_CTL_SESSION_LIST:
 	case USTCOMM_CTL_SESSION_CONTEXT:
-	case USTCOMM_CTL_SESSION_GET:
 	case USTCOMM_CTL_SESSION_ROTATE:
 	case USTCOMM_CTL_SESSION_ROTATION:
 	case USTCOMM_CTL_SESSION_TRIGGER:

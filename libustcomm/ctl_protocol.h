@@ -180,9 +180,9 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SESSION_LIST = 40,
 	/* (NAME, CHANNEL or "*", CONTEXT) -> (); before the first start */
 	USTCOMM_CTL_SESSION_CONTEXT = 41,
-	/* (NAME) -> the session as LOAD_SESSION's arguments (NAME, OUTPUT,
-	 * NR_CHANNELS, channels, rules), then OVERWRITE */
-	USTCOMM_CTL_SESSION_GET = 42,
+	/* 42: never implemented; SESSION_DESCRIBE (55) took its place. Not
+	 * to be reused, so that an old ustctl is refused rather than
+	 * misunderstood. */
 	/* to a program: (TRACE, "0"|"1") -> (); flight-recorder mode of the
 	 * trace, before its buffers are allocated */
 	USTCOMM_CTL_SET_OVERWRITE = 43,
