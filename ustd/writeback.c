@@ -73,10 +73,12 @@ static void wb_reserve(struct ustd_wb_file *f, uint64_t len)
 }
 
 /*
- * SYNC_FILE_RANGE_WRITE only starts writeback of what is dirty; the range
- * dropped a window later was started long before, so that it is clean by
- * then and POSIX_FADV_DONTNEED frees it (pages still under writeback stay,
- * and are left to the kernel).
+ * SYNC_FILE_RANGE_WRITE only starts writeback of what is dirty. The range
+ * dropped a window later was started long before, but POSIX_FADV_DONTNEED
+ * skips pages still dirty or under writeback, and never looks at them
+ * again: on a slow disk (CI) 55 of 91 MiB stayed cached that way. So the
+ * thread first waits for that range's writeback; usually it is done and
+ * the wait costs nothing, and when the disk lags only this thread waits.
  */
 static void wb_work(struct ustd_wb_file *f, uint64_t len, bool closed)
 {
@@ -89,8 +91,12 @@ static void wb_work(struct ustd_wb_file *f, uint64_t len, bool closed)
 		f->kicked = len;
 	}
 	if (len > f->window && len - f->window >= f->dropped + WB_STEP) {
-		if (posix_fadvise(f->fd, (off_t)f->dropped, (off_t)(len - f->window - f->dropped),
-				  POSIX_FADV_DONTNEED))
+		off_t from = (off_t)f->dropped, n = (off_t)(len - f->window - f->dropped);
+
+		if (sync_file_range(f->fd, from, n, SYNC_FILE_RANGE_WAIT_BEFORE |
+				    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) < 0)
+			ustcomm_dbg("writeback: waiting for written pages: %s", strerror(errno));
+		if (posix_fadvise(f->fd, from, n, POSIX_FADV_DONTNEED))
 			ustcomm_dbg("writeback: dropping written pages failed");
 		f->dropped = len - f->window;
 	}

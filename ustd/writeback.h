@@ -9,8 +9,8 @@
  * whose memory the host backs on first touch, writing a 256 KiB packet took
  * 680 us instead of 60, and the writers discarded; manual 8.7). Here the
  * written part of a file is handed to writeback a MiB at a time and, once
- * a window behind the end, dropped from the cache: the pages ustd writes
- * into are the ones it gave back.
+ * a window behind the end and written to disk, dropped from the cache: the
+ * pages ustd writes into are the ones it gave back.
  *
  * None of it runs on the drain: sync_file_range() and fallocate() were seen
  * to block for 5 to 620 ms (device queue, journal), longer than a ring
