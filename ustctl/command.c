@@ -158,12 +158,12 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the path of the ustd socket process PID reports its traces to.\n",
 	  false, 1, 1, ustctl_cmd_get_sock_path },
 	{ "save-session", "[-t TRACE] PID FILE.xml | -s NAME FILE.xml",
-	  "save enabled patterns and channel settings",
+	  "save a trace's or a session's settings to a file",
 	  "Writes the output (when one was chosen), the enable and disable rules\n"
 	  "and the channel settings of trace TRACE in process PID to FILE.xml, a\n"
 	  "session file that load-session and usttrace --session read.\n"
 	  "With -s NAME, writes ustd's session NAME whole: its name, output\n"
-	  "directory, flight-recorder mode, channel settings with their contexts\n"
+	  "(directory or relayd URL), flight-recorder mode, channel settings with their contexts\n"
 	  "and tracefile limits, rules, rotation schedule and triggers.\n",
 	  true, 2, 2, ustctl_cmd_save_session, .takes_session = true },
 	{ "load-session", "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml", "apply a session file",

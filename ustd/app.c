@@ -560,7 +560,7 @@ static int app_snapshot_write(struct ustd_app *app, const char *parent, char *te
 	struct ustd_stream_out out;
 	struct ustd_app_stream *as;
 	unsigned n = app->snap_count + 1;
-	int ret;
+	int ret, pub;
 
 	if (!parent[0])
 		parent = app->dir;
@@ -578,18 +578,17 @@ static int app_snapshot_write(struct ustd_app *app, const char *parent, char *te
 			 "tracing of this process by ustd stopped after an error (see ustd's messages)");
 		return app->relayed ? -EOPNOTSUPP : -EIO;
 	}
-	ret = ustd_trace_dir_snapshot(&app->td, parent, &n, &snap);
+	ret = ustd_trace_dir_snapshot(&app->td, parent, &snap);
 	if (ret < 0) {
 		snprintf(text, text_size, "cannot create a snapshot directory in %s: %s",
 			 parent, strerror(-ret));
 		return ret;
 	}
-	app->snap_count = n;
 	for (as = app->streams; as && ret == 0; as = as->next) {
 		if (!as->stream.open || !as->stream.overwrite)
 			continue;
 		out = (struct ustd_stream_out) { .fd = -1, .idx_fd = -1 };
-		ret = ustd_stream_out_create(&out, &snap, as->stream.name);
+		ret = ustd_stream_out_create_once(&out, &snap, as->stream.name);
 		if (ret < 0)
 			break;
 		ret = ustd_stream_write_ring(&as->stream, &out, as->snap_limit, NULL);
@@ -597,13 +596,21 @@ static int app_snapshot_write(struct ustd_app *app, const char *parent, char *te
 		if (ret > 0)
 			ret = -EPROTO;
 	}
+	/* Published even when incomplete: what was written is kept, and
+	 * the error says what is missing. */
+	pub = ustd_trace_dir_snapshot_publish(&app->td, &snap, parent, &n);
+	if (pub == 0)
+		app->snap_count = n;
 	if (ret < 0)
 		snprintf(text, text_size, "cannot write the snapshot in %s: %s", snap.path,
 			 strerror(-ret));
+	else if (pub < 0)
+		snprintf(text, text_size, "cannot give the snapshot in %s its name in %s: %s",
+			 snap.path, parent, strerror(-pub));
 	else
 		snprintf(text, text_size, "%s", snap.path);
 	ustd_trace_dir_close(&snap);
-	return ret;
+	return ret < 0 ? ret : pub;
 }
 
 /* Answers SNAPSHOT: the application flushed its buffers before asking. */

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/format.h"
+#include "libustcomm/log.h"
 #include "libustcomm/pattern.h"
+#include "ustd/dir_publish.h"
 #include "ustd/session_trigger.h"
 #include "ustd/trigger.h"
 
@@ -180,9 +183,11 @@ int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 {
 	struct ustd_session *s = app->session;
 	struct ustd_session_trigger *t = NULL;
-	char parent[USTCOMM_PATH_MAX + 32];
-	struct snap_arg sa = { .parent = parent };
+	char parent[USTCOMM_PATH_MAX + 32], partial[USTCOMM_PATH_MAX + 32];
+	struct snap_arg sa = { .parent = partial };
+	unsigned n;
 	size_t i;
+	int ret;
 
 	for (i = 0; s && i < s->nr_triggers && !t; i++) {
 		if (!strcmp(s->triggers[i].dir, dir))
@@ -198,15 +203,31 @@ int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 		return 1;
 	}
 	/* One directory per firing, a sub-directory per process in it:
-	 * babeltrace2 reads the whole service's last moments at once. */
-	snprintf(parent, sizeof(parent), "%s/firing-%" PRIu64, t->dir, t->taken + t->failed + 1);
+	 * babeltrace2 reads the whole service's last moments at once. It
+	 * appears once every process is in it (dir_publish.h). */
+	ret = ustd_dir_partial(t->dir, "firing", partial, sizeof(partial));
+	if (ret < 0) {
+		t->failed++;
+		ustcomm_err("session %s, trigger %u fired in %s: cannot create a directory in %s: %s",
+			    s->name, t->id, app->label, t->dir, strerror(-ret));
+		return 1;
+	}
 	ustd_session_for_each_app(app->ctx->sessions, s, snap_app, &sa);
-	if (sa.failed || !sa.taken)
+	n = (unsigned)(t->taken + t->failed + 1);
+	ret = sa.taken + sa.failed ?
+	      ustd_dir_publish(partial, t->dir, "firing", &n, parent, sizeof(parent)) :
+	      (rmdir(partial) < 0 ? -errno : 0);
+	if (sa.failed || !sa.taken || ret < 0)
 		t->failed++;
 	else
 		t->taken++;
-	ustd_trigger_say("session %s, trigger %u fired in %s: %u processes snapshotted in %s%s",
-			 s->name, t->id, app->label, sa.taken, parent,
-			 sa.failed ? " (some failed: see above)" : "");
+	if (ret < 0)
+		ustcomm_err("session %s, trigger %u fired in %s: the snapshots are in %s, which could not be renamed in %s: %s",
+			    s->name, t->id, app->label, partial, t->dir, strerror(-ret));
+	else
+		ustd_trigger_say("session %s, trigger %u fired in %s: %u processes snapshotted in %s%s",
+				 s->name, t->id, app->label, sa.taken,
+				 sa.taken + sa.failed ? parent : "(none)",
+				 sa.failed ? " (some failed: see above)" : "");
 	return 1;
 }

@@ -107,8 +107,8 @@ static bool stream_file_prealloc(int fd)
 	return fstatfs(fd, &sfs) == 0 && sfs.f_type == EXT4_SUPER_MAGIC;
 }
 
-int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
-			   const char *name)
+static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+			     const char *name, bool grows)
 {
 	char file[sizeof(((struct ustd_stream *)0)->name) + 24];
 	int ret = ustd_tracefile_name(&out->tf, name, file, sizeof(file));
@@ -123,13 +123,25 @@ int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_
 	out->len = 0;
 	out->idx_len = sizeof(struct ustd_index_file_header);
 	out->wb = NULL;
-	if (ret == 0) {
+	if (ret == 0 && grows) {
 		prealloc = stream_file_prealloc(out->fd) ? STREAM_PREALLOC : 0;
 		if (out->tf.size && prealloc > out->tf.size)
 			prealloc = out->tf.size;
 		out->wb = ustd_wb_open(out->fd, prealloc, STREAM_CACHE_WINDOW);
 	}
 	return ret;
+}
+
+int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+			   const char *name)
+{
+	return stream_out_create(out, td, name, true);
+}
+
+int ustd_stream_out_create_once(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+				const char *name)
+{
+	return stream_out_create(out, td, name, false);
 }
 
 void ustd_stream_out_close(struct ustd_stream_out *out)

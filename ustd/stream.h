@@ -107,6 +107,12 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 int ustd_stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
 			   const char *name);
 
+/* The same for a file written whole at once (a snapshot): no blocks are
+ * reserved ahead and the writeback thread is not told of it, so that the
+ * file is at its final size and allocation once closed. */
+int ustd_stream_out_create_once(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
+				const char *name);
+
 /* Closes what ustd_stream_out_create() opened, freeing the blocks reserved
  * ahead and not written. */
 void ustd_stream_out_close(struct ustd_stream_out *out);

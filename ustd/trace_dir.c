@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "ustd/dir_publish.h"
 #include "ustd/packet_index.h"
 #include "ustd/trace_dir.h"
 
@@ -319,28 +320,17 @@ static int trace_dir_copy_metadata(const struct ustd_trace_dir *td,
 }
 
 int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
-			    unsigned *n, struct ustd_trace_dir *snap)
+			    struct ustd_trace_dir *snap)
 {
 	char path[TRACE_DIR_PATH_MAX];
-	const char *base = strrchr(td->path, '/');
-	int len, tries, ret;
+	int ret;
 
 	snap->path = NULL;
 	snap->metadata_fd = -1;
 	snap->metadata_len = 0;
-	base = base ? base + 1 : td->path;
-	ret = ustd_mkdir_p(parent);
+	ret = ustd_dir_partial(parent, "snapshot", path, sizeof(path));
 	if (ret < 0)
 		return ret;
-	for (tries = 0; ; tries++, (*n)++) {
-		len = snprintf(path, sizeof(path), "%s/%s-snapshot-%u", parent, base, *n);
-		if (len < 0 || (size_t)len >= sizeof(path))
-			return -ENAMETOOLONG;
-		if (mkdir(path, 0755) == 0)
-			break;
-		if (errno != EEXIST || tries == TRACE_DIR_MAX_SUFFIX)
-			return -errno;
-	}
 	ret = trace_dir_open(snap, path);
 	if (ret < 0)
 		return ret;
@@ -348,6 +338,26 @@ int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
 	if (ret < 0)
 		ustd_trace_dir_discard(snap);
 	return ret;
+}
+
+int ustd_trace_dir_snapshot_publish(const struct ustd_trace_dir *td, struct ustd_trace_dir *snap,
+				    const char *parent, unsigned *n)
+{
+	char stem[TRACE_DIR_PATH_MAX], path[TRACE_DIR_PATH_MAX];
+	const char *base = strrchr(td->path, '/');
+	char *copy;
+	int ret;
+
+	snprintf(stem, sizeof(stem), "%s-snapshot", base ? base + 1 : td->path);
+	ret = ustd_dir_publish(snap->path, parent, stem, n, path, sizeof(path));
+	if (ret < 0)
+		return ret;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	free(snap->path);
+	snap->path = copy;
+	return 0;
 }
 
 void ustd_trace_dir_close(struct ustd_trace_dir *td)

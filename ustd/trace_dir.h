@@ -68,12 +68,18 @@ int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *na
 int ustd_trace_dir_remove_stream(const struct ustd_trace_dir *td, const char *name);
 
 /*
- * Creates <parent>/<name of td>-snapshot-<*n> (parent created as needed;
- * *n grows past names already taken) holding a copy of the metadata td
- * has so far. Returns 0 or a negative errno.
+ * Creates a snapshot's directory under a hidden name in parent (created
+ * as needed; dir_publish.h) holding a copy of the metadata td has so far.
+ * Returns 0 or a negative errno.
  */
 int ustd_trace_dir_snapshot(const struct ustd_trace_dir *td, const char *parent,
-			    unsigned *n, struct ustd_trace_dir *snap);
+			    struct ustd_trace_dir *snap);
+
+/* Once its streams are written: renames the snapshot to
+ * <parent>/<name of td>-snapshot-<*n>, *n growing past names taken.
+ * Returns 0 or a negative errno (the snapshot keeps its hidden name). */
+int ustd_trace_dir_snapshot_publish(const struct ustd_trace_dir *td, struct ustd_trace_dir *snap,
+				    const char *parent, unsigned *n);
 
 /*
  * Rotation: moves the closed-off directory into chunk (under its own
