@@ -36,7 +36,7 @@ end:
  * system without it (EINVAL) gets a plain rename() of a name seen free:
  * ustd alone names the directories of its traces, one at a time.
  */
-static int publish_as(const char *partial, const char *path)
+int ustd_dir_publish_as(const char *partial, const char *path)
 {
 	if (renameat2(AT_FDCWD, partial, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
 		return 0;
@@ -56,7 +56,7 @@ int ustd_dir_publish(const char *partial, const char *parent, const char *stem, 
 		len = snprintf(out, size, "%s/%s-%u", parent, stem, *n);
 		if (len < 0 || (size_t)len >= size)
 			return -ENAMETOOLONG;
-		ret = publish_as(partial, out);
+		ret = ustd_dir_publish_as(partial, out);
 		/* ENOTEMPTY: the name is a directory with files in it. */
 		if (ret == -ENOTEMPTY)
 			ret = -EEXIST;

@@ -15,6 +15,10 @@
  * its path goes to out. Returns 0 or a negative errno. */
 int ustd_dir_partial(const char *parent, const char *stem, char *out, size_t size);
 
+/* Renames partial to path, which must not exist (-EEXIST, or -ENOTEMPTY
+ * for a directory with files in it). Returns 0 or a negative errno. */
+int ustd_dir_publish_as(const char *partial, const char *path);
+
 /*
  * Renames partial to <parent>/<stem>-<*n>, never over a directory that
  * exists: *n grows past the names taken. The new path goes to out.

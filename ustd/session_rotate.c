@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "ustd/dir_publish.h"
 #include "ustd/on_rotate.h"
 #include "ustd/session_internal.h"
 #include "ustd/session_rotate.h"
@@ -246,12 +247,15 @@ static int move_ended(struct ustd_sessions *ss, const char *sdir, const char *ch
 
 /*
  * The end of every rotation, once the running processes went on into
- * fresh directories: what is left in sdir moves into chunk, which is kept
- * if anything did, and --on-rotate's command runs on it. 0, or -ENODATA
- * when nothing moved (chunk removed).
+ * fresh directories: what is left in sdir moves into the chunk, which is
+ * given its name (ended at now) if anything did, else removed, and
+ * --on-rotate's command runs on it. chunk: the hidden name in, the name
+ * out. 0, or -ENODATA when nothing moved.
  */
-static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e, const char *chunk)
+static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e, time_t now,
+		       char *chunk, size_t size)
 {
+	char final[4096];
 	int ret = move_ended(ss, e->dir, chunk);
 
 	if (ret < 0)
@@ -259,16 +263,29 @@ static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e,
 			    e->name, chunk, strerror(-ret), e->dir);
 	if (rmdir(chunk) == 0)
 		return -ENODATA;
+	ret = ustd_trace_dir_chunk_name(e->dir, e->begin, now, e->n, final, sizeof(final));
+	if (ret == 0)
+		ret = ustd_dir_publish_as(chunk, final);
+	if (ret < 0)
+		ustcomm_err("session %s: cannot name chunk %s as %s: %s; it keeps its hidden name",
+			    e->name, chunk, final, strerror(-ret));
+	else
+		snprintf(chunk, size, "%s", final);
 	if (e->on_rotate)
 		ustd_on_rotate_run(ss->ctx->epfd, e->name, e->on_rotate, chunk,
 				   e->on_rotate_timeout_us);
 	return 0;
 }
 
-static int chunk_open(const struct ustd_chunk_end *e, time_t now, char *out, size_t size)
+/* The chunk is filled under a hidden name in archives/ (dir_publish.h):
+ * a reader polling archives/ never sees one with some processes only. */
+static int chunk_open(const struct ustd_chunk_end *e, char *out, size_t size)
 {
-	int ret = ustd_trace_dir_chunk(e->dir, e->begin, now, e->n, out, size);
+	char archives[4096];
+	int ret = -ENAMETOOLONG;
 
+	if (snprintf(archives, sizeof(archives), "%s/archives", e->dir) < (int)sizeof(archives))
+		ret = ustd_dir_partial(archives, "chunk", out, size);
 	if (ret < 0)
 		snprintf(out, size, "cannot create a chunk directory in %s/archives: %s", e->dir,
 			 strerror(-ret));
@@ -293,9 +310,9 @@ static int nothing_to_archive(const struct ustd_chunk_end *e, char *out, size_t 
 int ustd_rotation_archive_last(struct ustd_sessions *ss, const struct ustd_chunk_end *e,
 			       char *out, size_t size)
 {
-	int ret = chunk_open(e, time(NULL), out, size);
+	int ret = chunk_open(e, out, size);
 
-	if (ret == 0 && chunk_close(ss, e, out) == -ENODATA)
+	if (ret == 0 && chunk_close(ss, e, time(NULL), out, size) == -ENODATA)
 		ret = nothing_to_archive(e, out, size);
 	return ret;
 }
@@ -309,15 +326,15 @@ int ustd_session_rotate(struct ustd_session *s, char *out, size_t size)
 	int ret;
 
 	ustd_rotation_chunk_end(s, &e);
-	ret = chunk_open(&e, now, out, size);
+	ret = chunk_open(&e, out, size);
 	if (ret < 0)
 		return ret;
 	ustd_session_for_each_app(rot->ss, s, rotate_app, &ra);
+	if (chunk_close(rot->ss, &e, now, out, size) == -ENODATA)
+		return nothing_to_archive(&e, out, size);
 	if (ra.failed)
 		ustcomm_err("session %s: %u process%s could not go on into the next chunk (said above); chunk %s holds their trace so far",
 			    s->name, ra.failed, ra.failed == 1 ? "" : "es", out);
-	if (chunk_close(rot->ss, &e, out) == -ENODATA)
-		return nothing_to_archive(&e, out, size);
 	rot->chunks++;
 	rot->chunk_begin = now;
 	if (s->state != USTD_SESSION_ACTIVE)

@@ -409,24 +409,16 @@ int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk)
 	return ret;
 }
 
-int ustd_trace_dir_chunk(const char *session_dir, time_t begin, time_t end, unsigned n,
-			 char *out, size_t size)
+int ustd_trace_dir_chunk_name(const char *session_dir, time_t begin, time_t end, unsigned n,
+			      char *out, size_t size)
 {
 	char b[32], e[32];
 	struct tm tm;
-	int len, ret;
+	int len;
 
 	if (!localtime_r(&begin, &tm) || !strftime(b, sizeof(b), "%Y%m%dT%H%M%S%z", &tm) ||
 	    !localtime_r(&end, &tm) || !strftime(e, sizeof(e), "%Y%m%dT%H%M%S%z", &tm))
 		return -EINVAL;
-	len = snprintf(out, size, "%s/archives", session_dir);
-	if (len < 0 || (size_t)len >= size)
-		return -ENAMETOOLONG;
-	ret = ustd_mkdir_p(out);
-	if (ret < 0)
-		return ret;
 	len = snprintf(out, size, "%s/archives/%s-%s-%u", session_dir, b, e, n);
-	if (len < 0 || (size_t)len >= size)
-		return -ENAMETOOLONG;
-	return mkdir(out, 0755) < 0 ? -errno : 0;
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }

@@ -90,13 +90,14 @@ int ustd_trace_dir_snapshot_publish(const struct ustd_trace_dir *td, struct ustd
 int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk);
 
 /*
- * Creates a session's archived chunk n, which began at begin and ended at
- * end: <session_dir>/archives/<begin>-<end>-<n>, both times in local time
- * as YYYYMMDDTHHMMSS+HHMM (LTTng's naming). Its path goes to out.
+ * The name of a session's archived chunk n, which began at begin and ended
+ * at end: <session_dir>/archives/<begin>-<end>-<n>, both times in local
+ * time as YYYYMMDDTHHMMSS+HHMM (LTTng's naming), to out. A chunk is filled
+ * under a hidden name and given this one when complete (dir_publish.h).
  * Returns 0 or a negative errno.
  */
-int ustd_trace_dir_chunk(const char *session_dir, time_t begin, time_t end, unsigned n,
-			 char *out, size_t size);
+int ustd_trace_dir_chunk_name(const char *session_dir, time_t begin, time_t end, unsigned n,
+			      char *out, size_t size);
 
 void ustd_trace_dir_close(struct ustd_trace_dir *td);
 
