@@ -40,10 +40,13 @@ def session_dir(ws, name):
 
 
 def chunks(sdir):
-    """The archived chunks, in order of their number."""
+    """The archived chunks, in order of their number (not one being filled,
+    under its hidden name)."""
     adir = os.path.join(sdir, "archives")
     found = []
     for name in os.listdir(adir) if os.path.isdir(adir) else []:
+        if name.startswith("."):
+            continue
         m = CHUNK_RE.fullmatch(name)
         found.append((int(m.group(3)) if m else -1, os.path.join(adir, name)))
     return [p for _, p in sorted(found)]
@@ -80,6 +83,15 @@ def context_discards(paths):
     return sum(best.values())
 
 
+def seq_ranges(evs):
+    """{(pid, thread): (first seq, last seq, count)} of a chunk's ticks."""
+    out = {}
+    for pid, th, seq, _ in evs:
+        lo, hi, n = out.get((pid, th), (seq, seq, 0))
+        out[(pid, th)] = (min(lo, seq), max(hi, seq), n + 1)
+    return out
+
+
 def check_union(label, paths, emitted):
     """Every chunk alone, then the union against what was emitted."""
     bad = [(p, err) for p in paths for ok, err in [babeltrace_check(p)] if not ok]
@@ -102,13 +114,18 @@ def check_union(label, paths, emitted):
          "missing %d (%s...), unexpected %d" % (len(missing), sorted(missing)[:5],
                                                  len(got - want)))
     # Across each boundary, a thread's events go on where they stopped.
-    late = 0
-    for a, b in zip(per_chunk, per_chunk[1:]):
+    late, where = 0, []
+    for i, (a, b) in enumerate(zip(per_chunk, per_chunk[1:])):
         last = {}
         for pid, th, seq, ts in a:
             last[(pid, th)] = max(last.get((pid, th), -1), seq)
-        late += sum(1 for pid, th, seq, ts in b if seq <= last.get((pid, th), -1))
-    t.eq(late, 0, "%s: no chunk holds an event older than one of the chunk before" % label)
+        n = sum(1 for pid, th, seq, ts in b if seq <= last.get((pid, th), -1))
+        if n:
+            where.append("%d late in %s after %s" % (n, paths[i + 1], paths[i]))
+        late += n
+    t.ok(late == 0, "%s: no chunk holds an event older than one of the chunk before" % label,
+         "\n".join(where + ["%s: %s" % (os.path.basename(p), seq_ranges(evs))
+                             for p, evs in zip(paths, per_chunk)]))
     return per_chunk
 
 
