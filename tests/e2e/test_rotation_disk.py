@@ -36,7 +36,8 @@ def ok_cmd(what, *args):
 def chunks(sdir):
     adir = os.path.join(sdir, "archives")
     # Not a chunk being filled, under its hidden name.
-    names = [n for n in (os.listdir(adir) if os.path.isdir(adir) else []) if not n.startswith(".") and CHUNK_RE.search(n)]
+    names = [n for n in (os.listdir(adir) if os.path.isdir(adir) else [])
+             if not n.startswith(".") and CHUNK_RE.search(n)]
     return [os.path.join(adir, n) for n in sorted(names, key=lambda n: int(CHUNK_RE.search(n)
                                                                            .group(1)))]
 
