@@ -16,8 +16,8 @@ import subprocess
 import threading
 import time
 
-from ustest import (Tap, Workspace, app, babeltrace_check, blocks_past_end, read_trace,
-                    session_dir, wait_for)
+from ustest import (Tap, Workspace, app, babeltrace_check, blocks_past_end, flood_one_cpu,
+                    read_trace, session_dir, wait_for)
 
 SNAP_RE = re.compile(r"-snapshot-\d+$")
 SNAPSHOTS = 3
@@ -28,16 +28,9 @@ ws.start_ustd()
 cpu = min(os.sched_getaffinity(0))
 # One CPU, one 32 MiB ring: writing a snapshot takes tens of milliseconds,
 # hundreds of the poller's looks.
-proc = subprocess.Popen([app("flood"), "1", "4000000"],
-                        env=ws.env(UST_TRACE=1, UST_OVERWRITE=1, UST_AUTOPROBE="ust:flood",
-                                   UST_SUBBUF_SIZE=1 << 20, UST_SUBBUF_NUM=32),
-                        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(proc)
-t.eq(proc.stdout.readline().strip(), "ready", "flood program ready")
-proc.stdin.write("go\n")
-proc.stdin.flush()
-t.eq(proc.stdout.readline().strip(), "done", "flood done: its ring is full")
+proc = flood_one_cpu(t, ws, 4000000, "flood done: its ring is full", UST_TRACE=1,
+                     UST_OVERWRITE=1, UST_AUTOPROBE="ust:flood", UST_SUBBUF_SIZE=1 << 20,
+                     UST_SUBBUF_NUM=32)
 
 snapdir = os.path.join(ws.root, "snaps")
 os.mkdir(snapdir)

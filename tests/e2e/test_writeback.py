@@ -10,7 +10,7 @@ import re
 import subprocess
 import time
 
-from ustest import Tap, VerboseUstd, Workspace, app, blocks_past_end
+from ustest import Tap, VerboseUstd, Workspace, blocks_past_end, flood_one_cpu
 
 MIB = 1 << 20
 WINDOW = 16 * MIB
@@ -22,19 +22,9 @@ ws = Workspace()
 out = os.path.join(ws.root, "big")
 os.mkdir(out)
 ustd = VerboseUstd(ws, out, ["--stats"])
-# Pinned to one CPU, so its events go to one stream file: a thread the
-# scheduler moves between CPUs splits them (46 + 49 MB seen, neither file
-# three windows long).
-cpu = min(os.sched_getaffinity(0))
-proc = subprocess.Popen([app("flood"), "1", str(EVENTS)],
-                        env=ws.env(UST_TRACE=1, UST_AUTOPROBE="ust:flood"),
-                        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(proc)
-t.eq(proc.stdout.readline().strip(), "ready", "flood program ready")
-proc.stdin.write("go\n")
-proc.stdin.flush()
-t.eq(proc.stdout.readline().strip(), "done", "flood done")
+# One CPU, so that its events go to one stream file (46 + 49 MB seen
+# over two files otherwise, neither three windows long).
+proc = flood_one_cpu(t, ws, EVENTS, "flood done", UST_TRACE=1, UST_AUTOPROBE="ust:flood")
 proc.stdin.close()
 t.eq(proc.wait(timeout=120), 0, "program exits 0")
 stats = ustd.wait_line(r"drain of flood\[\d+\]: (\d+) packets, (\d+) events discarded")

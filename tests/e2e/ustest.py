@@ -541,6 +541,22 @@ def session_dir(out, name):
     return os.path.join(out, dirs[0]) if len(dirs) == 1 else None
 
 
+def flood_one_cpu(t, ws, events, done_label, **env):
+    """tests/apps/flood: one thread's events, the process pinned to one CPU
+    (one stream: a thread the scheduler moves splits its events over two),
+    run until done. The process waits for its stdin to close to exit."""
+    cpu = min(os.sched_getaffinity(0))
+    proc = subprocess.Popen([app("flood"), "1", str(events)], env=ws.env(**env),
+                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ws.daemons.append(proc)
+    t.eq(proc.stdout.readline().strip(), "ready", "flood program ready")
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    t.eq(proc.stdout.readline().strip(), "done", done_label)
+    return proc
+
+
 def flood_trace(t, ws, label, threads, per_thread, stop_ustd, **env):
     """tests/apps/flood: threads x per_thread numbered events at full
     speed into a ustd --stats of its own, stopped (SIGSTOP) for the whole
