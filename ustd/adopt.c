@@ -125,6 +125,21 @@ void ustd_adopt_start(struct ustd_adopt *a, const struct ustd_ctx *ctx, const ch
 	}
 }
 
+void ustd_adopt_ask_pid(struct ustd_adopt *a, pid_t pid, const char *sock_path)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	if (ustcomm_apps_dir(dir, sizeof(dir)) < 0 ||
+	    snprintf(path, sizeof(path), "%s/%d", dir, (int)pid) >= (int)sizeof(path))
+		return;
+	adopt_ask(a, path, pid, sock_path);
+	if (a->conns && a->timer_fd < 0 && adopt_arm_timer(a) < 0) {
+		ustcomm_err("cannot time the reconnect request of pid %d: %s; it is dropped",
+			    (int)pid, strerror(errno));
+		ustd_adopt_on_timer(a);
+	}
+}
+
 /* true when the connection is done with: answered, gone, or malformed. */
 static bool adopt_read(const struct ustd_adopt *a, struct ustd_adopt_conn *c)
 {

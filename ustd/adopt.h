@@ -39,6 +39,9 @@ struct ustd_adopt {
 /* Asks every application; sock_path is ours, absolute. Failing to ask is
  * not fatal: those applications keep running without a consumer. */
 void ustd_adopt_start(struct ustd_adopt *a, const struct ustd_ctx *ctx, const char *sock_path);
+/* Asks one application, pid, to report here (a trace stopped by a full
+ * disk, space_wait.h), under the same deadline. */
+void ustd_adopt_ask_pid(struct ustd_adopt *a, pid_t pid, const char *sock_path);
 void ustd_adopt_on_conn(struct ustd_adopt *a, struct ustd_adopt_conn *c);
 void ustd_adopt_on_timer(struct ustd_adopt *a);
 /* Frees the connections closed during the last epoll batch. */

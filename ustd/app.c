@@ -21,6 +21,7 @@
 #include "ustd/trigger.h"
 #include "ustd/relay_share.h"
 #include "ustd/session_relay.h"
+#include "ustd/space_wait.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -81,6 +82,34 @@ static const char *app_where(const struct ustd_app *app)
 	return app->td.path ? app->td.path : app->trace_name;
 }
 
+/* The bytes a trace of app's waits for before it is asked back: its
+ * buffers, which hold what it recorded since, and a MiB for metadata. */
+static uint64_t app_space_need(const struct ustd_app *app)
+{
+	const struct ustd_app_stream *as;
+	uint64_t need = 1u << 20;
+
+	for (as = app->streams; as; as = as->next)
+		need += (uint64_t)as->stream.cb.subbuf_size * as->stream.cb.subbuf_count;
+	return need;
+}
+
+/* A full disk pauses a trace of its own (not a session's, nor one streamed
+ * to relayd) until there is room again: space_wait.h. */
+static bool app_wait_for_space(struct ustd_app *app, int err)
+{
+	if ((err != -ENOSPC && err != -EDQUOT) || app->stopped || app->session ||
+	    app->relayed || app->ending || !app->ctx->space_wait || !app->td.path)
+		return false;
+	if (ustd_space_wait_add(app->ctx->space_wait, app->pid, app->dir, app_space_need(app)) < 0)
+		return false;
+	ustcomm_err("cannot write trace %s: %s; tracing of %s paused, other traces continue; once %s has %llu MiB free, ustd picks it up again in a new directory, with what its buffers still hold (they discard and count what does not fit meanwhile)",
+		    app_where(app), strerror(-err), app->label, app->dir,
+		    (unsigned long long)(app_space_need(app) >> 20));
+	app->release = true;
+	return true;
+}
+
 /* A write error ends this trace only: the application keeps running, its
  * buffers fill and discard, and ustd keeps serving the others. */
 static void app_stop_trace(struct ustd_app *app, int err)
@@ -88,7 +117,7 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	/* Stopped already: said so then (the relay fallback may stop a
 	 * trace while a stream of it is in use, and leave the rest to us).
 	 * A session outlives the error: what becomes of its process is said. */
-	if (!app->stopped)
+	if (!app_wait_for_space(app, err) && !app->stopped)
 		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s",
 			    app_where(app), strerror(-err), app->label,
 			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "");
@@ -176,6 +205,12 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		app->pidfd = -1;
 	}
 	app->closed = true;
+}
+
+void ustd_app_release(struct ustd_app *app)
+{
+	if (!app->closed)
+		app_end(app, APP_END_LIVE);
 }
 
 /* True once the process is gone; false when it runs or cannot be told. */

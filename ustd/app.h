@@ -29,6 +29,7 @@ enum ustd_watch_kind {
 	USTD_WATCH_LIVE_TIMER,		/* relayed traces' live timer */
 	USTD_WATCH_SESSION,		/* ustd/session.h: calls its fn */
 	USTD_WATCH_TRIGGER,		/* ustd/trigger.h */
+	USTD_WATCH_SPACE_TIMER,		/* ustd/space_wait.h */
 };
 
 struct ustd_watch {
@@ -55,10 +56,12 @@ struct ustd_ctx {
 	bool verbose;
 	bool stats;			/* --stats: report each trace's drain */
 	struct ustd_sessions *sessions;	/* ustd/session.h */
+	struct ustd_space_wait *space_wait;	/* ustd/space_wait.h */
 };
 
 struct ustd_app;
 struct ustd_sessions;
+struct ustd_space_wait;
 struct ustd_session;
 
 struct ustd_app_stream {
@@ -114,6 +117,9 @@ struct ustd_app {
 	bool said_hello;
 	bool flushed;			/* GOODBYE received */
 	bool stopped;			/* trace stopped by an error */
+	/* Stopped by a full disk, to be asked back (space_wait.h): the
+	 * connection is closed after the epoll batch (ustd_app_release()). */
+	bool release;
 	/* The socket ended without GOODBYE while the process still runs:
 	 * waiting for its pidfd to tell the death before the rescue. */
 	bool hung_up;
@@ -122,6 +128,10 @@ struct ustd_app {
 	struct ustd_session *session;
 	struct ustd_app *next;		/* main()'s list */
 };
+
+/* Closes the connection of an application whose trace waits for space
+ * (app->release), leaving its buffers to it. */
+void ustd_app_release(struct ustd_app *app);
 
 /* Adds an accepted connection to the epoll set. Takes ownership of sock,
  * also on failure (NULL). */

@@ -32,6 +32,7 @@
 #include "ustd/session.h"
 #include "ustd/session_rotate.h"
 #include "ustd/trace_dir.h"
+#include "ustd/space_wait.h"
 #include "ustd/writeback.h"
 
 #define USTD_MAX_EVENTS	64
@@ -51,6 +52,7 @@ struct ustd {
 	struct ustd_app *apps;
 	bool quit;
 	struct ustd_adopt adopt;
+	struct ustd_space_wait space_wait;
 };
 
 /* Every stream costs four descriptors (memfd, eventfd, file, and the
@@ -300,6 +302,8 @@ static void ustd_reap(struct ustd *d)
 	struct ustd_app **link = &d->apps, *app;
 
 	while ((app = *link)) {
+		if (app->release)
+			ustd_app_release(app);
 		if (app->closed) {
 			*link = app->next;
 			ustd_app_free(app);
@@ -353,6 +357,9 @@ static int ustd_loop(struct ustd *d)
 				break;
 			case USTD_WATCH_TRIGGER:
 				ustd_trigger_on_readable((struct ustd_trigger_chan *)w);
+				break;
+			case USTD_WATCH_SPACE_TIMER:
+				ustd_space_wait_on_timer(&d->space_wait);
 				break;
 			}
 		}
@@ -601,6 +608,8 @@ int main(int argc, const char **argv)
 	ret = ustd_sessions_start(&d.ctx.sessions, &d.ctx, sock_path, &d.apps);
 	if (ret < 0)
 		goto unlink;
+	ustd_space_wait_init(&d.space_wait, &d.ctx, &d.adopt, sock_path);
+	d.ctx.space_wait = &d.space_wait;
 	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
 	if (ready_fd >= 0) {
 		ret = ustd_signal_ready(ready_fd);
@@ -613,6 +622,7 @@ unlink:
 	ustd_writeback_stop();
 	ustd_sessions_fini(d.ctx.sessions);
 	ustd_adopt_fini(&d.adopt);
+	ustd_space_wait_fini(&d.space_wait);
 	unlink(sock_path);
 end:
 	if (d.listen_fd >= 0)
