@@ -7,6 +7,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -121,6 +122,15 @@ static void app_stop_trace(struct ustd_app *app, int err)
 		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s",
 			    app_where(app), strerror(-err), app->label,
 			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "");
+	/* A writer waiting for room (a blocking timeout, even "inf") stops
+	 * waiting once it sees the connection's write side closed
+	 * (ring_buffer_wait.c, POLLRDHUP); nobody frees room any more. The
+	 * program's messages still reach us. A paused trace's connection is
+	 * closed whole after the epoll batch. */
+	if (!app->stopped && !app->release && app->sock >= 0 && !app->hung_up &&
+	    shutdown(app->sock, SHUT_WR) < 0)
+		ustcomm_dbg("%s: closing the connection's write side: %s", app->label,
+			    strerror(errno));
 	app->stopped = true;
 	app_close_streams(app);
 	app_close_trace_dir(app);
