@@ -196,7 +196,10 @@ def stalled(t, ws, out):
     t.ok(before > 0 and during > 0.5 * before,
          "%s: the program kept its pace while ustd was stopped" % label)
     gaps = [b[0] - a[0] for a, b in zip(progress, progress[1:]) if stop_at <= a[0] < cont_at]
-    t.ok(gaps and max(gaps) < 0.5, "%s: and never paused (longest gap %.3f s)"
+    # A program waiting on the stopped ustd would stall for 2 s (libust's
+    # shortest bound, SO_SNDTIMEO) or until SIGCONT; a loaded machine's
+    # scheduler alone was seen to hold it 0.85 s (CI, both suites running).
+    t.ok(gaps and max(gaps) < 1.5, "%s: and never paused (longest gap %.3f s)"
          % (label, max(gaps) if gaps else -1))
     t.eq(end_ustd(ustd, ulog), 0, "%s: ustd exits 0 on SIGTERM after SIGCONT" % label)
     path = trace_of(out, "stress", app_.pid) or out
