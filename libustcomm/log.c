@@ -148,6 +148,15 @@ void ustcomm_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+void ustcomm_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_write("", 1, fmt, ap);
+	va_end(ap);
+}
+
 void ustcomm_dbg(const char *fmt, ...)
 {
 	va_list ap;

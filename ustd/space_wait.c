@@ -108,7 +108,7 @@ void ustd_space_wait_on_timer(struct ustd_space_wait *sw)
 			ustcomm_err("pid %d ended while its trace waited for space in %s: what its buffers held is lost",
 				    (int)w->pid, w->dir);
 		} else if (room >= w->need) {
-			ustcomm_err("%s has room again (%llu MiB free): asking pid %d to report its trace here again",
+			ustcomm_note("%s has room again (%llu MiB free): asking pid %d to report its trace here again",
 				    w->dir, (unsigned long long)(room >> 20), (int)w->pid);
 			ustd_adopt_ask_pid(sw->adopt, w->pid, sw->sock_path);
 		} else {

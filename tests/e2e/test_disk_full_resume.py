@@ -63,7 +63,7 @@ try:
     ok, err = babeltrace_check(first[0]) if first else (False, "no trace")
     t.ok(ok, "the paused trace holds whole packets, readable", err)
     os.unlink(ballast)
-    t.ok(ustd.wait_line(r"%s has room again \(\d+ MiB free\): asking pid %d to report its "
+    t.ok(ustd.wait_line(r"ustd: %s has room again \(\d+ MiB free\): asking pid %d to report its "
                         r"trace here again" % (re.escape(mnt), proc.pid)),
          "once the ballast is deleted, ustd asks the program back", "".join(ustd.seen[-5:]))
     t.ok(wait_for(lambda: len(traces(proc.pid)) == 2, timeout=15),
