@@ -99,14 +99,17 @@ static uint64_t app_space_need(const struct ustd_app *app)
  * to relayd) until there is room again: space_wait.h. */
 static bool app_wait_for_space(struct ustd_app *app, int err)
 {
+	uint64_t need;
+
 	if ((err != -ENOSPC && err != -EDQUOT) || app->stopped || app->session ||
 	    app->relayed || app->ending || !app->ctx->space_wait || !app->td.path)
 		return false;
-	if (ustd_space_wait_add(app->ctx->space_wait, app->pid, app->dir, app_space_need(app)) < 0)
+	need = app_space_need(app);
+	if (ustd_space_wait_add(app->ctx->space_wait, app->pid, app->dir, need) < 0)
 		return false;
 	ustcomm_err("cannot write trace %s: %s; tracing of %s paused, other traces continue; once %s has %llu MiB free, ustd picks it up again in a new directory, with what its buffers still hold (they discard and count what does not fit meanwhile)",
 		    app_where(app), strerror(-err), app->label, app->dir,
-		    (unsigned long long)(app_space_need(app) >> 20));
+		    (unsigned long long)(need >> 20));
 	app->release = true;
 	return true;
 }

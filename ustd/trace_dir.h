@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One trace directory on disk: OUTPUT/<procname>-<pid>-<YYYYMMDD-HHMMSS>,
- * holding the `metadata` file and one file per stream. The only place where
- * ustd creates or writes files.
+ * holding the `metadata` file and one file per stream. Where ustd creates
+ * its directories and files; dir_publish.c gives the hidden ones (a
+ * snapshot, a chunk being filled) their names.
  */
 #ifndef USTD_TRACE_DIR_H
 #define USTD_TRACE_DIR_H
