@@ -53,12 +53,17 @@ def files_of(d):
 
 
 def poll():
-    while not stop.is_set():
+    # A last look once told to stop: the last name may appear after the
+    # look before (ustctl answers once it is renamed).
+    while True:
+        done = stop.is_set()
         for name in os.listdir(snapdir):
             if name.startswith("."):
                 hidden_seen.add(name)
             elif SNAP_RE.search(name) and name not in first_sight:
                 first_sight[name] = files_of(os.path.join(snapdir, name))
+        if done:
+            break
         time.sleep(0.0005)
 
 
@@ -120,12 +125,16 @@ class Poller:
         self.thread.start()
 
     def run(self):
-        while not self.stop.is_set():
+        # A last look once told to stop, as poll() above.
+        while True:
+            done = self.stop.is_set()
             for name in os.listdir(self.d) if os.path.isdir(self.d) else []:
                 if name.startswith("."):
                     self.hidden.add(name)
                 elif self.name_re.search(name) and name not in self.first_sight:
                     self.first_sight[name] = files_of(os.path.join(self.d, name))
+            if done:
+                break
             time.sleep(0.0005)
 
     def end(self):
