@@ -33,6 +33,10 @@ struct ust_channel {
 	/* Bounded disk, told to ustd with each stream (protocol.h). */
 	uint64_t tracefile_size;
 	uint32_t tracefile_count;
+	/* A channel without buffers (nr_cpus 0) stands for buffers still to
+	 * be made: the write path calls this first, then looks at the
+	 * event's binding again (trace_fork.c). Negative: discard. */
+	int (*make_buffers)(void);
 };
 
 /* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */

@@ -1,16 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * The control socket, <rundir>/apps/<pid>, served without a thread.
+ * The control socket, <rundir>/apps/<pid>: no thread until the program is
+ * first told something, and at most one control signal that cuts a wait
+ * of the program short.
  *
- * The listening socket and every accepted connection are non-blocking and
- * in asynchronous mode (O_ASYNC, F_SETOWN to the process, F_SETSIG to the
- * control signal): the kernel signals the process when a controller
- * connects, writes, or makes room to read our reply. The handler, installed
- * with SA_SIGINFO and SA_RESTART, serves our descriptors (without blocking)
- * and hands every delivery whose si_fd is not one of ours to the handler
- * that was installed before it. UST_CONTROL=thread, or a control signal already
- * blocked when libust starts (so it would never be delivered), gets a
- * listener thread running the same serve() instead.
+ * Until then the listening socket is non-blocking and in asynchronous
+ * mode (O_ASYNC, F_SETOWN to the process, F_SETSIG to the control signal,
+ * SIGURG unless UST_SIGNAL says otherwise): the kernel signals the process
+ * when a controller connects or writes. Only controllers that target the
+ * program connect (ustctl list-pids and a starting ustd do not, 5.9), and
+ * SIGURG's default action is to ignore it, so a signal that lands where
+ * libust's handler is not installed (a child between fork and exec, a
+ * program that reset its handlers) does nothing.
+ *
+ * The handler, installed with SA_SIGINFO and SA_RESTART, serves our
+ * descriptors (without blocking) and hands every delivery whose si_fd is
+ * not one of ours to the handler that was installed before it. When it
+ * has served a request that engages the program (anything but ustd's
+ * question whether a session concerns it) and it interrupted the program
+ * in a wait for the outside world (interrupted_wait.h), it hands the
+ * socket to a listener thread and turns asynchronous mode off: no later
+ * request signals the program. Elsewhere (the program computing) it
+ * leaves things as they are; a signal there interrupts no wait. The
+ * thread is also started in a normal context when the program traces from
+ * start-up, when UST_CONTROL=thread, when the signal is blocked at start,
+ * and when libust finds its handler replaced (ust_control_check()).
  *
  * Why the handler is async-signal-safe:
  * - It takes ust_lock(), whose holder always has the control signal
@@ -21,7 +35,8 @@
  *   (parsing in place); and the commands (control_cmd.c, trace.c), whose
  *   memory comes from ust_zalloc() and mmap(), text from ustcomm_format(),
  *   and which otherwise make system calls. No malloc, no stdio, no lock
- *   but ust_lock.
+ *   but ust_lock. pthread_create() only where interrupted_wait.h says the
+ *   interrupted code holds none of the C library's locks.
  * - It saves and restores errno.
  * A command that must wait (destroy-trace waits for ustd to write the last
  * packets) waits in poll() with a bound, interrupting one thread of the
@@ -38,6 +53,7 @@
 #include <unistd.h>
 
 #include "libust/control.h"
+#include "libust/interrupted_wait.h"
 #include "libust/lock.h"
 #include "libust/registry.h"
 #include "libust/sigsafe_alloc.h"
@@ -45,6 +61,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
+#include "libustcomm/signal_name.h"
 #include "libustcomm/strbuf.h"
 
 #define MAX_CONNS	8
@@ -72,6 +89,13 @@ static struct {
 	pid_t owner;			/* the process that created path */
 	int sig;
 	enum ust_control_mode mode;
+	/* What the environment asked for: a child starts from it again. */
+	enum ust_control_mode requested;
+	/* Why a listener thread serves the socket (ustctl info). */
+	const char *why;
+	/* A request other than SESSION_STATE was served: the program is
+	 * someone's target, and its next contact goes to a thread. */
+	int engaged;
 	struct sigaction previous;
 	int handler_installed;
 	struct conn conns[MAX_CONNS];
@@ -173,6 +197,8 @@ static int conn_handle(struct conn *c)
 			return 1;
 		if (used < 0)
 			return -1;	/* malformed: nothing sensible to answer */
+		if (msg.cmd != USTCOMM_CTL_SESSION_STATE)
+			ctl.engaged = 1;
 		ust_control_handle(&msg, &c->out);
 		if (c->out.err)
 			return -1;	/* no memory for the reply: the controller sees EOF */
@@ -235,13 +261,16 @@ static void refuse(struct conn *c, uid_t uid)
 	c->refused = 1;
 }
 
-static int make_async(int fd)
+static int set_async(int fd, int on)
 {
 	int flags = fcntl(fd, F_GETFL);
 
-	if (flags < 0 || fcntl(fd, F_SETOWN, getpid()) < 0 ||
-	    fcntl(fd, F_SETSIG, ctl.sig) < 0 ||
-	    fcntl(fd, F_SETFL, flags | O_ASYNC | O_NONBLOCK) < 0)
+	if (flags < 0)
+		return -errno;
+	if (on && (fcntl(fd, F_SETOWN, getpid()) < 0 || fcntl(fd, F_SETSIG, ctl.sig) < 0))
+		return -errno;
+	flags = on ? flags | O_ASYNC : flags & ~O_ASYNC;
+	if (fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return -errno;
 	return 0;
 }
@@ -274,7 +303,7 @@ static void accept_all(void)
 			conn_drop(slot);
 		slot->in = ust_zalloc(IN_CAP);
 		slot->in_cap = IN_CAP;
-		if (!slot->in || (ctl.mode == UST_CONTROL_SIGNAL && make_async(fd) < 0)) {
+		if (!slot->in || (ctl.mode == UST_CONTROL_SIGNAL && set_async(fd, 1) < 0)) {
 			ust_free(slot->in);
 			slot->in = NULL;
 			close(fd);
@@ -334,20 +363,49 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	}
 }
 
+static int start_listener(void);
+
+/*
+ * Under ust_lock: a listener thread serves the socket from now on, and no
+ * descriptor of ours signals the process any more. A connection's
+ * asynchronous mode goes after the thread exists: a request arriving in
+ * between is served by one or the other.
+ */
+static int thread_takes_over(const char *why)
+{
+	int i, ret;
+
+	if (ctl.mode != UST_CONTROL_SIGNAL || ctl.listen_fd < 0)
+		return 0;
+	ret = start_listener();
+	if (ret < 0)
+		return ret;
+	ctl.mode = UST_CONTROL_THREAD;
+	ctl.why = why;
+	set_async(ctl.listen_fd, 0);
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (ctl.conns[i].fd >= 0)
+			set_async(ctl.conns[i].fd, 0);
+	}
+	return 0;
+}
+
 /* Async-signal-safe: see the top of this file. */
 static void control_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 
 	/*
-	 * A standard signal (SIGIO) does not queue: while one delivery is
-	 * pending, the next merges into it and only the first si_fd
-	 * survives. A delivery naming another descriptor may therefore hide
-	 * one of ours, so we always look (non-blocking, nothing waits) and
-	 * chain what is not ours.
+	 * A standard signal does not queue: while one delivery is pending,
+	 * the next merges into it and only the first si_fd survives. A
+	 * delivery naming another descriptor may therefore hide one of ours,
+	 * so we always look (non-blocking, nothing waits) and chain what is
+	 * not ours.
 	 */
 	ust_lock();
 	serve();
+	if (ctl.engaged && ust_interrupted_wait(uc))
+		thread_takes_over("since the first request that found the program waiting");
 	ust_unlock();
 	if (!si || si->si_code <= 0 || !is_ours(si->si_fd))
 		chain(sig, si, uc);
@@ -433,7 +491,7 @@ static int open_socket(void)
 	}
 	ctl.owner = getpid();
 	if (ctl.mode == UST_CONTROL_SIGNAL) {
-		ret = make_async(fd);
+		ret = set_async(fd, 1);
 		if (ret < 0)
 			goto end;
 	}
@@ -460,13 +518,16 @@ int ust_control_init(enum ust_control_mode mode, int sig)
 	for (ret = 0; ret < MAX_CONNS; ret++)
 		ctl.conns[ret].fd = -1;
 	ctl.sig = sig;
-	ctl.mode = mode;
+	ctl.mode = ctl.requested = mode;
+	if (mode == UST_CONTROL_THREAD)
+		ctl.why = "UST_CONTROL=thread";
 	if (mode == UST_CONTROL_NONE)
 		return 0;
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	if (mode == UST_CONTROL_SIGNAL && sigismember(&cur, sig)) {
 		ustcomm_dbg("signal %d is blocked: the control socket is served by a thread", sig);
-		ctl.mode = mode = UST_CONTROL_THREAD;
+		ctl.mode = ctl.requested = mode = UST_CONTROL_THREAD;
+		ctl.why = "the control signal was blocked at start";
 	}
 	if (mode == UST_CONTROL_SIGNAL) {
 		sigemptyset(&sa.sa_mask);
@@ -477,6 +538,42 @@ int ust_control_init(enum ust_control_mode mode, int sig)
 		ust_lock_set_signal(sig);
 	}
 	return open_socket();
+}
+
+void ust_control_start_thread(const char *why)
+{
+	if (thread_takes_over(why) < 0)
+		ustcomm_dbg("no listener thread (%s): the control signal serves the socket", why);
+}
+
+void ust_control_check(void)
+{
+	struct sigaction cur;
+
+	if (ctl.mode != UST_CONTROL_SIGNAL || sigaction(ctl.sig, NULL, &cur) < 0)
+		return;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == control_handler)
+		return;
+	ust_control_start_thread("the program replaced libust's handler of the control signal");
+}
+
+void ust_control_describe(char *buf, size_t len)
+{
+	char name[32];
+
+	ustcomm_signal_name(ctl.sig, name, sizeof(name));
+	switch (ctl.mode) {
+	case UST_CONTROL_SIGNAL:
+		ustcomm_format(buf, len, "signal %s, until a request finds the program waiting",
+			       name);
+		break;
+	case UST_CONTROL_THREAD:
+		ustcomm_format(buf, len, "listener thread (%s)", ctl.why ? ctl.why : "");
+		break;
+	case UST_CONTROL_NONE:
+		ustcomm_format(buf, len, "none (UST_CONTROL=none)");
+		break;
+	}
 }
 
 static void close_all(void)
@@ -494,9 +591,15 @@ static void close_all(void)
 
 void ust_control_after_fork_child(void)
 {
-	/* The parent's descriptors: close ours, leave its socket file alone. */
+	/* The parent's descriptors: close ours, leave its socket file alone.
+	 * The parent's listener thread is not in the child: the child starts
+	 * over as libust started in the parent. */
 	close_all();
 	ctl.path[0] = '\0';
+	ctl.mode = ctl.requested;
+	ctl.engaged = 0;
+	if (ctl.mode == UST_CONTROL_SIGNAL)
+		ctl.why = NULL;
 	if (ctl.mode != UST_CONTROL_NONE)
 		open_socket();
 }

@@ -7,6 +7,7 @@
 #ifndef UST_CONTROL_H
 #define UST_CONTROL_H
 
+#include <stddef.h>
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/strbuf.h"
 
@@ -18,6 +19,14 @@ enum ust_control_mode {
 
 /* At load time, in a normal context. */
 int ust_control_init(enum ust_control_mode mode, int sig);
+/* Under ust_lock, in a normal context (not a signal handler): a listener
+ * thread serves the socket from now on; why is said by ustctl info. */
+void ust_control_start_thread(const char *why);
+/* Under ust_lock, in a normal context: the listener thread takes over when
+ * the program replaced libust's handler of the control signal. */
+void ust_control_check(void);
+/* Under ust_lock: how the socket is served, for ustctl info. */
+void ust_control_describe(char *buf, size_t len);
 /* Under ust_lock, in the child of fork(): a socket of its own. */
 void ust_control_after_fork_child(void);
 /* Under ust_lock, at exit: closes and removes the socket. */

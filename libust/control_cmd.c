@@ -254,13 +254,18 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	int ret = 0, total = 0;
 
 	switch (cmd) {
-	case USTCOMM_CTL_INFO:
+	case USTCOMM_CTL_INFO: {
+		char control[128];
+
 		add_u32(r, (uint32_t)getpid());
 		add(r, ust_trace_procname());
 		add(r, UST_VERSION);
 		add(r, ust_trace_name());
 		add(r, ust_trace_state_name());
+		ust_control_describe(control, sizeof(control));
+		add(r, control);
 		break;
+	}
 	case USTCOMM_CTL_LIST_MARKERS:
 		ret = list_markers(r);
 		break;
@@ -405,6 +410,11 @@ void ust_control_handle(const struct ustcomm_ctl_msg *req, struct ustcomm_strbuf
 			"wrong number of arguments for this command";
 		goto reply;
 	}
+	/* A fork() child's trace waits for its first event; a request that
+	 * works on the trace makes it now (trace_fork.c). Questions do not. */
+	if (req->cmd != USTCOMM_CTL_INFO && req->cmd != USTCOMM_CTL_LIST_MARKERS &&
+	    req->cmd != USTCOMM_CTL_SESSION_STATE)
+		ust_trace_fork_resume_locked();
 	if (req->cmd == USTCOMM_CTL_LOAD_SESSION) {
 		/* More strings than args holds: it walks the message itself. */
 		ret = ust_trace_load_session(req);

@@ -12,15 +12,27 @@
 #include "libust/trigger.h"
 #include "libustcomm/common.h"
 
-/* Every case of reserve(): any CPU number, contexts, any clock. */
+/* Every case of reserve(): any CPU number, contexts, any clock, and the
+ * first event of a fork() child, whose binding has no buffers yet. */
 static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
+						     const struct ust_event_state *ev,
 						     const struct ust_event_binding *b,
 						     size_t payload_len, const void *ip)
 {
 	struct ust_channel *chan = b->chan;
-	unsigned cpu = (unsigned)ust_getcpu();
+	unsigned cpu;
 	int ret;
 
+	if (ust_unlikely(!chan->nr_cpus)) {
+		if (!chan->make_buffers || chan->make_buffers() < 0)
+			return -ENOBUFS;
+		/* Acquire: pairs with the release store of the binding in trace_events.c. */
+		b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
+		if (!b || !b->chan->nr_cpus)
+			return -ENOENT;
+		chan = b->chan;
+	}
+	cpu = (unsigned)ust_getcpu();
 	if (ust_unlikely(cpu >= chan->nr_cpus))
 		cpu = 0;
 	ret = ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len + chan->ctx_size, ctx);
@@ -51,7 +63,7 @@ static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_stat
 	chan = b->chan;
 	cpu = ust_getcpu_rseq();
 	if (ust_unlikely(cpu < 0 || (unsigned)cpu >= chan->nr_cpus || chan->ctx.nr))
-		return reserve_general(ctx, b, payload_len, ip);
+		return reserve_general(ctx, ev, b, payload_len, ip);
 	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
 }
 

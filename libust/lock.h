@@ -10,6 +10,10 @@
 
 void ust_lock(void);
 void ust_unlock(void);
+/* ust_lock(), or -EDEADLK when the calling thread holds it already (the
+ * caller runs in a signal handler that interrupted the holder).
+ * Async-signal-safe. */
+int ust_lock_unless_held(void);
 /* The control signal ust_lock() blocks; set once, before any caller. */
 void ust_lock_set_signal(int sig);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libust/control.h"
 #include "libust/lock.h"
 #include "libust/objects.h"
 #include "libust/registry.h"
@@ -159,6 +160,14 @@ UST_API int ust_register_object2(struct ust_event_desc *const *ev_start,
 	if (tp_start)
 		ret = ust_tracepoint_register_sites(tp_start, tp_stop);
 end:
+	/*
+	 * A constructor is a normal context: a program whose events joined
+	 * a session gets its listener thread here, before anyone has to
+	 * signal it, and one that replaced libust's handler gets it too.
+	 */
+	if (ust_trace_state() != UST_TRACE_NONE)
+		ust_control_start_thread("the program traces since its events registered");
+	ust_control_check();
 	ust_unlock();
 	free(path);
 	/* A library being loaded (statedump.c says why not from dlopen()). */

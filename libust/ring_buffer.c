@@ -49,6 +49,8 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
 
+__thread uint32_t ust_rb_open_events __attribute__((tls_model("initial-exec")));
+
 static uint32_t rb_subbuf_index(const struct ust_rb *rb, uint64_t pos)
 {
 	return ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);

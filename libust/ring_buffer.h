@@ -89,6 +89,19 @@ static inline uint64_t ust_rb_time_after(const struct ust_shm_head *cur, uint64_
 }
 
 /*
+ * Events this thread reserved and has not committed yet: more than 0 when
+ * the writer is a signal handler (or a probe the handler runs) that
+ * interrupted a write of the same thread. Such a writer must not wait for
+ * ustd (ring_buffer_wait.c): the packet ustd needs back may be the one the
+ * interrupted write holds open. Counted after the reservation succeeds and
+ * until its commit, so a handler that lands between the exchange and the
+ * count sees 0 and may wait for the interrupted event's packet, up to the
+ * channel's blocking timeout (manual, "When the buffers fill").
+ */
+extern __thread uint32_t ust_rb_open_events
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/*
  * Writes the header of the event just reserved at ev, of size bytes in
  * all, and hands its payload to the caller through ctx. The first byte
  * says "finished" (shm_layout.h): 0 until the commit. The consumer cleared
@@ -103,6 +116,7 @@ static inline void ust_rb_event_begin(struct ust_rb *rb, struct ust_event_ctx *c
 	unsigned hdr;
 	uint8_t first = ust_event_header_write_tail(p, compact, event_id, ts, &hdr);
 
+	ust_rb_open_events++;
 	ctx->payload = p + hdr;
 	ctx->buf = rb;
 	ctx->offset = ev;
@@ -216,6 +230,7 @@ static inline void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *
 	 */
 	__atomic_store_n(first, (uint8_t)(len >> 24), __ATOMIC_RELEASE);
 	ust_rb_commit_at(rb, idx, target, len & UST_EVENT_SIZE_MAX);
+	ust_rb_open_events--;
 }
 
 /* Closes the open packet, if any, so that the consumer can take it. */

@@ -2,7 +2,8 @@
 /*
  * The blocking timeout (libustcomm/blocking.h): a writer that finds the
  * ring full waits for ustd to release a sub-buffer instead of discarding
- * the event, up to the channel's bound, never in a signal handler and
+ * the event, up to the channel's bound, never while the thread has an
+ * event of its own open (a signal handler that interrupted a write) and
  * never once ustd is gone. Only ust_rb_reserve_slow() calls this, where it
  * is about to drop an event: the common case of the event path is not
  * touched.
@@ -24,8 +25,8 @@ struct ust_rb_wait {
  * caller should look again, or a negative errno when it should discard:
  * -ETIMEDOUT (the bound passed, or an earlier wait of this buffer timed
  * out and ustd has released nothing since), -EPIPE (no ustd, or it died),
- * -EINTR (the caller runs in a signal handler). Not async-signal-safe
- * callers never get this far: it returns -EINTR in a handler first.
+ * -EINTR (the calling thread has an event open: it interrupted itself).
+ * Async-signal-safe: a clock, futex waits and a poll of the connection.
  */
 int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w);
 

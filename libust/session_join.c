@@ -149,7 +149,7 @@ void ust_session_join_event(const struct ust_event_state *ev)
 	struct ustcomm_ctl_msg overwrite, load;
 	size_t off = 0;
 
-	if (!published || ust_t.state != UST_TRACE_NONE)
+	if (!published || ust_t.state != UST_TRACE_NONE || ust_t.fork_pending)
 		return;
 	while (next_msg(&off, &overwrite) && next_msg(&off, &load)) {
 		if (overwrite.cmd != USTCOMM_CTL_SET_OVERWRITE ||
@@ -191,6 +191,9 @@ const char *ust_session_join_state(const char *name, const char *const *rules, u
 
 	if (ust_t.state != UST_TRACE_NONE)
 		return strcmp(ust_t.name, name) ? "busy" : ust_trace_state_name();
+	/* A fork() child's trace starts at its first event (trace_fork.c). */
+	if (ust_t.fork_pending)
+		return strcmp(ust_t.name, name) ? "busy" : "waiting";
 	while (next_msg(&off, &msg)) {
 		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
 			return "waiting";

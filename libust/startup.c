@@ -45,6 +45,7 @@
 #include "libustcomm/loglevel.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
+#include "libustcomm/signal_name.h"
 
 static int env_is_set(const char *var)
 {
@@ -247,38 +248,16 @@ static void env_channels(void)
 	free(copy);
 }
 
-/* UST_SIGNAL: a number or a name (SIGIO, SIGUSR1, SIGRTMIN+N...). */
+/* UST_SIGNAL: a number or a name (signal_name.h). */
 static int env_signal(void)
 {
-	const char *s = getenv("UST_SIGNAL");
-	char *end;
-	long v;
+	int sig = ustcomm_signal_parse(getenv("UST_SIGNAL"));
 
-	if (!s || !*s)
-		return SIGIO;
-	if (!strncmp(s, "SIG", 3))
-		s += 3;
-	if (!strcmp(s, "IO") || !strcmp(s, "POLL"))
-		return SIGIO;
-	if (!strcmp(s, "USR1"))
-		return SIGUSR1;
-	if (!strcmp(s, "USR2"))
-		return SIGUSR2;
-	if (!strncmp(s, "RTMIN", 5)) {
-		v = s[5] == '+' ? strtol(s + 6, &end, 10) : 0;
-		if (s[5] && (s[5] != '+' || *end))
-			goto bad;
-		v += SIGRTMIN;
-	} else {
-		v = strtol(s, &end, 10);
-		if (*end)
-			goto bad;
-	}
-	if (v >= 1 && v <= SIGRTMAX && v != SIGKILL && v != SIGSTOP)
-		return (int)v;
-bad:
-	ustcomm_err("UST_SIGNAL=%s is not a usable signal; using SIGIO", getenv("UST_SIGNAL"));
-	return SIGIO;
+	if (sig > 0)
+		return sig;
+	ustcomm_err("UST_SIGNAL=%s is not a usable signal; using " USTCOMM_SIGNAL_DEFAULT_NAME,
+		    getenv("UST_SIGNAL"));
+	return ustcomm_signal_parse(NULL);
 }
 
 static enum ust_control_mode env_control(void)
@@ -316,10 +295,14 @@ static void atfork_prepare(void)
 	urcu_bp_before_fork();
 }
 
+/* A normal context: a program that replaced libust's handler of the
+ * control signal (a daemon resetting its handlers, then forking) gets its
+ * listener thread here. */
 static void atfork_parent(void)
 {
 	urcu_bp_after_fork_parent();
 	ust_tracepoint_fork_unlock();
+	ust_control_check();
 	ust_unlock();
 }
 
@@ -392,6 +375,8 @@ static void __attribute__((constructor)) ust_init(void)
 	ust_lock();
 	if (ust_trace_create("auto", NULL) < 0 || ust_trace_start("auto") < 0)
 		ustcomm_dbg("running untraced: %s", ust_trace_error());
+	else
+		ust_control_start_thread("UST_TRACE: traced from start-up");
 	ust_unlock();
 }
 

@@ -180,39 +180,6 @@ void ust_trace_exit(void)
 	trace_teardown();
 }
 
-/* Drops the parent's trace: its connection and buffers are the parent's. */
-static void forget(void)
-{
-	unsigned i;
-
-	if (ust_t.sock >= 0)
-		close(ust_t.sock);
-	ust_t.sock = -1;
-	ust_trace_unbind_all();
-	/* The only thread of the child: nobody can be writing to them. */
-	for (i = 0; i < ust_t.nr_channels; i++)
-		ust_channel_destroy(ust_t.channels[i]);
-	ust_t.nr_channels = 0;
-	ust_t.state = UST_TRACE_NONE;
-	ust_t.name[0] = '\0';
-}
-
-int ust_trace_after_fork_child(void)
-{
-	char name[USTCOMM_CTL_TRACE_NAME_MAX];
-	int was_started = ust_t.state == UST_TRACE_STARTED;
-	int ret;
-
-	memcpy(name, ust_t.name, sizeof(name));
-	forget();
-	if (!was_started)
-		return 0;
-	ret = ust_trace_create(name, NULL);
-	if (ret >= 0)
-		ret = ust_trace_start(name);
-	return ret;
-}
-
 /*
  * Describes the trace to the ustd at path exactly as it was described
  * before (same uuid, stream and event ids) and hands it every existing

@@ -49,6 +49,7 @@ const char *ust_trace_error(void);
 const char *ust_trace_name(void);
 const char *ust_trace_procname(void);
 const char *ust_trace_state_name(void);
+enum ust_trace_state ust_trace_state(void);
 
 /* output: where the trace goes (trace_output.h); NULL or "" keeps what
  * ust_trace_set_output() chose, or ustd's choice. */
@@ -132,10 +133,13 @@ void ust_trace_exit(void);
 int ust_trace_reconnect(const char *path);
 
 /*
- * fork() child: forgets the parent's trace, keeps the rules and settings,
- * and, when the parent's trace was started, starts one of its own (new
- * buffers, its own connection to ustd, so its own trace directory).
+ * fork() child (trace_fork.c): forgets the parent's trace, keeps the rules
+ * and settings, and, when the parent's trace was started, starts one of
+ * its own (new buffers, its own connection to ustd, so its own trace
+ * directory) at the child's first event or first control request.
  */
 int ust_trace_after_fork_child(void);
+/* Under ust_lock: the child's trace now, if it waits for its first event. */
+int ust_trace_fork_resume_locked(void);
 
 #endif

@@ -155,3 +155,16 @@ void ust_trace_unbind_all(void)
 		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
 	}
 }
+
+void ust_trace_bind_all_to(const struct ust_event_binding *b)
+{
+	struct ust_event_state *ev;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		if (!ev->enabled)
+			continue;
+		/* Release: pairs with the acquire load of the binding in reserve(). */
+		__atomic_store_n(&ev->binding, (struct ust_event_binding *)b, __ATOMIC_RELEASE);
+		ust_registry_set_active(ev, 1);
+	}
+}

@@ -34,6 +34,9 @@ struct ust_trace_data {
 	unsigned nr_channels;
 	struct ust_trace_config cfg;
 	char error[256];
+	/* A child of fork() whose trace, named name, starts at its first
+	 * event (trace_fork.c); state is UST_TRACE_NONE meanwhile. */
+	int fork_pending;
 };
 
 /* The process's one trace. */
@@ -74,6 +77,8 @@ int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
 /* Binds, activates or silences every event as the rules and state say. */
 int ust_trace_apply_all(void);
 /* Every site off, every event without a binding. */
+/* Every enabled event's sites on, writing through b (trace_fork.c). */
+void ust_trace_bind_all_to(const struct ust_event_binding *b);
 void ust_trace_unbind_all(void);
 /* The rules changed: every event as they now say, and the filter sets
  * they replaced freed when no writer can hold them. */

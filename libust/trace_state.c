@@ -51,6 +51,11 @@ const char *ust_trace_state_name(void)
 	return ust_trace_state_names[ust_t.state];
 }
 
+enum ust_trace_state ust_trace_state(void)
+{
+	return ust_t.state;
+}
+
 void ust_trace_init(const struct ust_trace_config *config)
 {
 	ust_t.cfg = *config;

@@ -7,6 +7,7 @@
  * deadline, so a program that is stopped, never takes its control signal
  * or never reads its socket costs the caller the timeout and no more.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
+#include "libustcomm/signal_name.h"
 #include "libustctl/internal.h"
 
 #define USTCTL_TIMEOUT_DEFAULT_MS 5000
@@ -175,17 +177,129 @@ struct peer {
 	char name[64];
 };
 
+/* The value of the environment variable var (name=) in pid's initial
+ * environment, or def. */
+static const char *proc_env(pid_t pid, const char *var, char *buf, size_t len, const char *def)
+{
+	char path[64], env[16384];
+	size_t vlen = strlen(var);
+	ssize_t n;
+	char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return def;
+	n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (n <= 0)
+		return def;
+	env[n] = '\0';
+	for (p = env; p < env + n; p += strlen(p) + 1) {
+		if (!strncmp(p, var, vlen) && p[vlen] == '=') {
+			snprintf(buf, len, "%s", p + vlen + 1);
+			return buf;
+		}
+	}
+	return def;
+}
+
+/* The mask on the line "field:" of a /proc status file, 0 when absent. */
+static unsigned long long status_mask(const char *path, const char *field)
+{
+	unsigned long long mask = 0;
+	size_t flen = strlen(field);
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, flen)) {
+			mask = strtoull(line + flen, NULL, 16);
+			break;
+		}
+	}
+	fclose(f);
+	return mask;
+}
+
+/* 1 when every thread of pid blocks the signal bit. */
+static int blocked_everywhere(pid_t pid, unsigned long long bit)
+{
+	char dir[64], path[384];
+	struct dirent *de;
+	int all = 1, seen = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/status", dir, de->d_name);
+		seen = 1;
+		if (!(status_mask(path, "SigBlk:") & bit))
+			all = 0;
+	}
+	closedir(d);
+	return seen && all;
+}
+
+/*
+ * Why a running program leaves its control signal unanswered, from what
+ * the kernel shows of it: the signal ignored, at its default action (the
+ * program reset its handlers), or blocked in every thread (a signalfd, or
+ * a mask set in main()). NULL when its handler is in place: then another
+ * handler than libust's may have taken the signal over.
+ */
+static const char *signal_cause(pid_t pid, char *signame, size_t len)
+{
+	char env[64], path[64];
+	unsigned long long bit;
+	int sig;
+
+	sig = ustcomm_signal_parse(proc_env(pid, "UST_SIGNAL", env, sizeof(env), NULL));
+	if (sig <= 0)
+		sig = ustcomm_signal_parse(NULL);
+	ustcomm_signal_name(sig, signame, len);
+	bit = 1ull << (sig - 1);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (status_mask(path, "SigIgn:") & bit)
+		return "ignores";
+	if (!(status_mask(path, "SigCgt:") & bit))
+		return "reset to its default action";
+	if (blocked_everywhere(pid, bit))
+		return "blocks in every thread (a signalfd, or a signal mask)";
+	return NULL;
+}
+
 static void set_timeout_error(const struct peer *p, uint16_t cmd, int ms)
 {
-	if (!p->pid)
+	char signame[32];
+	const char *cause;
+
+	if (!p->pid) {
 		ustctl_set_error("%s did not answer %s within %g s", p->name,
 				 ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
-	else if (process_stopped(p->pid))
+		return;
+	}
+	if (process_stopped(p->pid)) {
 		ustctl_set_error("process %d did not answer %s within %g s: it is stopped (resume it with kill -CONT %d)",
 				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, (int)p->pid);
+		return;
+	}
+	cause = signal_cause(p->pid, signame, sizeof(signame));
+	if (cause)
+		ustctl_set_error("process %d did not answer %s within %g s: it %s %s, libust's control signal; start it with UST_CONTROL=thread, or with UST_SIGNAL set to a signal it leaves alone",
+				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, cause,
+				 signame);
 	else
-		ustctl_set_error("process %d did not answer %s within %g s: it is stopped, or it blocks the control signal (SIGIO unless UST_SIGNAL is set) in every thread; start it with UST_CONTROL=thread",
-				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0);
+		ustctl_set_error("process %d did not answer %s within %g s: it is busy, or a handler of its own took %s, libust's control signal, over; start it with UST_CONTROL=thread, or with UST_SIGNAL set to a signal it leaves alone",
+				 (int)p->pid, ustcomm_ctl_cmd_name(cmd), ms / 1000.0, signame);
 }
 
 static int connect_app(pid_t pid, uint16_t cmd, char *path, size_t len, int ms)

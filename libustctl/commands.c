@@ -91,18 +91,26 @@ static int copy_field(pid_t pid, const char *what, char *dst, size_t size, const
 	return 0;
 }
 
-int ustctl_get_info(pid_t pid, struct ustctl_info *info)
+int ustctl_get_info_control(pid_t pid, struct ustctl_info *info, char *control, size_t len)
 {
 	struct ustctl_reply reply;
-	const char *pos = NULL, *s[5];
+	const char *pos = NULL, *s[6];
 	uint32_t reported;
 	size_t i;
 	int ret;
 
-	ret = ustctl_call_expect(pid, USTCOMM_CTL_INFO, NULL, 0, 0, 5, &reply);
+	/* Programs of libust 2.0 answer without the sixth string, control. */
+	ret = ustctl_call_longer(pid, USTCOMM_CTL_INFO, NULL, 0, 0, &reply);
 	if (ret)
+		return ret;
+	if (reply.msg.nr_strings != 5 && reply.msg.nr_strings != 6) {
+		ustctl_set_error("process %d answered %s with %u strings instead of 6",
+				 (int)pid, ustcomm_ctl_cmd_name(USTCOMM_CTL_INFO),
+				 reply.msg.nr_strings);
+		ret = -EPROTO;
 		goto end;
-	for (i = 0; i < 5; i++)
+	}
+	for (i = 0; i < reply.msg.nr_strings; i++)
 		s[i] = ustcomm_ctl_next(&reply.msg, &pos);
 	memset(info, 0, sizeof(*info));
 	ret = ustctl_parse_u32(pid, USTCOMM_CTL_INFO, s[0], INT_MAX, &reported);
@@ -116,9 +124,19 @@ int ustctl_get_info(pid_t pid, struct ustctl_info *info)
 		ret = copy_field(pid, "trace name", info->trace, sizeof(info->trace), s[3]);
 	if (!ret)
 		ret = copy_field(pid, "trace state", info->state, sizeof(info->state), s[4]);
+	if (!ret && control && len) {
+		control[0] = '\0';
+		if (reply.msg.nr_strings == 6)
+			ret = copy_field(pid, "control", control, len, s[5]);
+	}
 end:
 	ustctl_reply_release(&reply);
 	return ret;
+}
+
+int ustctl_get_info(pid_t pid, struct ustctl_info *info)
+{
+	return ustctl_get_info_control(pid, info, NULL, 0);
 }
 
 void ustctl_free_markers(struct ustctl_marker *markers, size_t nr)

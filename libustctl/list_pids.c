@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
+#include "libustcomm/unix_listening.h"
 #include "libustctl/internal.h"
 
 /* A pid from a directory entry: digits only, no leading zero, in range. */
@@ -26,30 +28,46 @@ static pid_t entry_pid(const char *name)
 	return (pid_t)v;
 }
 
+/* Whether pid's network namespace is ours: /proc/net/unix shows ours only. */
+static int same_netns(pid_t pid)
+{
+	struct stat self, other;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if (stat("/proc/self/ns/net", &self) < 0 || stat(path, &other) < 0)
+		return 0;
+	return self.st_ino == other.st_ino && self.st_dev == other.st_dev;
+}
+
 /*
  * A socket whose process is gone, or that nobody listens on (its number
  * now belongs to another process), is left over from a crash: removed.
- * Connecting costs a live program one control signal and an empty
- * connection, which it takes as a controller that changed its mind. A
- * program whose backlog is full (stopped, or stuck) listens still: the
- * connect that would wait for it gives up at once and counts it live.
+ * Listening is read from the kernel's table, never by connecting: a
+ * connection would ring the program's control signal, and listing rings
+ * nobody. The table names a socket as it was bound, so the directory is
+ * also looked up through its real path. A program in another network
+ * namespace is not in our table: listed, since we cannot tell.
  */
-static int is_live(pid_t pid, const char *path)
+static int is_live(pid_t pid, const char *dir, const char *path)
 {
-	int fd;
+	char real[PATH_MAX], alt[PATH_MAX];
+	int ret;
 
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		unlink(path);
 		return 0;
 	}
-	fd = ustcomm_connect_within(path, 1);
-	if (fd == -ECONNREFUSED) {
-		unlink(path);
-		return 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	return 1;
+	ret = ustcomm_unix_listening(path);
+	if (ret == 0 && realpath(dir, real) &&
+	    ustctl_socket_path(alt, sizeof(alt), real, pid) == 0 && strcmp(alt, path))
+		ret = ustcomm_unix_listening(alt);
+	if (ret < 0 || ret == 1)
+		return 1;
+	if (!same_netns(pid))
+		return 1;
+	unlink(path);
+	return 0;
 }
 
 static int compare_pids(const void *a, const void *b)
@@ -85,7 +103,7 @@ int ustctl_list_pids(pid_t **pids, size_t *nr)
 	while ((de = readdir(d))) {
 		pid = entry_pid(de->d_name);
 		if (!pid || ustctl_socket_path(path, sizeof(path), dir, pid) ||
-		    lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || !is_live(pid, path))
+		    lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || !is_live(pid, dir, path))
 			continue;
 		if (count == cap) {
 			cap = cap ? 2 * cap : 16;

@@ -127,11 +127,12 @@ int ustctl_cmd_list_markers(const struct ustctl_args *args)
 int ustctl_cmd_info(const struct ustctl_args *args)
 {
 	struct ustctl_info info;
+	char control[256];
 	pid_t pid;
 
 	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
 		return USTCTL_EXIT_USAGE;
-	if (ustctl_get_info(pid, &info) < 0) {
+	if (ustctl_get_info_control(pid, &info, control, sizeof(control)) < 0) {
 		ustctl_mi_open_process(pid, NULL, false);
 		ustctl_fail_last(pid, args->cmd->name);
 		ustctl_mi_close();
@@ -144,11 +145,14 @@ int ustctl_cmd_info(const struct ustctl_args *args)
 	if (info.trace[0])
 		ustctl_mi_element("trace", "%s", info.trace);
 	ustctl_mi_element("state", "%s", info.state);
+	if (control[0])
+		ustctl_mi_element("control", "%s", control);
 	ustctl_mi_close();
 	ustctl_mi_close();
 	if (!ustctl_out_mi())
-		printf("pid:      %d\nprocname: %s\nlibust:   %s\ntrace:    %s\nstate:    %s\n",
+		printf("pid:      %d\nprocname: %s\nlibust:   %s\ntrace:    %s\nstate:    %s\ncontrol:  %s\n",
 		       (int)info.pid, info.procname, info.version,
-		       info.trace[0] ? info.trace : "(none)", info.state);
+		       info.trace[0] ? info.trace : "(none)", info.state,
+		       control[0] ? control : "(not said by this libust)");
 	return USTCTL_EXIT_OK;
 }

@@ -88,6 +88,28 @@ static int adopt_arm_timer(struct ustd_adopt *a)
 	return 0;
 }
 
+/*
+ * Whether pid maps a trace buffer of libust (ring_buffer_alloc.c names
+ * its memfds "ust-CHANNEL-CPU"). Only such a program lost a ustd and has
+ * something to reconnect: asking the others would ring their control
+ * signal for nothing (libust/control.c), which a starting ustd must not.
+ */
+static bool maps_trace_buffers(pid_t pid)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " /memfd:ust-") != NULL;
+	fclose(f);
+	return found;
+}
+
 void ustd_adopt_start(struct ustd_adopt *a, const struct ustd_ctx *ctx, const char *sock_path)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
@@ -112,7 +134,8 @@ void ustd_adopt_start(struct ustd_adopt *a, const struct ustd_ctx *ctx, const ch
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid > INT_MAX ||
 		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || st.st_uid != getuid())
+		    lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || st.st_uid != getuid() ||
+		    !maps_trace_buffers((pid_t)pid))
 			continue;
 		adopt_ask(a, path, (pid_t)pid, sock_path);
 	}

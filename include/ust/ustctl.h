@@ -60,6 +60,10 @@ struct ustctl_info {
 	char state[16];			/* "none", "created", "allocated", "started", "stopped" */
 };
 int ustctl_get_info(pid_t pid, struct ustctl_info *info);
+/* ustctl_get_info() and, in control (len bytes), how the process serves
+ * its control socket: "signal SIGURG, ..." or "listener thread (why)";
+ * "" for a program of libust 2.0, which does not say. */
+int ustctl_get_info_control(pid_t pid, struct ustctl_info *info, char *control, size_t len);
 
 struct ustctl_marker {
 	char *name;			/* "channel:name" or "provider:name" */

@@ -6,7 +6,7 @@
  * sleeps; ust:tock and other:count come from the main thread. "ready" on
  * stdout once every thread runs; SIGTERM or SIGINT ends it normally, as
  * does every thread having emitted TICKS ticks (-n), after printing
- * "emitted THREAD COUNT" per thread. -b blocks SIGIO in every
+ * "emitted THREAD COUNT" per thread. -b blocks SIGURG in every
  * thread (after libust started), as some programs do.
  */
 #include <errno.h>
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 		sigset_t set;
 
 		sigemptyset(&set);
-		sigaddset(&set, SIGIO);
+		sigaddset(&set, SIGURG);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
 	tids = calloc(nr_threads, sizeof(*tids));

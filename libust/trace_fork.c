@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The trace of a child of fork(): the parent's trace goes on in the child
+ * under the same name, with buffers and a connection to ustd of its own,
+ * made at the child's first event rather than in fork() itself.
+ *
+ * Why not at once: most children exec() another program a moment later
+ * (a shell, a service starting a worker binary, system(), posix_spawn's
+ * fork fallback). Buffers for every CPU, the metadata sent to ustd and a
+ * trace directory on its side cost each of them milliseconds and left
+ * ustd an empty trace per child. Until its first event, the child's
+ * enabled events point to a channel without buffers (nr_cpus 0), which
+ * the write path sends here (its make_buffers, channel.h); so does any
+ * control request that needs the trace. A child that execs or exits first costs nothing.
+ *
+ * Async-signal-safe like the rest of the trace (trace.c): the first event
+ * may come from a signal handler. One that interrupted the holder of
+ * ust_lock cannot take it: that event is discarded, as it would be with a
+ * full buffer.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libust/channel.h"
+#include "libust/lock.h"
+#include "libust/trace.h"
+#include "libust/trace_internal.h"
+#include "libustcomm/log.h"
+
+static int resume(void);
+
+/* No buffers: reserve() takes it to the general case, which comes here. */
+static struct ust_channel pending_chan = { .make_buffers = resume };
+static const struct ust_event_binding pending_binding = { .chan = &pending_chan };
+
+/* Drops the parent's trace: its connection and buffers are the parent's. */
+static void forget(void)
+{
+	unsigned i;
+
+	if (ust_t.sock >= 0)
+		close(ust_t.sock);
+	ust_t.sock = -1;
+	ust_trace_unbind_all();
+	/* The only thread of the child: nobody can be writing to them. */
+	for (i = 0; i < ust_t.nr_channels; i++)
+		ust_channel_destroy(ust_t.channels[i]);
+	ust_t.nr_channels = 0;
+	ust_t.state = UST_TRACE_NONE;
+}
+
+int ust_trace_after_fork_child(void)
+{
+	int traced = ust_t.state == UST_TRACE_STARTED || ust_t.fork_pending;
+
+	forget();
+	ust_t.fork_pending = traced;
+	if (!traced) {
+		ust_t.name[0] = '\0';
+		return 0;
+	}
+	ust_trace_bind_all_to(&pending_binding);
+	return 0;
+}
+
+int ust_trace_fork_resume_locked(void)
+{
+	char name[USTCOMM_CTL_TRACE_NAME_MAX];
+	int ret;
+
+	if (!ust_t.fork_pending)
+		return 0;
+	ust_t.fork_pending = 0;
+	memcpy(name, ust_t.name, sizeof(name));
+	ust_t.name[0] = '\0';
+	ust_trace_unbind_all();
+	ret = ust_trace_create(name, NULL);
+	if (ret >= 0)
+		ret = ust_trace_start(name);
+	if (ret < 0)
+		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
+	return ret;
+}
+
+static int resume(void)
+{
+	int ret = ust_lock_unless_held();
+
+	if (ret < 0)
+		return ret;
+	ret = ust_trace_fork_resume_locked();
+	ust_unlock();
+	return ret;
+}
