@@ -589,7 +589,7 @@ static void close_all(void)
 	__atomic_store_n(&ctl.listen_fd, -1, __ATOMIC_RELAXED);
 }
 
-void ust_control_after_fork_child(void)
+void ust_control_after_fork_child(int defer)
 {
 	/* The parent's descriptors: close ours, leave its socket file alone.
 	 * The parent's listener thread is not in the child: the child starts
@@ -600,7 +600,13 @@ void ust_control_after_fork_child(void)
 	ctl.engaged = 0;
 	if (ctl.mode == UST_CONTROL_SIGNAL)
 		ctl.why = NULL;
-	if (ctl.mode != UST_CONTROL_NONE)
+	if (ctl.mode == UST_CONTROL_THREAD || (ctl.mode == UST_CONTROL_SIGNAL && !defer))
+		open_socket();
+}
+
+void ust_control_open(void)
+{
+	if (ctl.mode != UST_CONTROL_NONE && ctl.listen_fd < 0)
 		open_socket();
 }
 

@@ -27,8 +27,11 @@ void ust_control_start_thread(const char *why);
 void ust_control_check(void);
 /* Under ust_lock: how the socket is served, for ustctl info. */
 void ust_control_describe(char *buf, size_t len);
-/* Under ust_lock, in the child of fork(): a socket of its own. */
-void ust_control_after_fork_child(void);
+/* Under ust_lock, in the child of fork(): a socket of its own, or in
+ * signal mode with defer, none until ust_control_open(). */
+void ust_control_after_fork_child(int defer);
+/* Under ust_lock, async-signal-safe: the socket, if there is none yet. */
+void ust_control_open(void);
 /* Under ust_lock, at exit: closes and removes the socket. */
 void ust_control_fini(void);
 

@@ -315,15 +315,19 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	char prefix[32];
+	int pending;
 
 	urcu_bp_after_fork_child();
 	ust_ctx_after_fork_child();
 	ust_filter_reclaim_after_fork_child();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
-	if (ust_trace_after_fork_child() < 0)
-		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
-	ust_control_after_fork_child();
+	pending = ust_trace_after_fork_child();
+	/* A child whose trace waits for its first event gets its socket then
+	 * too: most such children exec() first, and a socket file left in
+	 * apps/ by each would outlive them (trace_fork.c). */
+	ust_control_after_fork_child(pending);
+	ust_control_check();
 	ust_tracepoint_fork_unlock();
 	ust_unlock();
 }
@@ -355,6 +359,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cfg.overwrite = env_is_set("UST_OVERWRITE");
 
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	ust_trace_fork_on_resume(ust_control_open);
 	ust_lock();
 	ust_trace_init(&cfg);
 	ust_ctx_init(cfg.procname);

@@ -137,8 +137,12 @@ int ust_trace_reconnect(const char *path);
  * and settings, and, when the parent's trace was started, starts one of
  * its own (new buffers, its own connection to ustd, so its own trace
  * directory) at the child's first event or first control request.
+ * Returns 1 when the child's trace waits for that, else 0.
  */
 int ust_trace_after_fork_child(void);
+/* fn runs, under ust_lock, once a fork() child's trace has been made at
+ * its first event (possibly in a signal handler: async-signal-safe). */
+void ust_trace_fork_on_resume(void (*fn)(void));
 /* Under ust_lock: the child's trace now, if it waits for its first event. */
 int ust_trace_fork_resume_locked(void);
 

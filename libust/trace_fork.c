@@ -29,6 +29,8 @@
 #include "libustcomm/log.h"
 
 static int resume(void);
+/* What the layer above does once the child's trace started (startup.c). */
+static void (*on_resume)(void);
 
 /* No buffers: reserve() takes it to the general case, which comes here. */
 static struct ust_channel pending_chan = { .make_buffers = resume };
@@ -61,7 +63,7 @@ int ust_trace_after_fork_child(void)
 		return 0;
 	}
 	ust_trace_bind_all_to(&pending_binding);
-	return 0;
+	return 1;
 }
 
 int ust_trace_fork_resume_locked(void)
@@ -80,7 +82,14 @@ int ust_trace_fork_resume_locked(void)
 		ret = ust_trace_start(name);
 	if (ret < 0)
 		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
+	if (on_resume)
+		on_resume();
 	return ret;
+}
+
+void ust_trace_fork_on_resume(void (*fn)(void))
+{
+	on_resume = fn;
 }
 
 static int resume(void)

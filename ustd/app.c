@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "libustcomm/rundir.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "libustcomm/trace_output.h"
@@ -177,6 +180,26 @@ static void app_report_stats(const struct ustd_app *app)
 	ustd_drain_stats_report(app->stats, what, discarded, stderr);
 }
 
+/*
+ * A program that died (crash, _exit(), a signal) left its control socket
+ * in apps/, which only its destructor removes: a forking service's
+ * workers would fill the directory. Removed once the process is gone,
+ * so that no newer process of the same number loses its own.
+ */
+static void app_remove_dead_socket(const struct ustd_app *app)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (kill(app->pid, 0) == 0 || errno != ESRCH ||
+	    ustcomm_apps_dir(path, sizeof(path)) < 0)
+		return;
+	n = (int)strlen(path);
+	if (snprintf(path + n, sizeof(path) - (size_t)n, "/%d", (int)app->pid) <
+	    (int)(sizeof(path) - (size_t)n))
+		unlink(path);
+}
+
 static void app_end(struct ustd_app *app, enum app_end_how how)
 {
 	const struct ustd_rescue_ctx rescue = { .layouts = &app->layouts, .uuid = app->uuid };
@@ -198,6 +221,8 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 	if (app->relayed)
 		ustd_app_relay_close(app);
 	app_close_streams(app);
+	if (how == APP_END_DEAD)
+		app_remove_dead_socket(app);
 	if (app->td.path && app->td.metadata_len) {
 		if (how == APP_END_DEAD)
 			ustd_app_note(app, "%s died without flushing its buffers: its last packets were rescued, unfinished events are counted as discarded",

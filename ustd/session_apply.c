@@ -7,6 +7,7 @@
  * listen() (inotify saw the bind).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,7 +145,14 @@ static void job_connect(struct job *j)
 		if ((err == ECONNREFUSED || err == EAGAIN) && j->retries++ < APPLY_RETRIES &&
 		    job_arm(j, APPLY_RETRY_MS) == 0)
 			return;
-		/* A program that exited is no fault of the session. */
+		/*
+		 * A program that exited is no fault of the session. A socket
+		 * nobody listens on, whose process is gone, is left over (a
+		 * fork() child opens one and may exec() or exit at once): it
+		 * goes, so that apps/ holds no dead programs.
+		 */
+		if (err == ECONNREFUSED && kill(j->pid, 0) < 0 && errno == ESRCH)
+			unlink(addr.sun_path);
 		if (err == ENOENT || err == ECONNREFUSED)
 			job_end(j, 0);
 		else
