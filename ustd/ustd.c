@@ -39,7 +39,6 @@
 
 #define USTD_MAX_EVENTS	64
 #define USTD_LIVE_TIMER_DEFAULT_US	1000000ul
-#define USTD_RT_PRIO_UNSET	INT_MIN	/* --realtime not given */
 
 struct ustd {
 	struct ustd_ctx ctx;
@@ -381,7 +380,9 @@ int main(int argc, const char **argv)
 	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
 	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT;
-	int rt_prio = USTD_RT_PRIO_UNSET, rc, ret;
+	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
+	char *rt_arg = NULL;
+	long rt_long;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1,
 		.accept.pause.timer_fd = -1, .handshake.timer_fd = -1,
@@ -410,7 +411,7 @@ int main(int argc, const char **argv)
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
 		  "say which application is traced where", NULL },
-		{ "realtime", '\0', POPT_ARG_INT | POPT_ARGFLAG_OPTIONAL, &rt_prio, 'R',
+		{ "realtime", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &rt_arg, 'R',
 		  "run with the SCHED_FIFO policy at priority PRIO (default 1) where allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO), so that ustd drains before busy writers fill their buffers; without this option ustd runs at a normal priority (--nice)",
 		  "PRIO" },
 		{ "nice", '\0', POPT_ARG_INT, &nice, 0,
@@ -428,13 +429,9 @@ int main(int argc, const char **argv)
 	/* Clients, and the disk, must not make ustd write without end. */
 	ustcomm_log_limit_repeats();
 	pc = poptGetContext("ustd", argc, argv, options, 0);
-	/* --realtime alone stores nothing: it asks for the default priority. */
-	while ((rc = poptGetNextOpt(pc)) == 'R') {
-		if (rt_prio == USTD_RT_PRIO_UNSET)
-			rt_prio = USTD_RT_PRIO_ASKED;
-	}
-	if (rt_prio == USTD_RT_PRIO_UNSET)
-		rt_prio = USTD_RT_PRIO_DEFAULT;
+	/* --realtime alone asks for the real-time policy at priority 1. */
+	while ((rc = poptGetNextOpt(pc)) == 'R')
+		rt_prio = USTD_RT_PRIO_ASKED;
 	if (rc < -1) {
 		ustcomm_err("%s: %s (see ustd --help)", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
 			    poptStrerror(rc));
@@ -456,8 +453,13 @@ int main(int argc, const char **argv)
 		ret = -EINVAL;
 		goto end;
 	}
+	if (rt_arg && rt_arg[0]) {
+		errno = 0;
+		rt_long = strtol(rt_arg, &end, 10);
+		rt_prio = errno || *end || !ustd_sched_rt_prio_valid(rt_long) ? -1 : (int)rt_long;
+	}
 	if (!ustd_sched_rt_prio_valid(rt_prio)) {
-		ustcomm_err("--realtime %d: expected a priority from 1 to 99, or 0 for none", rt_prio);
+		ustcomm_err("--realtime %s: expected a priority from 1 to 99, or 0 for none", rt_arg);
 		ret = -EINVAL;
 		goto end;
 	}
@@ -612,5 +614,6 @@ end:
 	free(live_arg);
 	free(live_port_arg);
 	free(backlog_arg);
+	free(rt_arg);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
