@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
+#include "libustcomm/log_repeat.h"
 #include "libustcomm/write_nowait.h"
 
 #define LOG_PREFIX_MAX	64
@@ -30,6 +31,8 @@ static int log_debug = -1;
  * window, threads racing may get one line more or less than the budget.
  */
 static int log_guest;
+/* A daemon's repeated messages are limited per kind (log_repeat.h). */
+static int log_repeats_limited;
 static uint64_t window_start_s;
 static unsigned long window_lines;
 static unsigned long log_dropped;
@@ -50,6 +53,26 @@ int ustcomm_debug_enabled(void)
 		__atomic_store_n(&log_debug, enabled, __ATOMIC_RELAXED);
 	}
 	return enabled;
+}
+
+void ustcomm_log_limit_repeats(void)
+{
+	__atomic_store_n(&log_repeats_limited, 1, __ATOMIC_RELAXED);
+}
+
+static void host_write(const char *line, size_t len)
+{
+	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
+		;
+}
+
+void ustcomm_log_flush(int all)
+{
+	int saved_errno = errno;
+
+	if (__atomic_load_n(&log_repeats_limited, __ATOMIC_RELAXED))
+		ustcomm_log_repeat_flush(log_prefix, all, host_write);
+	errno = saved_errno;
 }
 
 void ustcomm_log_set_guest(void)
@@ -108,7 +131,7 @@ static void log_write(const char *kind, int limited, const char *fmt, va_list ap
 	char line[LOG_LINE_MAX];
 	int saved_errno = errno;
 	int guest = __atomic_load_n(&log_guest, __ATOMIC_RELAXED);
-	size_t len;
+	size_t len, text;
 	int n;
 
 	if (guest && limited && !log_admit()) {
@@ -120,6 +143,7 @@ static void log_write(const char *kind, int limited, const char *fmt, va_list ap
 	if (n < 0)
 		goto end;
 	len = (size_t)n;
+	text = len;
 	if (len < sizeof(line) - 1) {
 		n = ustcomm_vformat(line + len, sizeof(line) - len, fmt, ap);
 		/* An unknown conversion still leaves the text before it. */
@@ -133,8 +157,11 @@ static void log_write(const char *kind, int limited, const char *fmt, va_list ap
 		guest_write(line, len);
 		goto end;
 	}
-	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
-		;
+	line[len] = '\0';
+	if (limited && __atomic_load_n(&log_repeats_limited, __ATOMIC_RELAXED) &&
+	    !ustcomm_log_repeat_admit(log_prefix, fmt, line + text, host_write))
+		goto end;
+	host_write(line, len);
 end:
 	errno = saved_errno;
 }

@@ -23,5 +23,16 @@ USTCOMM_API int ustcomm_debug_enabled(void);
  * UST_DEBUG, are not limited.
  */
 USTCOMM_API void ustcomm_log_set_guest(void);
+/*
+ * For a daemon (ustd), which must not be made to write without end by
+ * whoever can make it err: from now on the errors and notes of each kind
+ * (each format string) are written at most 10 times each 10 s; the rest
+ * are counted, and one line tells their number once the window ended
+ * (before the next message, or at ustcomm_log_flush()).
+ */
+USTCOMM_API void ustcomm_log_limit_repeats(void);
+/* Tells the counts of the windows that ended, or of all of them (all,
+ * at exit). Cheap when nothing was held back: call it from a loop. */
+USTCOMM_API void ustcomm_log_flush(int all);
 
 #endif

@@ -585,8 +585,15 @@ static void app_read(struct ustd_app *app)
 			 * The socket closes before the process is gone (and a
 			 * child may hold it open longer): rescue only once the
 			 * pidfd says the writers are dead. Without a pidfd, a
-			 * hang-up is taken as the death.
+			 * hang-up is taken as the death. Without streams there
+			 * is nothing to rescue: the connection and its pidfd
+			 * go at once, or every client that connects and closes
+			 * would cost two descriptors until it exits.
 			 */
+			if (!app->streams) {
+				app_end(app, app_process_dead(app) ? APP_END_DEAD : APP_END_LIVE);
+				return;
+			}
 			if (app->pidfd >= 0 && !app_process_dead(app)) {
 				epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
 				app->hung_up = true;
@@ -750,6 +757,23 @@ static void app_serve_snapshots(struct ustd_app *app)
 		app_snapshot(app);
 }
 
+uint64_t ustd_app_now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+void ustd_app_drop_late(struct ustd_app *app)
+{
+	if (app->closed || app->said_hello)
+		return;
+	ustcomm_dbg("%s connected %llu ms ago and has not said HELLO: connection dropped",
+		    app->label, (unsigned long long)(ustd_app_now_ms() - app->accepted_ms));
+	app_end(app, APP_END_LIVE);
+}
+
 struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 {
 	struct ustd_app *app;
@@ -765,6 +789,7 @@ struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 	app->sock = sock;
 	app->pidfd = -1;
 	app->pid = pid;
+	app->accepted_ms = ustd_app_now_ms();
 	snprintf(app->label, sizeof(app->label), "pid %d", (int)pid);
 	app->td.metadata_fd = -1;
 	app->sink.relay = &app->sink.own;

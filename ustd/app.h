@@ -30,6 +30,8 @@ enum ustd_watch_kind {
 	USTD_WATCH_SESSION,		/* ustd/session.h: calls its fn */
 	USTD_WATCH_TRIGGER,		/* ustd/trigger.h */
 	USTD_WATCH_SPACE_TIMER,		/* ustd/space_wait.h */
+	USTD_WATCH_LISTEN_RETRY,	/* ustd/listen_pause.h */
+	USTD_WATCH_HANDSHAKE_TIMER,	/* ustd/handshake.h */
 };
 
 struct ustd_watch {
@@ -84,6 +86,7 @@ struct ustd_app {
 	 * -1 where the kernel has none. */
 	int pidfd;
 	pid_t pid;			/* SO_PEERCRED, in ustd's pid namespace */
+	uint64_t accepted_ms;		/* ustd_app_now_ms(): HELLO is due (handshake.h) */
 	uint8_t uuid[16];		/* the trace's, from HELLO */
 	char procname[32];
 	char label[48];			/* "procname[pid]", or "pid N" before HELLO */
@@ -128,6 +131,12 @@ struct ustd_app {
 	struct ustd_session *session;
 	struct ustd_app *next;		/* main()'s list */
 };
+
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t ustd_app_now_ms(void);
+
+/* Drops a connection that did not say HELLO in time (handshake.h). */
+void ustd_app_drop_late(struct ustd_app *app);
 
 /* Closes the connection of an application whose trace waits for space
  * (app->release), leaving its buffers to it. */

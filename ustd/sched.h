@@ -11,8 +11,14 @@
 
 #include <stdbool.h>
 
-/* What ustd asks for by default (--realtime, --nice). */
-#define USTD_RT_PRIO_DEFAULT	1
+/*
+ * What ustd asks for: no real-time policy unless --realtime asks for it
+ * (priority 1 when it names none), as a real-time ustd that spins (a
+ * bug, a hostile client) would take its CPU from everything else; and
+ * nice -10 (--nice).
+ */
+#define USTD_RT_PRIO_DEFAULT	0
+#define USTD_RT_PRIO_ASKED	1
 #define USTD_NICE_DEFAULT	(-10)
 
 /* True when v is a nice value (-20 to 19), a SCHED_FIFO priority (1 to

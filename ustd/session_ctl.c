@@ -39,6 +39,9 @@
 #include "ustd/session_settings.h"
 #include "ustd/session_trigger.h"
 
+/* Session requests taken per wake-up of the session socket. */
+#define SESSION_ACCEPT_BATCH	32
+
 struct conn {
 	struct ustd_session_watch watch;
 	struct ustd_sessions *ss;
@@ -725,6 +728,7 @@ static void conn_close(struct conn *c)
 	 * would keep the registration, and its pointer, alive. */
 	epoll_ctl(c->ss->ctx->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	ustd_listen_resume(&c->ss->listen_pause);
 	free(c->in);
 	free(c);
 }
@@ -779,10 +783,20 @@ static void on_listen(struct ustd_session_watch *w, uint32_t events)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct conn *c;
-	int fd;
+	int fd, i;
 
 	(void)events;
-	while ((fd = accept4(ss->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+	/* A batch a wake-up: the loop serves the rest between two. */
+	for (i = 0; i < SESSION_ACCEPT_BATCH; i++) {
+		fd = accept4(ss->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+			continue;
+		/* Out of descriptors or memory: the socket, readable still,
+		 * is set aside a while (listen_pause.h). */
+		if (fd < 0 && errno != EAGAIN)
+			ustd_listen_pause(&ss->listen_pause, "session socket", strerror(errno));
+		if (fd < 0)
+			break;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
 		    (cred.uid != getuid() && cred.uid != 0) || !(c = calloc(1, sizeof(*c)))) {
 			ustcomm_err("session socket: connection refused (another user, or out of memory)");
@@ -850,10 +864,9 @@ static int listen_on(struct ustd_sessions *ss)
 	old_umask = umask(0077);
 	ret = bind(ss->listen_fd, (struct sockaddr *)&addr, sizeof(addr));
 	umask(old_umask);
-	if (ret < 0 || listen(ss->listen_fd, SOMAXCONN) < 0 ||
-	    epoll_ctl(ss->ctx->epfd, EPOLL_CTL_ADD, ss->listen_fd, &ev) < 0)
+	if (ret < 0 || listen(ss->listen_fd, SOMAXCONN) < 0)
 		return -errno;
-	return 0;
+	return ustd_listen_pause_init(&ss->listen_pause, ss->ctx->epfd, ss->listen_fd, &ev);
 }
 
 static int watch_apps(struct ustd_sessions *ss)
@@ -881,7 +894,7 @@ int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 		return -ENOMEM;
 	ss->ctx = ctx;
 	ss->apps = apps;
-	ss->listen_fd = ss->inotify_fd = -1;
+	ss->listen_fd = ss->inotify_fd = ss->listen_pause.timer_fd = -1;
 	ss->apply.epfd = ctx->epfd;
 	ss->listen_watch.watch.kind = ss->inotify_watch.watch.kind = USTD_WATCH_SESSION;
 	ss->listen_watch.fn = on_listen;
@@ -928,6 +941,7 @@ void ustd_sessions_fini(struct ustd_sessions *ss)
 		ustd_session_free(s);
 	}
 	ustd_rotation_reap();
+	ustd_listen_pause_fini(&ss->listen_pause);
 	if (ss->listen_fd >= 0) {
 		close(ss->listen_fd);
 		unlink(ss->sock_path);

@@ -4,6 +4,7 @@
 #define USTD_SESSION_INTERNAL_H
 
 #include "ustd/session.h"
+#include "ustd/listen_pause.h"
 #include "ustd/session_apply.h"
 
 struct ustd_sessions {
@@ -17,6 +18,7 @@ struct ustd_sessions {
 	int inotify_fd;			/* apps/: programs that appear */
 	struct ustd_session_watch listen_watch;
 	struct ustd_session_watch inotify_watch;
+	struct ustd_listen_pause listen_pause;	/* out of descriptors */
 };
 
 void ustd_session_free(struct ustd_session *s);

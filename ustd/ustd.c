@@ -24,8 +24,10 @@
 #include "libustcomm/log.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
+#include "ustd/accept.h"
 #include "ustd/adopt.h"
 #include "ustd/app.h"
+#include "ustd/handshake.h"
 #include "ustd/trigger.h"
 #include "ustd/relay.h"
 #include "ustd/sched.h"
@@ -43,10 +45,8 @@ struct ustd {
 	const char *sock_path;
 	int listen_fd;
 	int signal_fd;
-	/* Kept open so that, out of descriptors, ustd can still accept and
-	 * close a connection instead of spinning on a readable listener. */
-	int spare_fd;
-	struct ustd_watch listen_watch;
+	struct ustd_accept accept;	/* of listen_fd */
+	struct ustd_handshake handshake;
 	struct ustd_watch signal_watch;
 	struct ustd_watch live_watch;	/* of ctx.live_fd */
 	struct ustd_app *apps;
@@ -165,59 +165,6 @@ static int ustd_setup_signals(struct ustd *d)
 	return d->signal_fd < 0 ? -errno : 0;
 }
 
-static void ustd_accept_one(struct ustd *d, int fd)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	struct ustd_app *app;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		ustcomm_err("cannot identify a connecting process: %s; connection refused",
-			    strerror(errno));
-		close(fd);
-		return;
-	}
-	if (cred.uid != getuid() && cred.uid != 0) {
-		ustcomm_err("refused connection from pid %d uid %u", (int)cred.pid,
-			    (unsigned)cred.uid);
-		close(fd);
-		return;
-	}
-	app = ustd_app_new(&d->ctx, fd, cred.pid);
-	if (!app)
-		return;
-	app->next = d->apps;
-	d->apps = app;
-	ustcomm_dbg("connection from pid %d", (int)cred.pid);
-}
-
-static void ustd_accept(struct ustd *d)
-{
-	int fd;
-
-	for (;;) {
-		fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd >= 0) {
-			ustd_accept_one(d, fd);
-			continue;
-		}
-		if (errno == EINTR || errno == ECONNABORTED)
-			continue;
-		if ((errno == EMFILE || errno == ENFILE) && d->spare_fd >= 0) {
-			ustcomm_err("out of file descriptors: a connection is refused");
-			close(d->spare_fd);
-			fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd >= 0)
-				close(fd);
-			d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			continue;
-		}
-		if (errno != EAGAIN)
-			ustcomm_err("cannot accept a connection: %s", strerror(errno));
-		return;
-	}
-}
-
 static void ustd_on_signal(struct ustd *d)
 {
 	struct signalfd_siginfo si;
@@ -296,10 +243,12 @@ static int ustd_live_setup(struct ustd *d, unsigned long live_timer_us)
 	return 0;
 }
 
-/* Frees the applications that ended during the last epoll batch. */
+/* Frees the applications that ended during the last epoll batch; their
+ * descriptors let connections be taken again if that had stopped. */
 static void ustd_reap(struct ustd *d)
 {
 	struct ustd_app **link = &d->apps, *app;
+	bool freed = false;
 
 	while ((app = *link)) {
 		if (app->release)
@@ -307,10 +256,13 @@ static void ustd_reap(struct ustd *d)
 		if (app->closed) {
 			*link = app->next;
 			ustd_app_free(app);
+			freed = true;
 		} else {
 			link = &app->next;
 		}
 	}
+	if (freed)
+		ustd_accept_resume(&d->accept);
 }
 
 static int ustd_loop(struct ustd *d)
@@ -331,7 +283,13 @@ static int ustd_loop(struct ustd *d)
 			w = evs[i].data.ptr;
 			switch (w->kind) {
 			case USTD_WATCH_LISTEN:
-				ustd_accept(d);
+				ustd_accept_on_listen(&d->accept);
+				break;
+			case USTD_WATCH_LISTEN_RETRY:
+				ustd_listen_resume(ustd_listen_pause_of(w));
+				break;
+			case USTD_WATCH_HANDSHAKE_TIMER:
+				ustd_handshake_on_timer(&d->handshake);
 				break;
 			case USTD_WATCH_SIGNAL:
 				ustd_on_signal(d);
@@ -366,6 +324,7 @@ static int ustd_loop(struct ustd *d)
 		ustd_reap(d);
 		ustd_adopt_reap(&d->adopt);
 		ustd_rotation_reap();
+		ustcomm_log_flush(0);
 	}
 	return 0;
 }
@@ -376,7 +335,7 @@ static void ustd_finish(struct ustd *d)
 {
 	struct ustd_app *app;
 
-	ustd_accept(d);
+	ustd_accept_backlog(&d->accept);
 	for (app = d->apps; app; app = app->next)
 		ustd_app_finish(app);
 	ustd_reap(d);
@@ -422,9 +381,11 @@ int main(int argc, const char **argv)
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
 	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT;
 	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
+	char *rt_arg = NULL;
+	long rt_long;
 	struct ustd d = {
-		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1, .spare_fd = -1,
-		.listen_watch.kind = USTD_WATCH_LISTEN,
+		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1,
+		.accept.pause.timer_fd = -1, .handshake.timer_fd = -1,
 		.signal_watch.kind = USTD_WATCH_SIGNAL,
 		.ctx.live_fd = -1,
 		.live_watch.kind = USTD_WATCH_LIVE_TIMER,
@@ -450,8 +411,8 @@ int main(int argc, const char **argv)
 		  "once listening, write one byte to FD and close it", "FD" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0,
 		  "say which application is traced where", NULL },
-		{ "realtime", '\0', POPT_ARG_INT, &rt_prio, 0,
-		  "run with the SCHED_FIFO policy at this priority where allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO), so that ustd drains before busy writers fill their buffers (default 1; 0: never)",
+		{ "realtime", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &rt_arg, 'R',
+		  "run with the SCHED_FIFO policy at priority PRIO (default 1) where allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO), so that ustd drains before busy writers fill their buffers; without this option ustd runs at a normal priority (--nice)",
 		  "PRIO" },
 		{ "nice", '\0', POPT_ARG_INT, &nice, 0,
 		  "without SCHED_FIFO, run at this nice value, or at the lowest one allowed (default -10)",
@@ -465,8 +426,12 @@ int main(int argc, const char **argv)
 	poptContext pc;
 
 	ustcomm_log_set_prefix("ustd");
+	/* Clients, and the disk, must not make ustd write without end. */
+	ustcomm_log_limit_repeats();
 	pc = poptGetContext("ustd", argc, argv, options, 0);
-	rc = poptGetNextOpt(pc);
+	/* --realtime alone asks for the real-time policy at priority 1. */
+	while ((rc = poptGetNextOpt(pc)) == 'R')
+		rt_prio = USTD_RT_PRIO_ASKED;
 	if (rc < -1) {
 		ustcomm_err("%s: %s (see ustd --help)", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
 			    poptStrerror(rc));
@@ -488,8 +453,13 @@ int main(int argc, const char **argv)
 		ret = -EINVAL;
 		goto end;
 	}
+	if (rt_arg && rt_arg[0]) {
+		errno = 0;
+		rt_long = strtol(rt_arg, &end, 10);
+		rt_prio = errno || *end || !ustd_sched_rt_prio_valid(rt_long) ? -1 : (int)rt_long;
+	}
 	if (!ustd_sched_rt_prio_valid(rt_prio)) {
-		ustcomm_err("--realtime %d: expected a priority from 1 to 99, or 0 for none", rt_prio);
+		ustcomm_err("--realtime %s: expected a priority from 1 to 99, or 0 for none", rt_arg);
 		ret = -EINVAL;
 		goto end;
 	}
@@ -582,7 +552,6 @@ int main(int argc, const char **argv)
 		ustcomm_err("epoll_create1: %s", strerror(errno));
 		goto end;
 	}
-	d.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ret = ustd_live_setup(&d, live_timer_us);
 	if (ret == 0 && relay_arg)
 		ret = ustd_relay_setup(&d, relay_arg, &relay_url);
@@ -591,7 +560,9 @@ int main(int argc, const char **argv)
 	ret = ustd_listen(&d);
 	if (ret < 0)
 		goto end;
-	ret = ustd_watch_fd(&d, d.listen_fd, &d.listen_watch);
+	ret = ustd_handshake_init(&d.handshake, d.ctx.epfd, &d.apps);
+	if (ret == 0)
+		ret = ustd_accept_start(&d.accept, &d.ctx, d.listen_fd, &d.apps, &d.handshake);
 	if (ret == 0)
 		ret = ustd_watch_fd(&d, d.signal_fd, &d.signal_watch);
 	if (ret == 0 && d.ctx.live_fd >= 0)
@@ -629,8 +600,9 @@ end:
 		close(d.listen_fd);
 	if (d.signal_fd >= 0)
 		close(d.signal_fd);
-	if (d.spare_fd >= 0)
-		close(d.spare_fd);
+	ustd_accept_fini(&d.accept);
+	ustd_handshake_fini(&d.handshake);
+	ustcomm_log_flush(1);
 	if (d.ctx.live_fd >= 0)
 		close(d.ctx.live_fd);
 	if (d.ctx.epfd >= 0)
@@ -642,5 +614,6 @@ end:
 	free(live_arg);
 	free(live_port_arg);
 	free(backlog_arg);
+	free(rt_arg);
 	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -195,9 +195,12 @@ class Ust:
     def start(self):
         rfd, wfd = os.pipe()
         relay = ["--relay", self.relay, "--live-timer", "0"] if self.relay else []
+        # --realtime: the loss and drain rows measure ustd as manual 8.7
+        # runs it where it may (SCHED_FIFO, priority 1), which was its
+        # default until ustd took a real-time policy only when asked.
         with open(self.stats_path, "a") as err:
             self.proc = subprocess.Popen(
-                [self.ustd, "--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)]
+                [self.ustd, "--realtime", "--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)]
                 + relay, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
         os.close(wfd)
         ready = os.read(rfd, 1)

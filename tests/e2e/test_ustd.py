@@ -127,18 +127,23 @@ bad = subprocess.run([USTD, "-o", os.path.join(blocker, "sub"), "-s",
                      timeout=30, env=ws2.env())
 t.ok(bad.returncode != 0 and "output" in bad.stderr, "an unusable output directory is refused",
      bad.stderr)
+# --realtime's PRIO is optional: a negative one is given as --realtime=-1.
 for opt, val in (("--nice", "20"), ("--nice", "-21"), ("--realtime", "100"),
-                 ("--realtime", "-1")):
-    bad = subprocess.run([USTD, opt, val, "-o", ws2.out, "-s", os.path.join(ws2.rundir, "other")],
+                 ("--realtime=-1", None)):
+    args = [opt, val] if val else [opt]
+    bad = subprocess.run([USTD] + args + ["-o", ws2.out, "-s", os.path.join(ws2.rundir, "other")],
                          capture_output=True, text=True, timeout=30, env=ws2.env())
-    t.ok(bad.returncode != 0 and "%s %s" % (opt, val) in bad.stderr,
-         "ustd %s %s is refused with the reason" % (opt, val), bad.stderr)
+    said = "%s %s" % (opt, val) if val else opt.replace("=", " ")
+    t.ok(bad.returncode != 0 and said in bad.stderr,
+         "ustd %s is refused with the reason" % " ".join(args), bad.stderr)
 
-# ustd asks to run first when woken (manual 8.7): SCHED_FIFO where it may,
-# else a lower nice value; never a lower priority than it was started with.
+# ustd asks to run first when woken (manual 8.7): SCHED_FIFO with
+# --realtime where it may, else a lower nice value; never a lower priority
+# than it was started with. By default, no real-time policy.
 started_nice = os.getpriority(os.PRIO_PROCESS, 0)
-for args, label in (((), "by default"), (("--realtime", "0"), "with --realtime 0"),
-                    (("--realtime", "0", "--nice", "5"), "with --nice above its own")):
+for args, label in ((("--realtime",), "with --realtime"), ((), "by default"),
+                    (("--realtime", "0"), "with --realtime 0"),
+                    (("--nice", "5"), "with --nice above its own")):
     proc3, ready3 = start_ustd(ws2, os.path.join(ws2.rundir, "sched"), ws2.out, args)
     # Children (none today) are not to inherit it: SCHED_RESET_ON_FORK.
     policy = os.sched_getscheduler(proc3.pid) if ready3 else None
@@ -148,7 +153,7 @@ for args, label in (((), "by default"), (("--realtime", "0"), "with --realtime 0
     prio = os.sched_getparam(proc3.pid).sched_priority if ready3 else None
     proc3.send_signal(signal.SIGTERM)
     proc3.wait(timeout=60)
-    if args == ():
+    if args == ("--realtime",):
         want_fifo = os.geteuid() == 0
         t.ok(ready3 and (policy == os.SCHED_FIFO and prio == 1 and reset if want_fifo
                          else policy == os.SCHED_OTHER and nice <= started_nice),
