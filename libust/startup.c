@@ -332,13 +332,18 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	char prefix[32];
+	int ret;
 
 	urcu_bp_after_fork_child();
 	ust_ctx_after_fork_child();
 	ust_filter_reclaim_after_fork_child();
 	ustcomm_format(prefix, sizeof(prefix), "ust[%d]", (int)getpid());
 	ustcomm_log_set_prefix(prefix);
-	if (ust_trace_after_fork_child() < 0)
+	ret = ust_trace_after_fork_child();
+	/* A memory refusal is said even unasked: the user asked for a trace. */
+	if (ret == -ENOMEM)
+		ustcomm_err("the child runs untraced: %s", ust_trace_error());
+	else if (ret < 0)
 		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
 	ust_control_after_fork_child();
 	ust_tracepoint_fork_unlock();
@@ -349,7 +354,7 @@ static void __attribute__((constructor)) ust_init(void)
 {
 	struct ust_trace_config cfg = { .procname = "" };
 	char prefix[32];
-	int ncpus;
+	int ncpus, ret;
 
 	/* A guest in the program: no message of ours may block or kill it. */
 	ustcomm_log_set_guest();
@@ -390,7 +395,13 @@ static void __attribute__((constructor)) ust_init(void)
 	if (!env_trace())
 		return;
 	ust_lock();
-	if (ust_trace_create("auto", NULL) < 0 || ust_trace_start("auto") < 0)
+	ret = ust_trace_create("auto", NULL);
+	if (ret >= 0)
+		ret = ust_trace_start("auto");
+	/* A memory refusal is said even unasked: the user asked for a trace. */
+	if (ret == -ENOMEM)
+		ustcomm_err("running untraced: %s", ust_trace_error());
+	else if (ret < 0)
 		ustcomm_dbg("running untraced: %s", ust_trace_error());
 	ust_unlock();
 }
