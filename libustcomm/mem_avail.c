@@ -357,6 +357,11 @@ USTCOMM_API int ustcomm_format_bytes(char *buf, size_t len, uint64_t v)
 		whole++;
 		tenths = 0;
 	}
+	/* 1023.96 KiB rounds to 1 MiB, not 1024 KiB. */
+	if (whole == 1024 && i + 1 < UST_ARRAY_SIZE(units)) {
+		whole = 1;
+		i++;
+	}
 	if (tenths)
 		return ustcomm_format(buf, len, "%llu.%u %s", (unsigned long long)whole, tenths,
 				      units[i]);
