@@ -140,7 +140,10 @@ static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_c
 		ret = ust_trace_create(name, NULL);
 	if (ret >= 0)
 		ret = ust_trace_start(name);
-	if (ret < 0)
+	/* A memory refusal is said even unasked: nobody else will. */
+	if (ret == -ENOMEM)
+		ustcomm_err("cannot join session %s: %s", name, ust_trace_error());
+	else if (ret < 0)
 		ustcomm_dbg("cannot join session %s: %s", name, ust_trace_error());
 }
 

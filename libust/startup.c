@@ -336,7 +336,7 @@ static void __attribute__((constructor)) ust_init(void)
 {
 	struct ust_trace_config cfg = { .procname = "" };
 	char prefix[32];
-	int ncpus;
+	int ncpus, ret;
 
 	/* A guest in the program: no message of ours may block or kill it. */
 	ustcomm_log_set_guest();
@@ -378,7 +378,13 @@ static void __attribute__((constructor)) ust_init(void)
 	if (!env_trace())
 		return;
 	ust_lock();
-	if (ust_trace_create("auto", NULL) < 0 || ust_trace_start("auto") < 0)
+	ret = ust_trace_create("auto", NULL);
+	if (ret >= 0)
+		ret = ust_trace_start("auto");
+	/* A memory refusal is said even unasked: the user asked for a trace. */
+	if (ret == -ENOMEM)
+		ustcomm_err("running untraced: %s", ust_trace_error());
+	else if (ret < 0)
 		ustcomm_dbg("running untraced: %s", ust_trace_error());
 	else
 		ust_control_start_thread("UST_TRACE: traced from start-up");

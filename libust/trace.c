@@ -47,6 +47,12 @@ static int trace_alloc(void)
 {
 	int ret;
 
+	/* Every channel known now, before ustd hears of the trace: a refused
+	 * trace stays created, with nothing allocated. Channels that come
+	 * later are checked as they come (trace_events.c). */
+	ret = ust_trace_check_memory_enabled();
+	if (ret < 0)
+		return ret;
 	ret = ust_trace_ustd_connect();
 	if (ret < 0)
 		return ret;

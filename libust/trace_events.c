@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "libust/filter_reclaim.h"
+#include "libust/report_once.h"
 #include "libust/rules.h"
 #include "libust/session_join.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
+#include "libustcomm/log.h"
 
 static int channel_get(struct ust_channel **out, const char *name)
 {
@@ -30,6 +32,10 @@ static int channel_get(struct ust_channel **out, const char *name)
 	if (ust_t.nr_channels == UST_TRACE_MAX_CHANNELS)
 		return ust_trace_fail(-ENOSPC, "channel %s not created: a trace has at most %d channels",
 			    name, UST_TRACE_MAX_CHANNELS);
+	/* Before anything is allocated: the OOM killer must never decide. */
+	ret = ust_trace_check_memory_channel(name);
+	if (ret < 0)
+		return ret;
 	ust_trace_channel_geometry(name, &size, &num);
 	ust_chan_conf_contexts(name, &ctx);
 	ret = ust_channel_create(&chan, name, ust_t.nr_channels, ust_t.cfg.nr_cpus, size, num,
@@ -110,7 +116,10 @@ void ust_trace_event_added(struct ust_event_state *ev)
 	/* First, so that a session it starts enables ev too. */
 	ust_session_join_event(ev);
 	ust_rules_apply(ev);
-	event_apply(ev);
+	/* No controller waits for this answer: a refusal of the channel's
+	 * buffers (trace_memory.c) is said on stderr, once per channel. */
+	if (event_apply(ev) == -ENOMEM && ust_report_once(ev->channel, &ust_t))
+		ustcomm_err("trace '%s': %s", ust_t.name, ust_trace_error());
 }
 
 int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)

@@ -80,7 +80,10 @@ int ust_trace_fork_resume_locked(void)
 	ret = ust_trace_create(name, NULL);
 	if (ret >= 0)
 		ret = ust_trace_start(name);
-	if (ret < 0)
+	/* A memory refusal is said even unasked: the user asked for a trace. */
+	if (ret == -ENOMEM)
+		ustcomm_err("the child runs untraced: %s", ust_trace_error());
+	else if (ret < 0)
 		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
 	if (on_resume)
 		on_resume();

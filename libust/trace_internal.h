@@ -33,7 +33,8 @@ struct ust_trace_data {
 	struct ust_channel *channels[UST_TRACE_MAX_CHANNELS];
 	unsigned nr_channels;
 	struct ust_trace_config cfg;
-	char error[256];
+	/* Room for a memory refusal, which names every size (trace_memory.c). */
+	char error[512];
 	/* A child of fork() whose trace, named name, starts at its first
 	 * event (trace_fork.c); state is UST_TRACE_NONE meanwhile. */
 	int fork_pending;
@@ -89,5 +90,12 @@ void ust_trace_apply_rules(void);
  * process's when it has one. */
 int ust_trace_check_name(const char *name);
 void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num);
+
+/* trace_memory.c: 0 when the buffers about to be created fit in the
+ * memory available (libustcomm/mem_avail.h), else -ENOMEM and the reason. */
+/* The buffers of channel name, which has none yet. */
+int ust_trace_check_memory_channel(const char *name);
+/* Those of every enabled event's channel without buffers, together. */
+int ust_trace_check_memory_enabled(void);
 
 #endif

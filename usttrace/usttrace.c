@@ -43,6 +43,7 @@
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
+#include "usttrace/memory.h"
 #include "usttrace/rules.h"
 #include "usttrace/view.h"
 
@@ -161,6 +162,16 @@ static void usttrace_describe_status(char *buf, size_t len, int status)
 			 strsignal(WTERMSIG(status)));
 	else
 		snprintf(buf, len, "ended with wait status %#x", status);
+}
+
+/* A --subbuf-size or --subbuf-num checked already, or 0 when not given. */
+static uint32_t usttrace_u32(const char *text)
+{
+	uint32_t v = 0;
+
+	if (text && ustcomm_parse_pow2(text, 1, UINT32_MAX, &v) < 0)
+		v = 0;
+	return v;
 }
 
 static pid_t usttrace_wait(pid_t pid, int *status)
@@ -933,17 +944,33 @@ static bool usttrace_is_trace_of(const char *name, pid_t pid, const char *start_
 	return false;
 }
 
-/* Names the trace directories the program (pid) got in the output; with
- * -f, those of every process traced since usttrace started. Returns them
- * (NULL-terminated, to free with usttrace_free_dirs()) in *dirs. */
-static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs)
+/* A program killed by a signal did not end its trace: ustd rescued it
+ * from the buffers. Says so before the directories are named, so that
+ * "trace written" is never all that is said of a killed program. */
+static void usttrace_say_killed(const struct usttrace *ut, pid_t pid, int status)
 {
+	int sig = WTERMSIG(status);
+
+	fprintf(stderr, "usttrace: %s (pid %d) was killed by signal %d (%s)%s\n", ut->argv[0],
+		(int)pid, sig, strsignal(sig),
+		sig == SIGKILL ? ": the kernel's OOM killer sends this one too (see dmesg)" : "");
+}
+
+/* Names the trace directories the program (pid) got in the output;
+ * with -f, those of every process traced since usttrace started. Returns
+ * them (NULL-terminated, to free with usttrace_free_dirs()) in *dirs.
+ * The program's own directory is "rescued" when it was killed. */
+static size_t usttrace_report(const struct usttrace *ut, pid_t pid, int status, char ***dirs)
+{
+	bool killed = WIFSIGNALED(status);
 	struct dirent *de;
 	size_t found = 0;
 	char **grown;
 	DIR *dir;
 
 	*dirs = NULL;
+	if (killed)
+		usttrace_say_killed(ut, pid, status);
 	if (ut->shared) {
 		fprintf(stderr, "usttrace: traced pid %d: the trace is in the output directory of the ustd serving %s, in a directory named *-%d-*%s\n",
 			(int)pid, ut->sock_path, (int)pid,
@@ -963,8 +990,14 @@ static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs
 	while ((de = readdir(dir))) {
 		if (!usttrace_is_trace_of(de->d_name, ut->follow ? 0 : pid, ut->start_stamp))
 			continue;
-		fprintf(stderr, ut->relay ? "usttrace: part of the trace that relayd could not take is in %s/%s\n" :
-			"usttrace: trace written to %s/%s\n", ut->output, de->d_name);
+		if (ut->relay)
+			fprintf(stderr, "usttrace: part of the trace that relayd could not take is in %s/%s\n",
+				ut->output, de->d_name);
+		else if (killed && usttrace_is_trace_of(de->d_name, pid, ut->start_stamp))
+			fprintf(stderr, "usttrace: trace rescued to %s/%s: what the program recorded until it was killed\n",
+				ut->output, de->d_name);
+		else
+			fprintf(stderr, "usttrace: trace written to %s/%s\n", ut->output, de->d_name);
 		grown = realloc(*dirs, (found + 2) * sizeof(**dirs));
 		if (!grown || asprintf(&grown[found], "%s/%s", ut->output, de->d_name) < 0) {
 			ustcomm_err("%s", strerror(ENOMEM));
@@ -976,8 +1009,8 @@ static size_t usttrace_report(const struct usttrace *ut, pid_t pid, char ***dirs
 	}
 	closedir(dir);
 	if (!found && !ut->relay)
-		fprintf(stderr, "usttrace: no trace was written for pid %d in %s (is the program linked with libust?)\n",
-			(int)pid, ut->output);
+		fprintf(stderr, "usttrace: no trace was %s for pid %d in %s (is the program linked with libust?)\n",
+			killed ? "rescued" : "written", (int)pid, ut->output);
 	return found;
 }
 
@@ -1086,6 +1119,10 @@ int main(int argc, const char **argv)
 		rc = 2;
 		goto end;
 	}
+	/* Before ustd and the program: nothing is started to be refused. */
+	if (usttrace_check_memory(usttrace_u32(ut.subbuf_size), usttrace_u32(ut.subbuf_num),
+				  ut.session) < 0)
+		goto end;
 	if (ut.follow && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		ustcomm_err("-f: cannot become the subreaper of the program's descendants: %s",
 			    strerror(errno));
@@ -1105,7 +1142,7 @@ int main(int argc, const char **argv)
 	} else if (ret == 0) {
 		rc = usttrace_exit_code(status);
 		usttrace_stop_ustd(&ut);
-		nr_dirs = usttrace_report(&ut, pid, &dirs);
+		nr_dirs = usttrace_report(&ut, pid, status, &dirs);
 		usttrace_view(&ut, dirs, nr_dirs);
 		usttrace_free_dirs(dirs);
 	}
