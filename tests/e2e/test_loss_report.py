@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every event is written or counted, and the user is told (issue M):
+usttrace says how many events the buffers discarded, the number babeltrace2
+reports; a pattern that matches nothing is named; a refused enable changes
+nothing; traces and session files are the user's alone."""
+
+import os
+import re
+import signal
+import subprocess
+import threading
+
+from ustest import (Tap, Workspace, USTTRACE, app, babeltrace_text, context_discarded)
+
+LOSS = re.compile(r"warning: (\d+) events were discarded")
+
+t = Tap()
+
+
+def bt_discarded(path):
+    rc, _, err = babeltrace_text(path)
+    return rc, sum(int(n) for n in re.findall(r"[Tt]racer discarded (\d+) events", err))
+
+
+# usttrace with small buffers and its private ustd stopped during a flood:
+# the buffers overflow whatever the machine's speed.
+ws = Workspace()
+proc = subprocess.Popen([USTTRACE, "-v", "-o", ws.out, "--subbuf-size", "4096",
+                         "--subbuf-num", "2", app("flood"), "1", "300000"],
+                        env=ws.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True)
+ws.daemons.append(proc)
+err_lines = []
+ustd_pid = None
+for line in proc.stderr:
+    err_lines.append(line)
+    m = re.search(r"private ustd \(pid (\d+)", line)
+    if m:
+        ustd_pid = int(m.group(1))
+        break
+rest = []
+reader = threading.Thread(target=lambda: rest.extend(proc.stderr), daemon=True)
+reader.start()
+t.eq(proc.stdout.readline().strip(), "ready", "usttrace: flood program ready")
+t.ok(ustd_pid is not None, "usttrace -v names its private ustd", "".join(err_lines))
+if ustd_pid:
+    os.kill(ustd_pid, signal.SIGSTOP)
+proc.stdin.write("go\n")
+proc.stdin.flush()
+t.eq(proc.stdout.readline().strip(), "done", "usttrace: flood done")
+if ustd_pid:
+    os.kill(ustd_pid, signal.SIGCONT)
+proc.stdin.close()
+t.eq(proc.wait(timeout=120), 0, "usttrace exits with the program's status despite the loss")
+reader.join(timeout=30)
+err = "".join(err_lines + rest)
+dirs = ws.trace_dirs()
+t.eq(len(dirs), 1, "usttrace: one trace")
+said = [int(m.group(1)) for m in LOSS.finditer(err)]
+rc, discarded = bt_discarded(dirs[0]) if dirs else (1, 0)
+t.diag("usttrace said %r, babeltrace2 reports %d discarded" % (said, discarded))
+t.ok(discarded > 0, "the buffers overflowed")
+t.eq(said, [discarded], "usttrace says 'N events were discarded' once, N as babeltrace2 reports it")
+t.eq(context_discarded(dirs[0]) if dirs else -1, discarded, "the packet contexts count the same")
+t.ok("--subbuf-size" in err and "--blocking-timeout" in err, "and gives the remedy", err)
+
+# Nothing lost: nothing said.
+ws = Workspace()
+res = ws.usttrace([app("hello"), "3"])
+t.ok(res.returncode == 0 and not LOSS.search(res.stderr) and "trace written" in res.stderr,
+     "usttrace says nothing of loss when nothing was lost", res.stderr)
+
+t.done()
