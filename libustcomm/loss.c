@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,8 +74,9 @@ static int loss_scan_file(struct ustcomm_loss *l, int fd)
 	return ret;
 }
 
-int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir)
+int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir, unsigned depth)
 {
+	char sub[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	int dfd, fd, ret = 0;
@@ -91,12 +94,17 @@ int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir)
 	while (ret == 0 && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
 			continue;
-		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		if (fstat(fd, &st) < 0)
+			st.st_mode = 0;
+		if (S_ISREG(st.st_mode))
 			ret = loss_scan_file(l, fd);
 		close(fd);
+		if (S_ISDIR(st.st_mode) && depth && strcmp(de->d_name, "index") &&
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
+			ret = ustcomm_loss_scan(l, sub, depth - 1);
 	}
 	closedir(d);
 end:

@@ -25,9 +25,10 @@ struct ustcomm_loss {
 #define USTCOMM_LOSS_INIT	{ NULL, 0, 0 }
 
 /* Reads the packet contexts of every stream file of the trace directory
- * dir (not below it). 0, or a negative errno (the counts of the files
- * read so far stay). */
-USTCOMM_API int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir);
+ * dir and, depth levels down, of the directories below it but index/ and
+ * hidden ones (a session's: its processes' traces, its archived chunks).
+ * 0, or a negative errno (the counts of the files read so far stay). */
+USTCOMM_API int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir, unsigned depth);
 /* The events discarded over every stream scanned. */
 USTCOMM_API uint64_t ustcomm_loss_total(const struct ustcomm_loss *l);
 USTCOMM_API void ustcomm_loss_free(struct ustcomm_loss *l);

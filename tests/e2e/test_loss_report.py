@@ -9,8 +9,10 @@ import re
 import signal
 import subprocess
 import threading
+import time
 
-from ustest import (Tap, Workspace, USTTRACE, app, babeltrace_text, context_discarded)
+from ustest import (Tap, Workspace, USTTRACE, app, babeltrace_text, context_discarded,
+                    session_dir)
 
 LOSS = re.compile(r"warning: (\d+) events were discarded")
 
@@ -69,5 +71,39 @@ ws = Workspace()
 res = ws.usttrace([app("hello"), "3"])
 t.ok(res.returncode == 0 and not LOSS.search(res.stderr) and "trace written" in res.stderr,
      "usttrace says nothing of loss when nothing was lost", res.stderr)
+
+# A session: stop-session and destroy-session say the same count.
+ws = Workspace()
+ustd = ws.start_ustd()
+for args in (["create-session", "-o", ws.out, "--subbuf-size", "4096", "--subbuf-num", "2",
+              "lossy"],
+             ["enable-marker", "-s", "lossy", "ust:flood"], ["start-session", "lossy"]):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, " ".join(args[:1]), res.stdout + res.stderr)
+flood = subprocess.Popen([app("flood"), "1", "300000"], env=ws.env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(flood)
+t.eq(flood.stdout.readline().strip(), "ready", "session: flood program ready")
+time.sleep(0.5)
+ustd.send_signal(signal.SIGSTOP)
+flood.stdin.write("go\n")
+flood.stdin.flush()
+t.eq(flood.stdout.readline().strip(), "done", "session: flood done")
+ustd.send_signal(signal.SIGCONT)
+flood.stdin.close()
+t.eq(flood.wait(timeout=120), 0, "session: the program exits 0")
+stop = ws.ustctl(["stop-session", "lossy"])
+destroy = ws.ustctl(["destroy-session", "lossy"])
+sdir = session_dir(ws.out, "lossy")
+rc, discarded = bt_discarded(sdir) if sdir else (1, 0)
+t.diag("stop said %r, destroy said %r, babeltrace2 reports %d" %
+       (LOSS.findall(stop.stderr), LOSS.findall(destroy.stderr), discarded))
+t.ok(discarded > 0, "session: the buffers overflowed")
+t.eq([int(n) for n in LOSS.findall(stop.stderr)], [discarded],
+     "stop-session says N events were discarded, N as babeltrace2 reports it")
+t.eq([int(n) for n in LOSS.findall(destroy.stderr)], [discarded],
+     "destroy-session says the same")
+t.ok(sdir is not None and sdir in destroy.stderr, "and names the session directory",
+     destroy.stderr)
 
 t.done()
