@@ -1018,7 +1018,7 @@ static void usttrace_report_loss(char **dirs, size_t nr_dirs)
 	int ret;
 
 	for (i = 0; i < nr_dirs; i++) {
-		ret = ustcomm_loss_scan(&loss, dirs[i]);
+		ret = ustcomm_loss_scan(&loss, dirs[i], 0);
 		if (ret < 0)
 			ustcomm_err("cannot count the events discarded in %s: %s", dirs[i],
 				    strerror(-ret));
