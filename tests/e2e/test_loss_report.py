@@ -72,6 +72,8 @@ res = ws.usttrace([app("hello"), "3"])
 t.ok(res.returncode == 0 and not LOSS.search(res.stderr) and "trace written" in res.stderr,
      "usttrace says nothing of loss when nothing was lost", res.stderr)
 
+os.umask(0o022)
+
 # A session: stop-session and destroy-session say the same count.
 ws = Workspace()
 ustd = ws.start_ustd()
@@ -105,5 +107,53 @@ t.eq([int(n) for n in LOSS.findall(destroy.stderr)], [discarded],
      "destroy-session says the same")
 t.ok(sdir is not None and sdir in destroy.stderr, "and names the session directory",
      destroy.stderr)
+loose = [p for d, _, fs in os.walk(sdir or ws.out) for p in [d] + [os.path.join(d, f) for f in fs]
+         if os.stat(p).st_mode & 0o077]
+t.ok(sdir is not None and not loose, "a session's directories and files are the user's alone",
+     loose)
+
+# A refused enable-marker changes nothing: 1 022 rules, then 3 more.
+ws = Workspace()
+ticker = ws.start_app("ticker", ["-i", "100000"])
+pid = str(ticker.pid)
+full = os.path.join(ws.root, "full.xml")
+with open(full, "w") as f:
+    f.write('<?xml version="1.0" encoding="UTF-8"?>\n<ust-session version="1">\n')
+    f.writelines('<enable pattern="p%04d:*"/>\n' % i for i in range(1022))
+    f.write("</ust-session>\n")
+res = ws.ustctl(["load-session", pid, full])
+t.ok(res.returncode == 0, "1 022 enable rules load", res.stderr)
+
+
+def saved(name):
+    path = os.path.join(ws.root, name)
+    res = ws.ustctl(["save-session", pid, path])
+    return (open(path).read(), os.stat(path).st_mode & 0o777) if res.returncode == 0 else \
+        (res.stderr, None)
+
+
+before, mode = saved("before.xml")
+res = ws.ustctl(["enable-marker", pid, "q1:*", "q2:*", "q3:*"])
+t.ok(res.returncode != 0 and "too many" in res.stderr, "3 more rules are refused", res.stderr)
+after, _ = saved("after.xml")
+t.ok(before == after and before.count("<enable") == 1022,
+     "the refused command added none of its rules (save-session before = after)",
+     "before %d rules, after %d" % (before.count("<enable"), after.count("<enable")))
+t.eq(mode, 0o600, "save-session writes the file for the user alone under umask 022")
+ws.stop_app(ticker)
+
+# Trace directories and files are the user's alone under umask 022.
+ws = Workspace()
+res = subprocess.run([USTTRACE, "-o", os.path.join(ws.out, "new"), app("hello"), "2"],
+                     env=ws.env(), capture_output=True, text=True, timeout=120,
+                     preexec_fn=lambda: os.umask(0o022))
+open_to_others = []
+for dirpath, dirnames, files in os.walk(os.path.join(ws.out, "new")):
+    for p in [dirpath] + [os.path.join(dirpath, f) for f in files]:
+        if os.stat(p).st_mode & 0o077:
+            open_to_others.append("%s %o" % (p, os.stat(p).st_mode & 0o777))
+t.ok(res.returncode == 0 and ws.trace_dirs() and not open_to_others,
+     "usttrace's output, trace directories and files have no group or other bits",
+     res.stderr + "\n".join(open_to_others))
 
 t.done()
