@@ -45,6 +45,7 @@
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
 #include "usttrace/rules.h"
+#include "usttrace/unmatched.h"
 #include "usttrace/view.h"
 
 #define USTTRACE_READY_TIMEOUT_MS	10000
@@ -1133,8 +1134,10 @@ int main(int argc, const char **argv)
 		rc = usttrace_exit_code(status);
 		usttrace_stop_ustd(&ut);
 		nr_dirs = usttrace_report(&ut, pid, &dirs);
-		if (!ut.relay)
+		if (!ut.relay) {
 			usttrace_report_loss(dirs, nr_dirs);
+			usttrace_warn_unmatched(ut.patterns.buf, dirs, nr_dirs);
+		}
 		usttrace_view(&ut, dirs, nr_dirs);
 		usttrace_free_dirs(dirs);
 	}

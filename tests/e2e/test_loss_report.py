@@ -72,6 +72,13 @@ res = ws.usttrace([app("hello"), "3"])
 t.ok(res.returncode == 0 and not LOSS.search(res.stderr) and "trace written" in res.stderr,
      "usttrace says nothing of loss when nothing was lost", res.stderr)
 
+# A pattern that matches nothing is named; one that matches is not.
+ws = Workspace()
+res = ws.usttrace(["-m", "htp:*", "-m", "ust:search_event", app("hello"), "2"])
+t.ok(res.returncode == 0 and re.search(r"warning: pattern 'htp:\*' .*matched no event", res.stderr)
+     and "'ust:search_event'" not in res.stderr,
+     "usttrace names the -m pattern that matched no event, and only it", res.stderr)
+
 os.umask(0o022)
 
 # A session: stop-session and destroy-session say the same count.
