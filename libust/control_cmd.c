@@ -250,8 +250,8 @@ static int get_tracefile(struct reply *r, const char *const *args)
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
 	char text[UST_BLOCKING_TEXT_MAX];
-	uint32_t v, i;
-	int ret = 0, total = 0;
+	uint32_t v;
+	int ret = 0;
 
 	switch (cmd) {
 	case USTCOMM_CTL_INFO: {
@@ -271,19 +271,10 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_ENABLE_MARKER:
 	case USTCOMM_CTL_DISABLE_MARKER:
-		for (i = 1; i < nr; i++) {
-			struct ust_rule_spec spec = {
-				.pattern = args[i],
-				.enable = cmd == USTCOMM_CTL_ENABLE_MARKER,
-			};
-
-			ret = ust_trace_add_rule(args[0], &spec);
-			if (ret < 0)
-				break;
-			total += ret;
-		}
+		ret = ust_trace_add_marker_rules(args[0], args + 1, nr - 1,
+						 cmd == USTCOMM_CTL_ENABLE_MARKER);
 		if (ret >= 0) {
-			add_u32(r, (uint32_t)total);
+			add_u32(r, (uint32_t)ret);
 			ret = 0;
 		}
 		break;

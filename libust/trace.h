@@ -72,6 +72,10 @@ struct ust_rule_spec;
 /* Adds a rule (rules.h) and applies the rules to every known event;
  * returns how many events the rule matches. */
 int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
+/* A plain enable (or disable) rule for each of nr patterns, all or none
+ * (ENABLE_MARKER, DISABLE_MARKER): the matches of each summed. */
+int ust_trace_add_marker_rules(const char *name, const char *const *patterns, size_t nr,
+			       int enable);
 
 struct ust_trigger_spec;
 /* Adds a trigger (trigger.h) to trace name and applies it to every known

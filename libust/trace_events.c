@@ -122,23 +122,57 @@ void ust_trace_event_added(struct ust_event_state *ev)
 		ustcomm_err("trace '%s': %s", ust_t.name, ust_trace_error());
 }
 
-int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)
+/* Rule i of the nr given: specs[i], or with patterns, a plain rule of
+ * patterns[i] (no level, no filter). */
+static struct ust_rule_spec rule_at(const struct ust_rule_spec *specs,
+				    const char *const *patterns, int enable, size_t i)
 {
+	if (specs)
+		return specs[i];
+	return (struct ust_rule_spec) { .pattern = patterns[i], .enable = enable };
+}
+
+static int add_rules(const char *name, const struct ust_rule_spec *specs,
+		     const char *const *patterns, int enable, size_t nr)
+{
+	struct ust_rule_spec spec;
 	struct ust_event_state *ev;
 	int ret, count = 0;
+	size_t i;
 
 	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
 		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
 			    ust_t.name);
-	ret = ust_rules_add(spec, ust_t.error, sizeof(ust_t.error));
-	if (ret < 0)
-		return ret;
-	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		if (ust_rules_spec_matches(spec, ev))
-			count++;
+	/* All or none: a command refused for its third rule (the table
+	 * full) must not leave its first two behind. */
+	ret = ust_rules_begin(ust_t.error, sizeof(ust_t.error));
+	for (i = 0; ret >= 0 && i < nr; i++) {
+		spec = rule_at(specs, patterns, enable, i);
+		ret = ust_rules_stage(&spec, ust_t.error, sizeof(ust_t.error));
 	}
+	if (ret < 0) {
+		ust_rules_abort();
+		return ret;
+	}
+	ust_rules_commit();
+	for (ev = ust_registry_first(); ev; ev = ev->next)
+		for (i = 0; i < nr; i++) {
+			spec = rule_at(specs, patterns, enable, i);
+			count += ust_rules_spec_matches(&spec, ev) != 0;
+		}
 	ust_trace_apply_rules();
 	return count;
+}
+
+int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec)
+{
+	return add_rules(name, spec, NULL, 0, 1);
+}
+
+int ust_trace_add_marker_rules(const char *name, const char *const *patterns, size_t nr,
+			       int enable)
+{
+	return add_rules(name, NULL, patterns, enable, nr);
 }
 
 void ust_trace_apply_rules(void)

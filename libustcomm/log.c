@@ -184,6 +184,15 @@ void ustcomm_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void ustcomm_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_write("warning: ", 1, fmt, ap);
+	va_end(ap);
+}
+
 void ustcomm_dbg(const char *fmt, ...)
 {
 	va_list ap;

@@ -12,6 +12,9 @@ USTCOMM_API void ustcomm_err(const char *fmt, ...) __attribute__((format(printf,
 /* Always printed, for what is not an error (a paused trace resumes):
  * "PREFIX: MESSAGE\n". */
 USTCOMM_API void ustcomm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Always printed, for what worked but not as the user wanted (events
+ * discarded, a pattern that matches nothing): "PREFIX: warning: MESSAGE\n". */
+USTCOMM_API void ustcomm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when UST_DEBUG is set in the environment. */
 USTCOMM_API void ustcomm_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 USTCOMM_API int ustcomm_debug_enabled(void);

@@ -559,7 +559,7 @@ int ustctl_session_file_write(const char *file, const struct ustctl_session *ses
 	xmlTextWriterPtr w = NULL;
 	xmlBufferPtr buf = NULL;
 	FILE *f = NULL;
-	int ret;
+	int fd, ret;
 
 	pthread_once(&xml_once, xml_init);
 	ret = check_session(file, session);
@@ -580,7 +580,12 @@ int ustctl_session_file_write(const char *file, const struct ustctl_session *ses
 	w = NULL;
 	if (ret)
 		goto nomem;
-	f = fopen(file, "we");
+	/* The user's own, as ustd's traces: the file tells what is traced
+	 * and where. An existing file keeps its mode. */
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f && fd >= 0)
+		close(fd);
 	if (!f || fwrite(xmlBufferContent(buf), 1, (size_t)xmlBufferLength(buf), f) !=
 		  (size_t)xmlBufferLength(buf)) {
 		ret = errno ? -errno : -EIO;

@@ -174,6 +174,38 @@ int ustctl_destroy_session(const char *name)
 	return by_name(USTCOMM_CTL_SESSION_DESTROY, name, 0);
 }
 
+int ustctl_end_session(const char *name, int destroy, uint64_t *discarded, char **dir)
+{
+	uint16_t cmd = destroy ? USTCOMM_CTL_SESSION_DESTROY : USTCOMM_CTL_SESSION_STOP;
+	const char *args[1] = { name }, *pos = NULL, *s, *lost, *where;
+	struct ustctl_reply reply;
+	uint32_t count = 0;
+	int ret = ustctl_check_session_name(name);
+
+	*discarded = 0;
+	*dir = NULL;
+	if (ret)
+		return ret;
+	ret = ustctl_call_ustd(cmd, args, 1, SESSION_EXTRA_MS, &reply);
+	if (ret)
+		return ret;
+	s = ustcomm_ctl_next(&reply.msg, &pos);
+	lost = s ? ustcomm_ctl_next(&reply.msg, &pos) : NULL;
+	where = lost ? ustcomm_ctl_next(&reply.msg, &pos) : NULL;
+	if (!destroy)
+		ret = s ? ustctl_parse_u32(0, cmd, s, UINT32_MAX, &count) : -EPROTO;
+	if (!ret && lost && where) {
+		*discarded = strtoull(lost, NULL, 10);
+		*dir = strdup(where);
+		if (!*dir) {
+			ret = -ENOMEM;
+			ustctl_set_error("out of memory");
+		}
+	}
+	ustctl_reply_release(&reply);
+	return ret ? ret : (int)count;
+}
+
 void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr)
 {
 	size_t i;

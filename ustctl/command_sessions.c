@@ -6,6 +6,7 @@
  * before anything is sent.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/format.h"
+#include "libustcomm/loss.h"
 #include "libustcomm/shm_layout.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
@@ -157,22 +159,31 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 int ustctl_cmd_session_op(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0], *verb = args->cmd->name;
+	uint64_t discarded = 0;
+	char *dir = NULL, what[USTCOMM_SESSION_NAME_MAX + 4200];
 	int n;
 
 	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	if (!strcmp(verb, "start-session"))
 		n = ustctl_start_session(name);
-	else if (!strcmp(verb, "stop-session"))
-		n = ustctl_stop_session(name);
 	else
-		n = ustctl_destroy_session(name);
+		n = ustctl_end_session(name, verb[0] == 'd', &discarded, &dir);
 	if (n < 0)
 		return ustctl_session_failed(args->cmd, name);
 	ustctl_session_mi_ok(name);
 	if (verb[0] != 'd')
 		ustctl_mi_element("processes", "%d", n);
+	if (dir)
+		ustctl_mi_element("events-discarded", "%" PRIu64, discarded);
 	ustctl_mi_close();
+	/* On stderr, whatever the output's form: a loss is never silent. */
+	if (dir) {
+		snprintf(what, sizeof(what), "by the traces of session %s, counted in the packets of %s",
+			 name, dir);
+		ustcomm_loss_warn(discarded, what);
+	}
+	free(dir);
 	if (ustctl_out_mi())
 		return USTCTL_EXIT_OK;
 	if (verb[0] == 'd')

@@ -25,7 +25,7 @@ int ustd_dir_partial(const char *parent, const char *stem, char *out, size_t siz
 	}
 	if (!mkdtemp(out))
 		ret = -errno;
-	else if (chmod(out, 0755) < 0)
+	else if (chmod(out, ustd_dir_mode()) < 0)
 		ret = -errno;
 end:
 	return ret;

@@ -240,7 +240,7 @@ int ustd_session_make_dir(struct ustd_session *s, const char *output)
 			snprintf(path, sizeof(path), "%s/%s-%s", output, s->name, stamp);
 		if (n < 0 || (size_t)n >= sizeof(path))
 			return -ENAMETOOLONG;
-		if (mkdir(path, 0755) == 0) {
+		if (mkdir(path, ustd_dir_mode()) == 0) {
 			s->dir = strdup(path);
 			return s->dir ? 0 : -ENOMEM;
 		}

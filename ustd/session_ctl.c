@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@
 #include "ustd/on_rotate.h"
 #include "ustd/relay_share.h"
 #include "ustd/session_final.h"
+#include "ustd/session_loss.h"
 #include "ustd/session_relay.h"
 #include "ustd/session_rotate.h"
 #include "ustd/session_settings.h"
@@ -55,6 +57,10 @@ struct conn {
 	/* destroy-session of a rotating session: answered after its last
 	 * chunk is archived. */
 	struct ustd_session_final *final;
+	/* stop-session and destroy-session: the session and its directory
+	 * (NULL when streamed), whose lost events the reply counts. */
+	char loss_name[USTCOMM_SESSION_NAME_MAX];
+	char *loss_dir;
 };
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
@@ -102,14 +108,39 @@ static void conn_reply_u(struct conn *c, uint16_t cmd, unsigned long v)
 	conn_reply(c, cmd, 0, args, 1);
 }
 
+/* stop-session, destroy-session: the programs that answered (destroy:
+ * 0), then the events the session's traces discarded and where they
+ * are, when written here. A controller of before reads the first only. */
+static void conn_reply_end(struct conn *c, unsigned long programs)
+{
+	char num[24], lost[24];
+	const char *args[3] = { num, lost, c->loss_dir };
+	uint64_t discarded = 0;
+	int ret;
+
+	snprintf(num, sizeof(num), "%lu",
+		 c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY ? 0ul : programs);
+	if (c->loss_dir) {
+		ret = ustd_session_loss(c->ss, c->loss_name, c->loss_dir, &discarded);
+		if (ret < 0)
+			ustcomm_err("cannot count the events discarded in %s: %s", c->loss_dir,
+				    strerror(-ret));
+	}
+	snprintf(lost, sizeof(lost), "%" PRIu64, discarded);
+	conn_reply(c, c->waiting_cmd, 0, args, c->loss_dir ? 3 : 1);
+	free(c->loss_dir);
+	c->loss_dir = NULL;
+}
+
 static void conn_done(struct ustd_apply_waiter *w)
 {
 	struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, waiter));
 
 	c->waiting = false;
 	c->final = NULL;
-	if (c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
-		conn_reply(c, c->waiting_cmd, 0, NULL, 0);
+	if (c->waiting_cmd == USTCOMM_CTL_SESSION_STOP ||
+	    c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
+		conn_reply_end(c, w->ok);
 	else
 		conn_reply_u(c, c->waiting_cmd, w->ok);
 }
@@ -385,6 +416,9 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	ustd_rotation_stopped(s);
 	if (was_active)
 		ustd_sessions_publish(c->ss);
+	snprintf(c->loss_name, sizeof(c->loss_name), "%s", s->name);
+	free(c->loss_dir);
+	c->loss_dir = s->relay || !s->dir ? NULL : strdup(s->dir);
 	conn_wait_begin(c, cmd);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
 		final = ustd_session_final_begin(c->ss, s, &c->waiter);
@@ -730,6 +764,7 @@ static void conn_close(struct conn *c)
 	close(c->fd);
 	ustd_listen_resume(&c->ss->listen_pause);
 	free(c->in);
+	free(c->loss_dir);
 	free(c);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +18,23 @@
 #define TRACE_DIR_MAX_SUFFIX	1000
 /* A trace directory's path leaves room for "/metadata" in PATH_MAX. */
 #define TRACE_DIR_PATH_MAX	(PATH_MAX - 16)
+
+static bool trace_dir_group_readable;
+
+mode_t ustd_dir_mode(void)
+{
+	return trace_dir_group_readable ? 0750 : 0700;
+}
+
+mode_t ustd_file_mode(void)
+{
+	return trace_dir_group_readable ? 0640 : 0600;
+}
+
+void ustd_set_group_readable(void)
+{
+	trace_dir_group_readable = true;
+}
 
 int ustd_mkdir_p(const char *path)
 {
@@ -38,7 +56,7 @@ int ustd_mkdir_p(const char *path)
 			char c = *p;
 
 			*p = '\0';
-			if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+			if (mkdir(buf, ustd_dir_mode()) < 0 && errno != EEXIST) {
 				ret = -errno;
 				goto end;
 			}
@@ -121,7 +139,7 @@ static int trace_dir_open(struct ustd_trace_dir *td, const char *path)
 	int ret = 0;
 
 	snprintf(meta, sizeof(meta), "%s/metadata", path);
-	td->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	td->metadata_fd = open(meta, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, ustd_file_mode());
 	td->path = strdup(path);
 	if (td->metadata_fd < 0 || !td->path) {
 		ret = td->metadata_fd < 0 ? -errno : -ENOMEM;
@@ -201,7 +219,7 @@ static int trace_dir_create_in(struct ustd_trace_dir *td, const char *output, co
 			ret = -ENAMETOOLONG;
 			goto end;
 		}
-		if (mkdir(path, 0755) == 0)
+		if (mkdir(path, ustd_dir_mode()) == 0)
 			break;
 		if (errno != EEXIST || i == TRACE_DIR_MAX_SUFFIX) {
 			ret = -errno;
@@ -233,7 +251,7 @@ int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name
 	n = snprintf(path, sizeof(path), "%s/%s", td->path, name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, ustd_file_mode());
 	return fd < 0 ? -errno : fd;
 }
 
@@ -248,7 +266,7 @@ int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *na
 	n = snprintf(path, sizeof(path), "%s/index", td->path);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+	if (mkdir(path, ustd_dir_mode()) < 0 && errno != EEXIST)
 		return -errno;
 	ret = ustd_trace_dir_create_file(td, name);
 	if (ret < 0)
@@ -402,7 +420,7 @@ int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk)
 	old.path = moved;
 	/* The same name again, with every declaration so far: the events of
 	 * the next chunk use them. */
-	ret = mkdir(path, 0755) < 0 ? -errno : trace_dir_open(td, path);
+	ret = mkdir(path, ustd_dir_mode()) < 0 ? -errno : trace_dir_open(td, path);
 	if (ret == 0)
 		ret = trace_dir_copy_metadata(&old, td);
 	free(path);

@@ -19,6 +19,14 @@ struct ustd_trace_dir {
 	size_t metadata_len;		/* bytes appended */
 };
 
+/* The modes of everything ustd creates under its output directory (the
+ * umask applies too): the user's own, 0700 and 0600, since a trace holds
+ * what a program did and a session's files what a user traces; 0750 and
+ * 0640 after ustd_set_group_readable() (ustd --group-readable). */
+mode_t ustd_dir_mode(void);
+mode_t ustd_file_mode(void);
+void ustd_set_group_readable(void);
+
 /* Creates path and its missing parents, like mkdir -p. Returns 0 or a
  * negative errno. */
 int ustd_mkdir_p(const char *path);

@@ -379,7 +379,7 @@ int main(int argc, const char **argv)
 	unsigned long live_timer_us = USTD_LIVE_TIMER_DEFAULT_US;
 	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
-	int ready_fd = -1, verbose = 0, stats = 0, nice = USTD_NICE_DEFAULT;
+	int ready_fd = -1, verbose = 0, stats = 0, group_readable = 0, nice = USTD_NICE_DEFAULT;
 	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
 	char *rt_arg = NULL;
 	long rt_long;
@@ -419,6 +419,9 @@ int main(int argc, const char **argv)
 		  "N" },
 		{ "stats", '\0', POPT_ARG_NONE, &stats, 0,
 		  "when each trace ends, say how fast its sub-buffers were drained: time from full to free, waiting and writing, percentiles",
+		  NULL },
+		{ "group-readable", '\0', POPT_ARG_NONE, &group_readable, 0,
+		  "let the group of each trace directory read the traces (directories 0750, files 0640; default: the user's alone, 0700 and 0600)",
 		  NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -465,6 +468,8 @@ int main(int argc, const char **argv)
 	}
 	d.ctx.verbose = verbose;
 	d.ctx.stats = stats;
+	if (group_readable)
+		ustd_set_group_readable();
 	d.ctx.relay_backlog = USTD_RELAY_PENDING_MIN;
 	if (backlog_arg &&
 	    ustcomm_parse_size(backlog_arg, 1u << 20, 1ull << 40, &d.ctx.relay_backlog) < 0) {

@@ -38,6 +38,7 @@
 #include "libustcomm/event_context.h"
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
+#include "libustcomm/loss.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
@@ -45,6 +46,7 @@
 #include "libustcomm/strbuf.h"
 #include "usttrace/memory.h"
 #include "usttrace/rules.h"
+#include "usttrace/unmatched.h"
 #include "usttrace/view.h"
 
 #define USTTRACE_READY_TIMEOUT_MS	10000
@@ -1038,6 +1040,32 @@ static void usttrace_view(const struct usttrace *ut, char **dirs, size_t nr_dirs
 		usttrace_view_perfetto(dirs, nr_dirs, ut->perfetto);
 }
 
+/* Events the buffers discarded, as the packet contexts written count
+ * them: said on stderr whatever else usttrace says, since a trace that
+ * misses most of its events looks complete to whoever did not ask
+ * babeltrace2. The exit status stays the program's. */
+static void usttrace_report_loss(char **dirs, size_t nr_dirs)
+{
+	struct ustcomm_loss loss = USTCOMM_LOSS_INIT;
+	char what[PATH_MAX + 64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < nr_dirs; i++) {
+		ret = ustcomm_loss_scan(&loss, dirs[i], 0);
+		if (ret < 0)
+			ustcomm_err("cannot count the events discarded in %s: %s", dirs[i],
+				    strerror(-ret));
+	}
+	if (nr_dirs == 1)
+		snprintf(what, sizeof(what), "counted in the packets of %s", dirs[0]);
+	else
+		snprintf(what, sizeof(what), "counted in the packets of the %zu traces above",
+			 nr_dirs);
+	ustcomm_loss_warn(ustcomm_loss_total(&loss), what);
+	ustcomm_loss_free(&loss);
+}
+
 /* Has the private ustd write out everything and waits for it. */
 static void usttrace_stop_ustd(struct usttrace *ut)
 {
@@ -1143,6 +1171,10 @@ int main(int argc, const char **argv)
 		rc = usttrace_exit_code(status);
 		usttrace_stop_ustd(&ut);
 		nr_dirs = usttrace_report(&ut, pid, status, &dirs);
+		if (!ut.relay) {
+			usttrace_report_loss(dirs, nr_dirs);
+			usttrace_warn_unmatched(ut.patterns.buf, dirs, nr_dirs);
+		}
 		usttrace_view(&ut, dirs, nr_dirs);
 		usttrace_free_dirs(dirs);
 	}

@@ -326,6 +326,13 @@ int ustctl_stop_session(const char *name);
 /* Ends the session's traces (their last events are on disk when it
  * returns) and forgets it. */
 int ustctl_destroy_session(const char *name);
+/* stop-session (destroy 0) or destroy-session, telling also the events
+ * the session's traces discarded so far, as their packet contexts count
+ * them (*discarded) and, when they are written by ustd to local files,
+ * the session directory they are in (*dir, to free; NULL otherwise: a
+ * streamed session, or a ustd that does not tell, and *discarded is 0).
+ * Returns what the two above return. */
+int ustctl_end_session(const char *name, int destroy, uint64_t *discarded, char **dir);
 int ustctl_list_sessions(struct ustctl_session_info **sessions, size_t *nr);
 void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr);
 
