@@ -38,11 +38,11 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 
 	/*
 	 * The buffers of the CPUs this process may run on are written from
-	 * the first events: their pages are made now (populate), not one by
-	 * one by page faults in the event path during the first pass over
-	 * the ring (5 us each on the README's machine). The others take
-	 * memory only if a thread ever runs there. Without the mask, all are
-	 * made now.
+	 * the first events: their pages are made before (populate,
+	 * ust_channel_populate()), not one by one by page faults in the
+	 * event path during the first pass over the ring (5 us each on the
+	 * README's machine). The others take memory only if a thread ever
+	 * runs there. Without the mask, all are made.
 	 */
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
 		memset(&allowed, 0xff, sizeof(allowed));
@@ -76,6 +76,14 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 end:
 	ust_channel_destroy(chan);
 	return ret;
+}
+
+void ust_channel_populate(struct ust_channel *chan)
+{
+	uint32_t i;
+
+	for (i = 0; i < chan->nr_cpus; i++)
+		ust_rb_populate(&chan->bufs[i]);
 }
 
 void ust_channel_destroy(struct ust_channel *chan)

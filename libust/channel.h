@@ -43,6 +43,11 @@ struct ust_channel {
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
 		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx);
+/* Makes the pages of the buffers of the CPUs the process may run on: 2 to
+ * 3 ms for 4 MiB. Whoever makes a channel where a program waits for it
+ * (start-up, an event) leaves this to the listener thread when there is
+ * one (libust/control.c). Async-signal-safe. */
+void ust_channel_populate(struct ust_channel *chan);
 /* Unmaps and frees: only where no thread can be writing (fork child, errors). */
 void ust_channel_destroy(struct ust_channel *chan);
 /* See above; release_memory once ustd no longer reads the buffers. */

@@ -48,6 +48,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -57,6 +58,7 @@
 #include "libust/lock.h"
 #include "libust/registry.h"
 #include "libust/sigsafe_alloc.h"
+#include "libust/trace.h"
 #include "libustcomm/ctl_protocol.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
@@ -101,7 +103,8 @@ static struct {
 	struct conn conns[MAX_CONNS];
 	uint64_t next_age;
 	pthread_t thread;
-} ctl = { .listen_fd = -1 };
+	int kick_fd;			/* eventfd: the listener has buffers to populate */
+} ctl = { .listen_fd = -1, .kick_fd = -1 };
 
 static void conn_close(struct conn *c)
 {
@@ -406,21 +409,29 @@ static void control_handler(int sig, siginfo_t *si, void *uc)
 	serve();
 	if (ctl.engaged && ust_interrupted_wait(uc))
 		thread_takes_over("since the first request that found the program waiting");
+	ust_control_populate();
 	ust_unlock();
 	if (!si || si->si_code <= 0 || !is_ours(si->si_fd))
 		chain(sig, si, uc);
 	errno = saved_errno;
 }
 
+/*
+ * The listener also makes the pages of new buffers (channel.h), so that
+ * the thread that made them, at start-up or at its first event, goes on
+ * at once: kicked through kick_fd, read here.
+ */
 static void *listener(void *arg)
 {
-	struct pollfd pfds[MAX_CONNS + 1];
+	struct pollfd pfds[MAX_CONNS + 2];
+	uint64_t kicks;
 	nfds_t n;
 	int i;
 
 	(void)arg;
 	for (;;) {
 		ust_lock();
+		ust_trace_populate();
 		n = 0;
 		if (ctl.listen_fd >= 0)
 			pfds[n++] = (struct pollfd){ .fd = ctl.listen_fd, .events = POLLIN };
@@ -436,7 +447,10 @@ static void *listener(void *arg)
 		ust_unlock();
 		if (!n)
 			return NULL;
+		pfds[n++] = (struct pollfd){ .fd = ctl.kick_fd, .events = POLLIN };
 		if (poll(pfds, n, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (read(ctl.kick_fd, &kicks, sizeof(kicks)) < 0 && errno != EAGAIN)
 			return NULL;
 		ust_lock();
 		serve();
@@ -449,6 +463,10 @@ static int start_listener(void)
 	sigset_t all, old;
 	int ret;
 
+	if (ctl.kick_fd < 0)
+		ctl.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ctl.kick_fd < 0)
+		return -errno;
 	/* The program's signals go to its own threads, not to ours. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -546,6 +564,16 @@ void ust_control_start_thread(const char *why)
 		ustcomm_dbg("no listener thread (%s): the control signal serves the socket", why);
 }
 
+void ust_control_populate(void)
+{
+	uint64_t one = 1;
+
+	if (ctl.mode == UST_CONTROL_THREAD && ctl.kick_fd >= 0 &&
+	    write(ctl.kick_fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+		return;
+	ust_trace_populate();
+}
+
 void ust_control_check(void)
 {
 	struct sigaction cur;
@@ -596,6 +624,10 @@ void ust_control_after_fork_child(int defer)
 	 * over as libust started in the parent. */
 	close_all();
 	ctl.path[0] = '\0';
+	/* The parent's eventfd: kicking it would wake the parent's listener. */
+	if (ctl.kick_fd >= 0)
+		close(ctl.kick_fd);
+	ctl.kick_fd = -1;
 	ctl.mode = ctl.requested;
 	ctl.engaged = 0;
 	if (ctl.mode == UST_CONTROL_SIGNAL)

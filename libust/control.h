@@ -25,6 +25,10 @@ void ust_control_start_thread(const char *why);
 /* Under ust_lock, in a normal context: the listener thread takes over when
  * the program replaced libust's handler of the control signal. */
 void ust_control_check(void);
+/* Under ust_lock, after buffers were made: their pages are made by the
+ * listener thread if there is one, else now (channel.h).
+ * Async-signal-safe. */
+void ust_control_populate(void);
 /* Under ust_lock: how the socket is served, for ustctl info. */
 void ust_control_describe(char *buf, size_t len);
 /* Under ust_lock, in the child of fork(): a socket of its own, or in

@@ -168,6 +168,7 @@ end:
 	if (ust_trace_state() != UST_TRACE_NONE)
 		ust_control_start_thread("the program traces since its events registered");
 	ust_control_check();
+	ust_control_populate();
 	ust_unlock();
 	free(path);
 	/* A library being loaded (statedump.c says why not from dlopen()). */

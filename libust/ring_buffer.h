@@ -26,7 +26,8 @@ struct ust_rb_config {
 	uint8_t uuid[16];
 	const char *channel;
 	int overwrite;			/* flight recorder (UST_SHM_FLAG_OVERWRITE) */
-	int populate;			/* make every page now, not at first write */
+	int populate;			/* make every page before the first write:
+					 * ust_rb_populate() */
 	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
 	int wakeup_fd;
 	uint32_t blocking_us;		/* libustcomm/blocking.h; discard mode only */
@@ -51,12 +52,17 @@ struct ust_rb {
 	uint32_t blocking_us;		/* how long a full ring is waited for */
 	uint32_t stalled;		/* 1: a wait gave up at release stalled_seq */
 	uint32_t stalled_seq;
+	int unpopulated;		/* ust_rb_populate() has pages to make */
 };
 
 /* Creates the memfd and eventfd, maps and initialises the buffer.
  * Async-signal-safe: system calls only. */
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg);
 void ust_rb_destroy(struct ust_rb *rb);
+/* Makes the buffer's pages, if config asked for it and it is not done:
+ * milliseconds for megabytes, so done by whoever can wait (channel.h).
+ * Async-signal-safe. */
+void ust_rb_populate(struct ust_rb *rb);
 
 /*
  * The out-of-line parts of the write path (ring_buffer.c): the general

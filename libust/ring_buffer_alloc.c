@@ -46,15 +46,14 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 		ret = -errno;
 		goto error;
 	}
-	/* A populate that runs out of memory leaves the rest to page faults. */
-	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | (cfg->populate ? MAP_POPULATE : 0), rb->shm_fd, 0);
+	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, rb->shm_fd, 0);
 	if (mem == MAP_FAILED) {
 		ret = -errno;
 		goto error;
 	}
 	rb->ctl = mem;
 	rb->map_size = map_size;
+	rb->unpopulated = cfg->populate;
 	rb->wakeup_fd = cfg->reuse_wakeup ? cfg->wakeup_fd :
 		eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (rb->wakeup_fd < 0) {
@@ -94,6 +93,22 @@ error:
 	ust_rb_destroy(rb);
 end:
 	return ret;
+}
+
+/*
+ * One system call makes every page (MADV_POPULATE_WRITE, Linux 5.14): the
+ * writers' first pass then takes no page fault. On an older kernel, or
+ * short of memory, the rest is left to page faults, as without it.
+ */
+void ust_rb_populate(struct ust_rb *rb)
+{
+	int saved_errno = errno;
+
+	if (!rb->unpopulated || !rb->ctl)
+		return;
+	rb->unpopulated = 0;
+	madvise(rb->ctl, rb->map_size, MADV_POPULATE_WRITE);
+	errno = saved_errno;
 }
 
 void ust_rb_destroy(struct ust_rb *rb)

@@ -332,6 +332,14 @@ static void atfork_child(void)
 	ust_unlock();
 }
 
+/* A fork() child's trace was made at its first event (trace_fork.c):
+ * its socket now, and its pages before that event goes on. */
+static void fork_resumed(void)
+{
+	ust_control_open();
+	ust_control_populate();
+}
+
 static void __attribute__((constructor)) ust_init(void)
 {
 	struct ust_trace_config cfg = { .procname = "" };
@@ -359,7 +367,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cfg.overwrite = env_is_set("UST_OVERWRITE");
 
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	ust_trace_fork_on_resume(ust_control_open);
+	ust_trace_fork_on_resume(fork_resumed);
 	ust_lock();
 	ust_trace_init(&cfg);
 	ust_ctx_init(cfg.procname);
@@ -388,6 +396,7 @@ static void __attribute__((constructor)) ust_init(void)
 		ustcomm_dbg("running untraced: %s", ust_trace_error());
 	else
 		ust_control_start_thread("UST_TRACE: traced from start-up");
+	ust_control_populate();
 	ust_unlock();
 }
 

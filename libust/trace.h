@@ -50,6 +50,8 @@ const char *ust_trace_name(void);
 const char *ust_trace_procname(void);
 const char *ust_trace_state_name(void);
 enum ust_trace_state ust_trace_state(void);
+/* Makes the pages of every buffer not made yet (channel.h). */
+void ust_trace_populate(void);
 
 /* output: where the trace goes (trace_output.h); NULL or "" keeps what
  * ust_trace_set_output() chose, or ustd's choice. */

@@ -111,6 +111,14 @@ int ust_trace_check_allocated(const char **name)
 	return 0;
 }
 
+void ust_trace_populate(void)
+{
+	unsigned i;
+
+	for (i = 0; i < ust_t.nr_channels; i++)
+		ust_channel_populate(ust_t.channels[i]);
+}
+
 void ust_trace_flush_all(void)
 {
 	unsigned i;

@@ -180,6 +180,14 @@ static void app_report_stats(const struct ustd_app *app)
 	ustd_drain_stats_report(app->stats, what, discarded, stderr);
 }
 
+/* True once the process is gone; false when it runs or cannot be told. */
+static bool app_process_dead(const struct ustd_app *app)
+{
+	struct pollfd pfd = { .fd = app->pidfd, .events = POLLIN };
+
+	return app->pidfd >= 0 && poll(&pfd, 1, 0) > 0;
+}
+
 /*
  * A program that died (crash, _exit(), a signal) left its control socket
  * in apps/, which only its destructor removes: a forking service's
@@ -191,8 +199,11 @@ static void app_remove_dead_socket(const struct ustd_app *app)
 	char path[PATH_MAX];
 	int n;
 
-	if (kill(app->pid, 0) == 0 || errno != ESRCH ||
-	    ustcomm_apps_dir(path, sizeof(path)) < 0)
+	/* Exited (a zombie's number is not given to another process yet),
+	 * or reaped already. */
+	if (!app_process_dead(app) && (kill(app->pid, 0) == 0 || errno != ESRCH))
+		return;
+	if (ustcomm_apps_dir(path, sizeof(path)) < 0)
 		return;
 	n = (int)strlen(path);
 	if (snprintf(path + n, sizeof(path) - (size_t)n, "/%d", (int)app->pid) <
@@ -221,8 +232,7 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 	if (app->relayed)
 		ustd_app_relay_close(app);
 	app_close_streams(app);
-	if (how == APP_END_DEAD)
-		app_remove_dead_socket(app);
+	app_remove_dead_socket(app);
 	if (app->td.path && app->td.metadata_len) {
 		if (how == APP_END_DEAD)
 			ustd_app_note(app, "%s died without flushing its buffers: its last packets were rescued, unfinished events are counted as discarded",
@@ -251,13 +261,6 @@ void ustd_app_release(struct ustd_app *app)
 		app_end(app, APP_END_LIVE);
 }
 
-/* True once the process is gone; false when it runs or cannot be told. */
-static bool app_process_dead(const struct ustd_app *app)
-{
-	struct pollfd pfd = { .fd = app->pidfd, .events = POLLIN };
-
-	return app->pidfd >= 0 && poll(&pfd, 1, 0) > 0;
-}
 
 static void app_protocol_error(struct ustd_app *app, const char *why)
 {
