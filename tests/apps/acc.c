@@ -7,8 +7,8 @@
  * prints "loops N" on stdout from the handler, so a test sees whether the
  * loop still advances; SIGTERM ends it after printing "loops N". -f forks
  * once, on SIGUSR2 (the test sends it once it has set the scene, however
- * slow the machine), a child that ends at once, and prints "forked exit
- * STATUS" or "forked signal NUMBER".
+ * slow the machine), a child that records one event and ends, and prints
+ * "forked exit STATUS" or "forked signal NUMBER".
  */
 #include <signal.h>
 #include <stdio.h>
@@ -93,8 +93,11 @@ int main(int argc, char **argv)
 			int status = 0;
 
 			do_fork = 0;
-			if (pid == 0)
+			if (pid == 0) {
+				/* Its first event starts its trace (libust/trace_fork.c). */
+				trace_mark(acc, sum, "n %lu", loops);
 				_exit(0);
+			}
 			if (pid < 0 || waitpid(pid, &status, 0) != pid)
 				printf("fork failed\n");
 			else if (WIFSIGNALED(status))

@@ -7,9 +7,14 @@
  *   tick N   N events, the next numbers; answers "ticked"
  *   hold     reserves the next one and stops there; answers "held"
  *   commit   writes the held event and commits it; answers "committed"
+ *   handler N  raises SIGUSR1, whose handler emits N events on this
+ *            thread, in the middle of the held one if one is held, as a
+ *            signal handler that interrupts a write does; answers
+ *            "handled" once it returned
  * At the end of stdin, prints "emitted N" (every number below N was
- * written) and exits 0.
+ * written or, for the handler's, counted discarded) and exits 0.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +22,26 @@
 #define UST_CREATE_PROBES
 #include "midevent_tp.h"
 
+static unsigned next, in_handler;
+
+static void on_usr1(int sig)
+{
+	unsigned i;
+
+	(void)sig;
+	for (i = 0; i < in_handler; i++)
+		trace_midevent_seq(next++);
+}
+
 int main(void)
 {
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	struct ust_event_ctx held;
-	unsigned next = 0, n, i;
+	unsigned n, i, mine = 0;
 	int holding = 0;
 	char line[64];
 
+	sigaction(SIGUSR1, &sa, NULL);
 	printf("ready\n");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
@@ -31,17 +49,21 @@ int main(void)
 			for (i = 0; i < n; i++)
 				trace_midevent_seq(next++);
 			puts("ticked");
+		} else if (sscanf(line, "handler %u", &n) == 1) {
+			in_handler = n;
+			raise(SIGUSR1);
+			puts("handled");
 		} else if (!strcmp(line, "hold\n") && !holding) {
-			if (ust_event_reserve(&held, &__ust_event_midevent___seq, sizeof(next)) < 0) {
+			mine = next++;
+			if (ust_event_reserve(&held, &__ust_event_midevent___seq, sizeof(mine)) < 0) {
 				puts("not traced");
 			} else {
 				holding = 1;
 				puts("held");
 			}
 		} else if (!strcmp(line, "commit\n") && holding) {
-			memcpy(held.payload, &next, sizeof(next));
+			memcpy(held.payload, &mine, sizeof(mine));
 			ust_event_commit(&held);
-			next++;
 			holding = 0;
 			puts("committed");
 		} else {

@@ -699,7 +699,8 @@ def fmt_pct(p):
     return "%.0f / %.0f / %.0f / %.0f" % p
 
 
-def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None):
+def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
+          children_r=None):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
@@ -795,6 +796,8 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None):
                      "%.2f (%d)" % (start_ms, threads), "–", "–", "< 1 ms, 1 thread"))
     if sessions_r:
         rows += bench_sessions.rows(sessions_r)
+    if children_r:
+        rows += bench_sessions.children_rows(children_r)
     if triggers_r:
         rows += bench_triggers.rows(*triggers_r, paired=paired, spread=spread)
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
@@ -875,6 +878,8 @@ def main():
                              else (None, None))
         sessions_r = (bench_sessions.measure(args.builddir, 50, tmp)
                       if "sessions" in args.only else None)
+        children_r = (bench_sessions.measure_children(args.builddir, 9, tmp)
+                      if "sessions" in args.only else None)
         triggers_r = ((bench_triggers.measure_cost(ust, lt, args.builddir, args.runs,
                                                    args.events, log),
                        bench_triggers.measure_latency(args.builddir, tmp, log))
@@ -895,7 +900,7 @@ def main():
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
-    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r))
+    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r, children_r))
     if "consumer" in ust_r:
         print()
         print(consumer_table(ust_r, lt_r))

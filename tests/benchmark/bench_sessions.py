@@ -3,7 +3,14 @@ that starts. bench_idle (one marker, ustbench:idle) and bench_idle_plain
 (the same without -lust) are started one after the other, runs
 interleaved, in run directories without a session and under a private
 ustd holding one active session whose rule matches nothing or
-bench_idle's marker. Medians in ms."""
+bench_idle's marker. Medians in ms.
+
+And what a service's children cost (manual 6, "Never harm the program"):
+tests/apps/forkexec, traced by a session matching its marker, starts
+forkexec again (fork(), exec(), that program's main() prints how long
+since the fork), against the same without a session; and forks and execs
+/bin/true, ustd's CPU time (user and system, /proc/PID/stat) divided by
+the children."""
 
 import os
 import shutil
@@ -75,6 +82,61 @@ def measure(builddir, runs, tmp):
     return {"plain": med["plain"], "none": med["none"] - med["plain"],
             "nomatch": med["nomatch"] - med["plain"], "threads": threads,
             "apply": med["match"] - med["nomatch"]}
+
+
+def _cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _fork_to_main(forkexec, env, n):
+    """Medians in ms of fork() to the exec'd child's main(), n children."""
+    out = subprocess.run([forkexec, "fork", str(n), forkexec, "stamp"], env=env, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.split()
+    return statistics.median(int(x) for x in out if x.isdigit()) / 1e3
+
+
+def measure_children(builddir, rounds, tmp):
+    """{"untraced", "traced": ms fork to main, "cpu": ms of ustd per child}."""
+    forkexec = os.path.join(builddir, "tests/apps/forkexec")
+    work = tempfile.mkdtemp(prefix="children.", dir=tmp)
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET")}
+    plain = dict(base, UST_RUNDIR=os.path.join(work, "plain"))
+    traced = dict(base, UST_RUNDIR=os.path.join(work, "traced"))
+    os.mkdir(plain["UST_RUNDIR"], 0o700)
+    os.mkdir(traced["UST_RUNDIR"], 0o700)
+    daemon = _ustd(builddir, traced, work)
+    times = {"untraced": [], "traced": []}
+    try:
+        _ustctl(builddir, traced, "create-session", "kids")
+        _ustctl(builddir, traced, "enable-marker", "-s", "kids", "ust:*")
+        _ustctl(builddir, traced, "start-session", "kids")
+        for _ in range(rounds):
+            times["untraced"].append(_fork_to_main(forkexec, plain, 20))
+            times["traced"].append(_fork_to_main(forkexec, traced, 20))
+        n = 1000  # the CPU clock ticks every 10 ms: 0.01 ms a child
+        cpu0 = _cpu_s(daemon.pid)
+        subprocess.run([forkexec, "fork", str(n), "/bin/true"], env=traced, check=True,
+                       stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
+        cpu = (_cpu_s(daemon.pid) - cpu0) / n * 1e3
+    finally:
+        daemon.terminate()
+        daemon.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    return {"untraced": statistics.median(times["untraced"]),
+            "traced": statistics.median(times["traced"]), "cpu": cpu}
+
+
+def children_rows(r):
+    """Rows in bench.py's table layout."""
+    return [("fork to main of a child that joins the parent's session, ms over an untraced "
+             "child (untraced: %.2f ms)" % r["untraced"], "%.2f" % (r["traced"] - r["untraced"]),
+             "–", "–", "< 1 ms"),
+            ("ustd CPU per short-lived child of a traced program (fork, exec /bin/true), ms",
+             "%.3f" % r["cpu"], "–", "–", "bounded")]
 
 
 def rows(r):

@@ -199,7 +199,7 @@ for mode, n, prog in runs:
 t.ok(wait_for(lambda: os.path.exists(flag) and len(open(flag).read().split()) == 20, 10),
      "daemon: the 20 double-forked grandchildren ran")
 cpu = (cpu_ticks(ustd.pid) - cpu0) / HZ
-t.ok(cpu / 160 < 0.002, "ustd's CPU per short-lived child: %.2f ms (bound 2 ms)" %
+X
      (cpu / 160 * 1000))
 t.eq(dead_sockets(ws), [], "apps/ holds no socket of a dead program")
 # fork() to the child's main(), traced children against untraced ones.
@@ -239,7 +239,7 @@ t.ok(res.returncode == 0 and "workers 10 killed 0" in res.stdout and len(workers
 kids = sum(c for _, c, _ in workers.values())
 t.ok(kids > 100 and all(k == 0 for _, _, k in workers.values()),
      "their %d /bin/true children all lived" % kids)
-t.ok(cpu < 2.0, "ustd's CPU for the 6 s service: %.2f s (bound 2 s)" % cpu)
+t.ok(cpu < 0.5, "ustd's CPU for the 6 s service: %.2f s (bound 0.5 s)" % cpu)
 res = ws.ustctl_fast(["destroy-session", "svc"])
 t.ok(res.returncode == 0, "destroy-session svc", res.stderr)
 sdir = session_dir(ws.out, "svc")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The blocking timeout: a writer that finds the ring full waits for ustd
-instead of discarding, up to a bound, never in a signal handler and never
-once ustd is gone.
+instead of discarding, up to a bound, never in a signal handler that
+interrupted a write of its thread and never once ustd is gone.
 
 - Tiny buffers flooded far faster than ustd drains them: without the
   timeout events are discarded (so the flood does overflow); with it,
@@ -14,7 +14,9 @@ once ustd is gone.
 - ustd killed (SIGKILL) while writers wait with "inf": they stop waiting,
   and the program finishes and exits normally.
 - Events written from signal handlers (installed with sigaction and with
-  signal) never wait, even with "inf" and ustd stopped."""
+  signal) wait like any other ("inf", ustd stopped), but never when the
+  handler interrupted a write of its own thread (midevent): that wait
+  could never end."""
 
 import os
 import select
@@ -180,10 +182,55 @@ t.ok(time.time() - killed < 3, "ustd killed: the writer noticed promptly")
 prog.proc.wait(timeout=30)
 t.eq(prog.proc.returncode, 0, "ustd killed: the program exits normally")
 
-# Signal handlers never wait, even with "inf" and ustd stopped.
+# A signal handler waits like any writer ("inf", ustd stopped: it waits;
+# ustd continued: nothing lost), since only libust's own state could make
+# its wait a deadlock, and that is looked at next.
 NSIG = 10000
 ws, ustd, prog, start = with_stopped_ustd("handler", NSIG, "inf")
-line = prog.line(10)
-t.eq(line, "emitted", "a signal handler that traces never waits (inf, ustd stopped)")
-finish(ws, ustd, prog, NSIG, "signal handlers")
+t.eq(prog.line(1.5), None, "a signal handler that traces waits with inf while ustd is stopped")
+ustd.send_signal(signal.SIGCONT)
+t.eq(prog.line(60), "emitted", "ustd continued: the handlers' events are all emitted")
+prog.proc.wait(timeout=60)
+ustd.send_signal(signal.SIGTERM)
+ustd.wait(timeout=60)
+dirs = ws.trace_dirs()
+events, discarded = read_trace_ints(dirs[0]) if len(dirs) == 1 else ([], -1)
+t.ok(sorted(numbers(events)) == list(range(NSIG)) and discarded == 0,
+     "signal handlers @inf: every one of the %d events written, none discarded" % NSIG,
+     "recorded %d, discarded %d" % (len(events), discarded))
+
+# A handler that interrupted a write of its own thread never waits: the
+# packet ustd would have to release is the one the interrupted write holds
+# open (a deadlock with "inf"). midevent holds an event, then its handler
+# writes 2000 more on the same thread into 2 sub-buffers of 4 KiB.
+ws = Workspace()
+ustd = ws.start_ustd()
+proc = subprocess.Popen([app("midevent")], env=ws.env(UST_TRACE=1, UST_CHANNELS="*:4k:2@inf"),
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+ws.daemons.append(proc)
+
+
+def say(line, timeout=10):
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    return proc.stdout.readline().strip() if ready else None
+
+
+proc.stdout.readline()
+t.eq(say("hold"), "held", "midevent holds an event open")
+t.eq(say("handler 2000"), "handled",
+     "its handler's 2000 events on the same thread, ring full, inf: it returns")
+t.eq(say("commit"), "committed", "the held event is committed")
+proc.stdin.close()
+t.eq(proc.stdout.readline().strip(), "emitted 2001", "the program emitted 2001 events")
+proc.wait(timeout=30)
+ustd.send_signal(signal.SIGTERM)
+ustd.wait(timeout=60)
+dirs = ws.trace_dirs()
+events, discarded = read_trace_ints(dirs[0]) if len(dirs) == 1 else ([], -1)
+t.ok(len(events) + discarded == 2001 and discarded > 0,
+     "what found the ring full is counted discarded (%d recorded, %d discarded)" %
+     (len(events), discarded))
 t.done()
