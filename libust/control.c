@@ -17,8 +17,9 @@
  * descriptors (without blocking) and hands every delivery whose si_fd is
  * not one of ours to the handler that was installed before it. When it
  * has served a request that engages the program (anything but ustd's
- * question whether a session concerns it) and it interrupted the program
- * in a wait for the outside world (interrupted_wait.h), it hands the
+ * question whether a session concerns it), or a controller connected and
+ * has not written yet, and it interrupted the program in a wait for the
+ * outside world (interrupted_wait.h), it hands the
  * socket to a listener thread and turns asynchronous mode off: no later
  * request signals the program. Elsewhere (the program computing) it
  * leaves things as they are; a signal there interrupts no wait. The
@@ -83,6 +84,7 @@ struct conn {
 	 * before it could read the reason).
 	 */
 	int refused;
+	int served;			/* requests answered on it */
 };
 
 static struct {
@@ -116,6 +118,7 @@ static void conn_close(struct conn *c)
 	ustcomm_strbuf_free(&c->out);
 	c->out_off = 0;
 	c->refused = 0;
+	c->served = 0;
 }
 
 static void conn_drop(struct conn *c)
@@ -202,6 +205,7 @@ static int conn_handle(struct conn *c)
 			return -1;	/* malformed: nothing sensible to answer */
 		if (msg.cmd != USTCOMM_CTL_SESSION_STATE)
 			ctl.engaged = 1;
+		c->served++;
 		ust_control_handle(&msg, &c->out);
 		if (c->out.err)
 			return -1;	/* no memory for the reply: the controller sees EOF */
@@ -333,6 +337,23 @@ static void serve(void)
 	}
 }
 
+/*
+ * Under ust_lock: whether a controller connected and its first request
+ * has not arrived yet. The kernel signals the connection before the
+ * request is written, often: the request's own signal would then cut a
+ * second wait short, so such a connection counts as engaging.
+ */
+static int request_pending(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (ctl.conns[i].fd >= 0 && !ctl.conns[i].served && !ctl.conns[i].refused)
+			return 1;
+	}
+	return 0;
+}
+
 /* Racy reads of descriptors only decide whether to look: harmless. */
 static int is_ours(int fd)
 {
@@ -407,7 +428,7 @@ static void control_handler(int sig, siginfo_t *si, void *uc)
 	 */
 	ust_lock();
 	serve();
-	if (ctl.engaged && ust_interrupted_wait(uc))
+	if ((ctl.engaged || request_pending()) && ust_interrupted_wait(uc))
 		thread_takes_over("since the first request that found the program waiting");
 	ust_control_populate();
 	ust_unlock();

@@ -13,6 +13,9 @@
  *       written each round; prints "sigio initial DFL|OTHER" (what
  *       sigaction() said before the program installed its handler) and
  *       "sigio own N foreign M" at the end
+ *   -u  installs a SIGURG handler of its own (which does not chain), then
+ *       forks a child that exits at once, as a program that uses SIGURG
+ *       for out-of-band data and starts workers does
  *   -s  blocks every signal and takes them from a signalfd while it waits
  *       (its rounds poll the signalfd); prints "signalfd SIGNAME..." for
  *       each signal read other than SIGTERM
@@ -27,6 +30,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <ust/marker.h>
@@ -42,6 +46,30 @@ static void on_sigio(int sig, siginfo_t *si, void *uc)
 		sigio_own++;
 	else
 		sigio_foreign++;
+}
+
+static void on_urg(int sig)
+{
+	(void)sig;
+}
+
+/* The program's own SIGURG handler, then a fork(): libust's listener
+ * thread takes over there (libust/control.c). */
+static void own_sigurg(void)
+{
+	struct sigaction sa = { .sa_handler = on_urg, .sa_flags = SA_RESTART };
+	int status;
+	pid_t pid;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGURG, &sa, NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		perror("bystander: fork");
+		exit(1);
+	}
 }
 
 static long now_ms(void)
@@ -148,7 +176,7 @@ int main(int argc, char **argv)
 	int opt, use_sigio = 0, use_signalfd = 0, sfd = -1, ep, early = 0, i;
 	long ms, end;
 
-	while ((opt = getopt(argc, argv, "rRos")) != -1) {
+	while ((opt = getopt(argc, argv, "rRosu")) != -1) {
 		switch (opt) {
 		case 'r':
 			reset_all(0);
@@ -162,8 +190,11 @@ int main(int argc, char **argv)
 		case 's':
 			use_signalfd = 1;
 			break;
+		case 'u':
+			own_sigurg();
+			break;
 		default:
-			fprintf(stderr, "usage: bystander [-r|-R] [-o] [-s] MS\n");
+			fprintf(stderr, "usage: bystander [-r|-R] [-o] [-s] [-u] MS\n");
 			return 2;
 		}
 	}

@@ -8,7 +8,8 @@
   listener thread serves it (ustctl info says so);
 - a daemon that reset its handlers and a signalfd program survive being
   targeted, and ustctl says why they do not answer and what to do;
-  with UST_CONTROL=thread they answer;
+  with UST_CONTROL=thread they answer; one that takes SIGURG over and
+  forks is served by a listener thread from then on;
 - a program that uses SIGIO itself sees SIG_DFL before installing its
   handler, only its own deliveries, and stays controllable;
 - children of a traced program live: fork+exec, vfork, system(), double
@@ -159,6 +160,19 @@ for label, opt, cause in (("SIG_DFL daemon", "-r", "reset to its default action"
          label, out + err)
 ws.cleanup()
 
+# --- 3b. A program that takes SIGURG over, then forks: libust sees its
+# handler replaced there, a normal context, and a thread takes over.
+ws = Workspace()
+proc = start(ws, ["bystander", "-u", 3000])
+res = ws.ustctl_fast(["--timeout", "3000", "info", proc.pid])
+t.ok(res.returncode == 0 and "replaced libust's handler" in res.stdout,
+     "own SIGURG handler, then fork(): info answers, through a listener thread, and says why",
+     res.stdout + res.stderr)
+rc, facts, out, err = finish(proc)
+t.ok(rc == 0 and facts.get("early") == 0, "own SIGURG handler: lives on, no wait cut short",
+     "rc %s %s %s" % (rc, facts, err))
+ws.cleanup()
+
 # --- 4. A program that uses SIGIO itself.
 ws = Workspace()
 ws.start_ustd()
@@ -199,7 +213,7 @@ for mode, n, prog in runs:
 t.ok(wait_for(lambda: os.path.exists(flag) and len(open(flag).read().split()) == 20, 10),
      "daemon: the 20 double-forked grandchildren ran")
 cpu = (cpu_ticks(ustd.pid) - cpu0) / HZ
-X
+t.ok(cpu / 160 < 0.0005, "ustd's CPU per short-lived child: %.2f ms (bound 0.5 ms)" %
      (cpu / 160 * 1000))
 t.eq(dead_sockets(ws), [], "apps/ holds no socket of a dead program")
 # fork() to the child's main(), traced children against untraced ones.
