@@ -332,7 +332,7 @@ for kind in ("full pipe", "reader gone"):
 
 
 # 7. Controllers never hang: a stopped program, a program that never
-#    serves its control socket (SIGIO blocked after libust started) with
+#    serves its control socket (SIGURG blocked after libust started) with
 #    its backlog full.
 def fill_backlog(path):
     """Connections the program never accepts, until connect() would wait."""
