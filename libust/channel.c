@@ -125,11 +125,15 @@ void ust_channel_flush(struct ust_channel *chan)
 		ust_rb_flush(&chan->bufs[i]);
 }
 
-void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us)
+void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us,
+			      int (*consumer_alive)(void))
 {
 	uint32_t i;
 
-	for (i = 0; i < chan->nr_cpus; i++)
-		if (!chan->bufs[i].overwrite)
-			uatomic_set(&chan->bufs[i].blocking_us, us);
+	for (i = 0; i < chan->nr_cpus; i++) {
+		if (chan->bufs[i].overwrite)
+			continue;
+		__atomic_store_n(&chan->bufs[i].consumer_alive, consumer_alive, __ATOMIC_RELAXED);
+		uatomic_set(&chan->bufs[i].blocking_us, us);
+	}
 }

@@ -55,6 +55,7 @@ void ust_channel_retire(struct ust_channel *chan, int release_memory);
 void ust_channel_flush(struct ust_channel *chan);
 /* The blocking timeout of every buffer of the channel (libustcomm/blocking.h);
  * at any time: writers read it when they find the ring full. */
-void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us);
+void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us,
+			      int (*consumer_alive)(void));
 
 #endif

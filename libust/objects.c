@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libust/control.h"
 #include "libust/lock.h"
 #include "libust/objects.h"
 #include "libust/registry.h"
@@ -116,6 +115,13 @@ static struct ust_object **find_object(struct ust_event_desc *const *ev_start,
 	return p;
 }
 
+static void (*on_registered)(void);
+
+void ust_objects_on_registered(void (*fn)(void))
+{
+	on_registered = fn;
+}
+
 UST_API int ust_register_object2(struct ust_event_desc *const *ev_start,
 				 struct ust_event_desc *const *ev_stop,
 				 struct ust_tracepoint *const *tp_start,
@@ -160,15 +166,8 @@ UST_API int ust_register_object2(struct ust_event_desc *const *ev_start,
 	if (tp_start)
 		ret = ust_tracepoint_register_sites(tp_start, tp_stop);
 end:
-	/*
-	 * A constructor is a normal context: a program whose events joined
-	 * a session gets its listener thread here, before anyone has to
-	 * signal it, and one that replaced libust's handler gets it too.
-	 */
-	if (ust_trace_state() != UST_TRACE_NONE)
-		ust_control_start_thread("the program traces since its events registered");
-	ust_control_check();
-	ust_control_populate();
+	if (on_registered)
+		on_registered();
 	ust_unlock();
 	free(path);
 	/* A library being loaded (statedump.c says why not from dlopen()). */

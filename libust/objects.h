@@ -13,4 +13,9 @@
  * sites, ", "-separated. Async-signal-safe. */
 int ust_objects_describe(const struct ust_event_state *ev, struct ustcomm_strbuf *sb);
 
+/* fn runs under ust_lock after each object registered, in the object's
+ * constructor: a normal context, where the layer above may start a thread
+ * (startup.c). Set once, at load time. */
+void ust_objects_on_registered(void (*fn)(void));
+
 #endif

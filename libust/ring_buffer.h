@@ -50,6 +50,9 @@ struct ust_rb {
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */
 	/* The slow path's alone (ring_buffer_wait.c), after the hot fields. */
 	uint32_t blocking_us;		/* how long a full ring is waited for */
+	/* Whether the consumer is still there to release sub-buffers: the
+	 * layer that owns the connection says (channel.h). */
+	int (*consumer_alive)(void);
 	uint32_t stalled;		/* 1: a wait gave up at release stalled_seq */
 	uint32_t stalled_seq;
 	int unpopulated;		/* ust_rb_populate() has pages to make */

@@ -37,6 +37,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* No way to tell is taken for gone: a wait must have an end. */
+static int rb_consumer_alive(const struct ust_rb *rb)
+{
+	int (*alive)(void) = __atomic_load_n(&rb->consumer_alive, __ATOMIC_RELAXED);
+
+	return alive && alive();
+}
+
 static int rb_stalled(struct ust_rb *rb, uint32_t seq)
 {
 	return uatomic_read(&rb->stalled) && uatomic_read(&rb->stalled_seq) == seq;
@@ -72,7 +80,7 @@ int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w
 			ret = -EINTR;
 			goto end;
 		}
-		if (!ust_trace_consumer_alive()) {
+		if (!rb_consumer_alive(rb)) {
 			ret = rb_give_up(rb, seq, -EPIPE);
 			goto end;
 		}
@@ -99,7 +107,7 @@ int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w
 		slice.tv_nsec = (long)(left % 1000000000ull);
 		r = ust_shm_futex_wait(&ctl->release_seq, seq, &slice);
 		if (r < 0 && errno == ETIMEDOUT && uatomic_read(&ctl->release_seq) == seq &&
-		    !ust_trace_consumer_alive())
+		    !rb_consumer_alive(rb))
 			ret = rb_give_up(rb, seq, -EPIPE);
 	}
 	uatomic_add_return(&ctl->waiters, -1);

@@ -30,7 +30,4 @@ struct ust_rb_wait {
  */
 int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w);
 
-/* Whether the trace's ustd is still there (trace_ustd.c). */
-int ust_trace_consumer_alive(void);
-
 #endif

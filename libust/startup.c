@@ -29,6 +29,7 @@
 #include "libust/context.h"
 #include "libust/filter_reclaim.h"
 #include "libust/lock.h"
+#include "libust/objects.h"
 #include "libust/perf_counter.h"
 #include "libust/registry.h"
 #include "libust/rules.h"
@@ -332,6 +333,20 @@ static void atfork_child(void)
 	ust_unlock();
 }
 
+/*
+ * An object registered, in its constructor (objects.c): a normal context.
+ * A program whose events joined a session gets its listener thread here,
+ * before anyone has to signal it, and one that replaced libust's handler
+ * of the control signal gets it too.
+ */
+static void object_registered(void)
+{
+	if (ust_trace_state() != UST_TRACE_NONE)
+		ust_control_start_thread("the program traces since its events registered");
+	ust_control_check();
+	ust_control_populate();
+}
+
 /* A fork() child's trace was made at its first event (trace_fork.c):
  * its socket now, and its pages before that event goes on. */
 static void fork_resumed(void)
@@ -368,6 +383,7 @@ static void __attribute__((constructor)) ust_init(void)
 
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	ust_trace_fork_on_resume(fork_resumed);
+	ust_objects_on_registered(object_registered);
 	ust_lock();
 	ust_trace_init(&cfg);
 	ust_ctx_init(cfg.procname);

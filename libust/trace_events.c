@@ -43,7 +43,7 @@ static int channel_get(struct ust_channel **out, const char *name)
 	if (ret < 0)
 		return ust_trace_fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
-	ust_channel_set_blocking(chan, ust_chan_conf_blocking(name));
+	ust_channel_set_blocking(chan, ust_chan_conf_blocking(name), ust_trace_consumer_alive);
 	ust_chan_conf_tracefile(name, &chan->tracefile_size, &chan->tracefile_count);
 	ret = ust_trace_send_stream_block(chan);
 	if (ret >= 0)

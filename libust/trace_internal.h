@@ -60,6 +60,9 @@ void ust_trace_flush_all(void);
 int ust_trace_ustd_connect(void);
 void ust_trace_connection_lost(int err);
 int ust_trace_connection_alive(void);
+/* Whether the trace's ustd is still there: the writers that wait for room
+ * ask (ring_buffer.h's consumer_alive). Async-signal-safe. */
+int ust_trace_consumer_alive(void);
 int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
 		       uint32_t nr_fds);
 /* HELLO and the trace's metadata block. */

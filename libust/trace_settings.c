@@ -176,7 +176,8 @@ void ust_trace_apply_blocking(void)
 	/* Unlike the geometry, it may change while the buffers exist. */
 	for (i = 0; i < ust_t.nr_channels; i++)
 		ust_channel_set_blocking(ust_t.channels[i],
-					 ust_chan_conf_blocking(ust_t.channels[i]->name));
+					 ust_chan_conf_blocking(ust_t.channels[i]->name),
+					 ust_trace_consumer_alive);
 }
 
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len)

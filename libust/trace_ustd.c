@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
-#include "libust/ring_buffer_wait.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
 #include "libust/trigger_notify.h"
