@@ -16,6 +16,7 @@
 
 #include "libust/statedump.h"
 #include "libust/trace_internal.h"
+#include "libust/trigger_notify.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
@@ -63,6 +64,8 @@ static int trace_alloc(void)
 		goto error;
 	}
 	ret = ust_trace_send_hello();
+	if (ret >= 0)
+		ret = ust_trigger_channel_open();
 	if (ret < 0)
 		goto error;
 	ust_t.state = UST_TRACE_ALLOCATED;
@@ -149,9 +152,13 @@ static int trace_teardown(void)
 	if (ust_t.state == UST_TRACE_NONE)
 		return 0;
 	stop_writing();
+	if (ust_trace_connection_alive() &&
+	    ustcomm_send_msg(ust_t.sock, USTCOMM_MSG_GOODBYE, NULL, 0, NULL, 0) == 0)
+		drained = ust_trace_wait_drained(ust_t.sock);
+	else
+		/* Before the events are unbound: they say how to count. */
+		ust_trace_orphan_save();
 	if (ust_t.sock >= 0) {
-		if (ustcomm_send_msg(ust_t.sock, USTCOMM_MSG_GOODBYE, NULL, 0, NULL, 0) == 0)
-			drained = ust_trace_wait_drained(ust_t.sock);
 		close(ust_t.sock);
 		ust_t.sock = -1;
 	}
@@ -196,8 +203,6 @@ void ust_trace_exit(void)
 int ust_trace_reconnect(const char *path)
 {
 	char old_path[sizeof(ust_t.cfg.daemon_path)];
-	struct ust_event_state *ev;
-	unsigned i;
 	int fd, ret;
 
 	if (strlen(path) >= sizeof(ust_t.cfg.daemon_path) || !path[0])
@@ -223,19 +228,9 @@ int ust_trace_reconnect(const char *path)
 	if (ust_t.sock >= 0)
 		close(ust_t.sock);
 	ust_t.sock = fd;
-	ret = ust_trace_send_hello();
-	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
-		ret = ust_trace_send_stream_block(ust_t.channels[i]);
-	for (ev = ust_registry_first(); ret >= 0 && ev; ev = ev->next) {
-		const struct ust_event_binding *b = ev->binding;
-
-		if (b)
-			ret = ust_trace_send_event(ev, b->chan->stream_id, b->id);
-	}
-	/* The buffers last: ustd may write their packets out at once, and
-	 * every event in them must be described by then. */
-	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
-		ret = ust_trace_send_buffers(ust_t.channels[i]);
+	ret = ust_trace_describe();
+	if (ret >= 0)
+		ret = ust_trigger_channel_open();
 	if (ret < 0)
 		return ret;
 	ustcomm_dbg("trace '%s' reports to ustd at %s again", ust_t.name, path);

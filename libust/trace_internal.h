@@ -7,6 +7,8 @@
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
  *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
+ *   trace.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
+ *     the orphan file, which trace_ustd.c writes to while ust_t.orphan is set)
  *
  * Same rules as trace.h: under ust_lock(), async-signal-safe.
  */
@@ -38,6 +40,9 @@ struct ust_trace_data {
 	/* A child of fork() whose trace, named name, starts at its first
 	 * event (trace_fork.c); state is UST_TRACE_NONE meanwhile. */
 	int fork_pending;
+	/* While the trace is written to an orphan file for the next ustd
+	 * (trace_orphan.c), what would go to ustd goes there. */
+	struct ust_trace_orphan *orphan;
 };
 
 /* The process's one trace. */
@@ -73,9 +78,23 @@ int ust_trace_send_stream_block(const struct ust_channel *chan);
 int ust_trace_send_buffers(const struct ust_channel *chan);
 /* The event's block in the metadata, then its layout. */
 int ust_trace_send_event(const struct ust_event_state *ev, uint32_t stream_id, uint32_t id);
+/* Everything a ustd needs to take the trace over: HELLO and the trace
+ * block, the stream blocks, the enabled events, then the buffers. */
+int ust_trace_describe(void);
+/* The layout of a field as ustd walks it (protocol.h). */
+void ust_trace_field_layout(const struct ust_field_desc *d, struct ustcomm_field_layout *f);
 /* After GOODBYE: 0 once ustd closed the connection (all written). */
 int ust_trace_wait_drained(int sock);
 int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
+
+/* trace_orphan.c: the trace ended with its ustd gone: kept in an orphan
+ * file for the next ustd (libustcomm/orphan.h), or its loss counted and
+ * said. Call before the events are unbound. */
+void ust_trace_orphan_save(void);
+struct ust_trace_orphan;
+/* Where ust_trace_send_msg() goes while ust_t.orphan is set. */
+int ust_trace_orphan_put(struct ust_trace_orphan *o, uint16_t type, const void *payload,
+			 uint32_t len, const int *fds, uint32_t nr_fds);
 
 /* trace_events.c */
 /* Binds, activates or silences every event as the rules and state say. */

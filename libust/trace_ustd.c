@@ -14,7 +14,6 @@
 
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
-#include "libust/trigger_notify.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"
@@ -57,6 +56,8 @@ int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const i
 {
 	int ret;
 
+	if (ust_t.orphan)
+		return ust_trace_orphan_put(ust_t.orphan, type, payload, len, fds, nr_fds);
 	if (ust_t.sock < 0)
 		return ust_trace_fail(-ENOTCONN, "trace '%s' lost its connection to ustd", ust_t.name);
 	ret = ustcomm_send_msg(ust_t.sock, type, payload, len, fds, nr_fds);
@@ -113,6 +114,16 @@ int ust_trace_send_buffers(const struct ust_channel *chan)
 	return ret;
 }
 
+void ust_trace_field_layout(const struct ust_field_desc *d, struct ustcomm_field_layout *f)
+{
+	*f = (struct ustcomm_field_layout) {
+		.kind = d->kind,
+		.size = d->kind == UST_FIELD_STRING ? 0 : d->size,
+		.len_size = d->kind == UST_FIELD_SEQUENCE ? d->len_size : 0,
+		.length = d->kind == UST_FIELD_ARRAY ? d->length : 0,
+	};
+}
+
 /* The field layout ustd walks packets with after a crash (protocol.h). */
 static int send_layout(uint32_t stream_id, uint32_t event_id, const struct ust_event_state *ev)
 {
@@ -128,13 +139,8 @@ static int send_layout(uint32_t stream_id, uint32_t event_id, const struct ust_e
 	el->event_id = event_id;
 	el->nr_fields = ev->nr_fields;
 	f = (struct ustcomm_field_layout *)(el + 1);
-	for (i = 0; i < ev->nr_fields; i++) {
-		f[i].kind = ev->fields[i].kind;
-		f[i].size = ev->fields[i].kind == UST_FIELD_STRING ? 0 : ev->fields[i].size;
-		f[i].len_size = ev->fields[i].kind == UST_FIELD_SEQUENCE ?
-			ev->fields[i].len_size : 0;
-		f[i].length = ev->fields[i].kind == UST_FIELD_ARRAY ? ev->fields[i].length : 0;
-	}
+	for (i = 0; i < ev->nr_fields; i++)
+		ust_trace_field_layout(&ev->fields[i], &f[i]);
 	ret = ust_trace_send_msg(USTCOMM_MSG_EVENT_LAYOUT, el, len, NULL, 0);
 	ust_free(el);
 	return ret;
@@ -230,8 +236,28 @@ int ust_trace_send_hello(void)
 	if (ret >= 0)
 		ret = send_metadata(&sb);
 	ustcomm_strbuf_free(&sb);
-	if (ret >= 0)
-		ret = ust_trigger_channel_open();
+	return ret;
+}
+
+int ust_trace_describe(void)
+{
+	struct ust_event_state *ev;
+	unsigned i;
+	int ret;
+
+	ret = ust_trace_send_hello();
+	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
+		ret = ust_trace_send_stream_block(ust_t.channels[i]);
+	for (ev = ust_registry_first(); ret >= 0 && ev; ev = ev->next) {
+		const struct ust_event_binding *b = ev->binding;
+
+		if (b)
+			ret = ust_trace_send_event(ev, b->chan->stream_id, b->id);
+	}
+	/* The buffers last: ustd may write their packets out at once, and
+	 * every event in them must be described by then. */
+	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
+		ret = ust_trace_send_buffers(ust_t.channels[i]);
 	return ret;
 }
 

@@ -22,6 +22,12 @@
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 				 uint32_t subbuf_size, uint32_t subbuf_count)
 {
+	return ustcomm_cbuf_map_at(cb, shm_fd, 0, 0, subbuf_size, subbuf_count);
+}
+
+USTCOMM_API int ustcomm_cbuf_map_at(struct ustcomm_cbuf *cb, int fd, uint64_t offset, int copy,
+				    uint32_t subbuf_size, uint32_t subbuf_count)
+{
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t map_size, data_offset, consumed;
 	struct ust_shm_ctl *ctl;
@@ -40,16 +46,18 @@ USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 		ret = -ENOMEM;
 		goto end;
 	}
-	if (fstat(shm_fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		goto end;
 	}
 	/* A shorter file would fault (SIGBUS) on access past its end. */
-	if (st.st_size < 0 || (uint64_t)st.st_size < map_size) {
+	if (st.st_size < 0 || (uint64_t)st.st_size < offset ||
+	    (uint64_t)st.st_size - offset < map_size || (off_t)offset < 0) {
 		ret = -EPROTO;
 		goto end;
 	}
-	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+	mem = mmap(NULL, map_size, PROT_READ | PROT_WRITE, copy ? MAP_PRIVATE : MAP_SHARED, fd,
+		   (off_t)offset);
 	if (mem == MAP_FAILED) {
 		ret = -errno;
 		goto end;

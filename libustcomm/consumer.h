@@ -27,6 +27,11 @@ struct ustcomm_cbuf {
  * the sizes announced in the protocol message. */
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 				 uint32_t subbuf_size, uint32_t subbuf_count);
+/* The same for an image of the buffer at offset (page-aligned) in fd; copy:
+ * privately (copy-on-write), so that the file is only read, as the image
+ * of an orphan's buffer is (orphan.h). */
+USTCOMM_API int ustcomm_cbuf_map_at(struct ustcomm_cbuf *cb, int fd, uint64_t offset, int copy,
+				    uint32_t subbuf_size, uint32_t subbuf_count);
 USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb);
 
 /* Returns 1 with the next complete packet (*packet, *len bytes to write out

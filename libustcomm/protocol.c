@@ -286,6 +286,18 @@ static int msg_type_fds(uint16_t type)
 	}
 }
 
+int ustcomm_check_header(const struct ustcomm_msg_header *hdr)
+{
+	if (hdr->magic != USTCOMM_MAGIC || hdr->version != USTCOMM_VERSION ||
+	    msg_type_fds(hdr->type) < 0)
+		return -EPROTO;
+	if (hdr->payload_len > USTCOMM_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	if (hdr->nr_fds > USTCOMM_MAX_FDS || hdr->nr_fds != (uint32_t)msg_type_fds(hdr->type))
+		return -EPROTO;
+	return 0;
+}
+
 int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcomm_msg *msg)
 {
 	struct ustcomm_msg_header hdr;
@@ -295,18 +307,11 @@ int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcomm_msg *msg)
 	if (rx->len < HDR_SIZE)
 		goto end;
 	memcpy(&hdr, rx->buf, HDR_SIZE);
-	if (hdr.magic != USTCOMM_MAGIC || hdr.version != USTCOMM_VERSION ||
-	    msg_type_fds(hdr.type) < 0) {
-		ret = -EPROTO;
+	ret = ustcomm_check_header(&hdr);
+	if (ret < 0)
 		goto end;
-	}
-	if (hdr.payload_len > USTCOMM_MAX_PAYLOAD) {
-		ret = -EMSGSIZE;
-		goto end;
-	}
 	/* Descriptors arrive with the header's first byte, so they are all here. */
-	if (hdr.nr_fds > USTCOMM_MAX_FDS || hdr.nr_fds != (uint32_t)msg_type_fds(hdr.type) ||
-	    hdr.nr_fds > rx->nr_fds) {
+	if (hdr.nr_fds > rx->nr_fds) {
 		ret = -EPROTO;
 		goto end;
 	}

@@ -177,6 +177,9 @@ USTCOMM_API ssize_t ustcomm_receiver_read(struct ustcomm_receiver *rx, int sock)
  * then drops the connection. */
 USTCOMM_API int ustcomm_receiver_next(struct ustcomm_receiver *rx, struct ustcomm_msg *msg);
 
+/* Checks a header: magic, version, a known type, its descriptor count and
+ * the payload's bound. 0, -EPROTO or -EMSGSIZE. */
+USTCOMM_API int ustcomm_check_header(const struct ustcomm_msg_header *hdr);
 /* Validates a payload as the struct of its type (sizes, NUL-terminated strings). */
 USTCOMM_API int ustcomm_check_hello(const struct ustcomm_msg *msg, const struct ustcomm_hello **out);
 USTCOMM_API int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_stream **out);

@@ -95,7 +95,9 @@ end:
 	return ret;
 }
 
-int ustcomm_apps_dir(char *buf, size_t len)
+/* <rundir>/name, created 0700 and checked like the run directory; what
+ * says what it holds, for messages. */
+static int rundir_sub(char *buf, size_t len, const char *name, const char *what)
 {
 	char dir[4096];
 	int n, ret;
@@ -103,21 +105,31 @@ int ustcomm_apps_dir(char *buf, size_t len)
 	ret = ustcomm_rundir(dir, sizeof(dir));
 	if (ret)
 		goto end;
-	n = snprintf(buf, len, "%s/apps", dir);
+	n = snprintf(buf, len, "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= len) {
 		ret = -ENAMETOOLONG;
-		ustcomm_err("control socket directory %s/apps is too long; set UST_RUNDIR to a shorter path",
-			    dir);
+		ustcomm_err("%s directory %s/%s is too long; set UST_RUNDIR to a shorter path",
+			    what, dir, name);
 		goto end;
 	}
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
 		ret = -errno;
-		ustcomm_err("cannot create control socket directory %s: %s", buf, ustcomm_strerror(errno));
+		ustcomm_err("cannot create %s directory %s: %s", what, buf, ustcomm_strerror(errno));
 		goto end;
 	}
 	ret = rundir_check(buf);
 end:
 	return ret;
+}
+
+int ustcomm_apps_dir(char *buf, size_t len)
+{
+	return rundir_sub(buf, len, "apps", "control socket");
+}
+
+int ustcomm_orphans_dir(char *buf, size_t len)
+{
+	return rundir_sub(buf, len, "orphans", "orphan trace");
 }
 
 int ustcomm_daemon_socket_path(char *buf, size_t len)

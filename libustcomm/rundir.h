@@ -17,6 +17,9 @@ USTCOMM_API int ustcomm_rundir(char *buf, size_t len);
  * after its pid; created 0700 and checked like the run directory.
  */
 USTCOMM_API int ustcomm_apps_dir(char *buf, size_t len);
+/* <rundir>/orphans, where a program whose ustd is gone leaves its trace
+ * for the next one (orphan.h); created and checked the same way. */
+USTCOMM_API int ustcomm_orphans_dir(char *buf, size_t len);
 /* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
 USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
 /*

@@ -245,7 +245,8 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 	app_close_trace_dir(app);
 	if (!app->hung_up)
 		epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
-	close(app->sock);
+	if (app->sock >= 0)
+		close(app->sock);
 	app->sock = -1;
 	if (app->pidfd >= 0) {
 		epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->pidfd, NULL);
@@ -393,7 +394,10 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 	wakeup_fd = msg->fds[1];
 	msg->fds[0] = msg->fds[1] = -1;
 	msg->nr_fds = 0;
-	ret = ustd_stream_map(&as->stream, desc, shm_fd, wakeup_fd);
+	ret = app->orphan_image >= 0 ?
+		ustd_stream_map_image(&as->stream, desc, shm_fd, (uint64_t)app->orphan_image,
+				      wakeup_fd) :
+		ustd_stream_map(&as->stream, desc, shm_fd, wakeup_fd);
 	if (ret < 0) {
 		free(as);
 		*why = "STREAM buffer that cannot be mapped";
@@ -777,16 +781,12 @@ void ustd_app_drop_late(struct ustd_app *app)
 	app_end(app, APP_END_LIVE);
 }
 
-struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
+static struct ustd_app *app_alloc(const struct ustd_ctx *ctx, int sock, pid_t pid)
 {
-	struct ustd_app *app;
-	struct epoll_event ev;
+	struct ustd_app *app = calloc(1, sizeof(*app));
 
-	app = calloc(1, sizeof(*app));
-	if (!app) {
-		ustcomm_err("out of memory: connection of pid %d refused", (int)pid);
-		goto error;
-	}
+	if (!app)
+		return NULL;
 	app->watch.kind = USTD_WATCH_APP;
 	app->ctx = ctx;
 	app->sock = sock;
@@ -796,7 +796,51 @@ struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
 	snprintf(app->label, sizeof(app->label), "pid %d", (int)pid);
 	app->td.metadata_fd = -1;
 	app->sink.relay = &app->sink.own;
+	app->orphan_image = -1;
 	ustcomm_receiver_init(&app->rx);
+	return app;
+}
+
+struct ustd_app *ustd_app_new_orphan(const struct ustd_ctx *ctx, pid_t pid)
+{
+	struct ustd_app *app = app_alloc(ctx, -1, pid);
+
+	/* No socket to read, nor process to watch: ended as hung up. */
+	if (app)
+		app->hung_up = true;
+	return app;
+}
+
+int ustd_app_take(struct ustd_app *app, struct ustcomm_msg *msg, uint64_t image_at)
+{
+	const char *why = "invalid message";
+	int ret;
+
+	if (app->closed)
+		return -EPIPE;
+	app->orphan_image = (int64_t)image_at;
+	ret = app_handle_msg(app, msg, &why);
+	if (ret < 0)
+		app_protocol_error(app, why);
+	return ret;
+}
+
+void ustd_app_end_orphan(struct ustd_app *app)
+{
+	if (!app->closed)
+		app_end(app, APP_END_DEAD);
+}
+
+struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid)
+{
+	struct ustd_app *app;
+	struct epoll_event ev;
+
+	app = app_alloc(ctx, sock, pid);
+	if (!app) {
+		ustcomm_err("out of memory: connection of pid %d refused", (int)pid);
+		goto error;
+	}
 	ev.events = EPOLLIN;
 	ev.data.ptr = &app->watch;
 	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, sock, &ev) < 0) {

@@ -127,6 +127,10 @@ struct ustd_app {
 	 * waiting for its pidfd to tell the death before the rescue. */
 	bool hung_up;
 	bool closed;			/* connection gone; free after the epoll batch */
+	/* An orphan's (orphan.h): where the image of the buffer of the
+	 * STREAM being taken lies in the file it came with; -1 for a program
+	 * that sent a memfd. */
+	int64_t orphan_image;
 	/* The session whose trace this is (session.h), or NULL. */
 	struct ustd_session *session;
 	struct ustd_app *next;		/* main()'s list */
@@ -145,6 +149,18 @@ void ustd_app_release(struct ustd_app *app);
 /* Adds an accepted connection to the epoll set. Takes ownership of sock,
  * also on failure (NULL). */
 struct ustd_app *ustd_app_new(const struct ustd_ctx *ctx, int sock, pid_t pid);
+
+/* An orphan (orphan.h) of the program pid: an application with no socket
+ * and no process, whose messages ustd_app_take() hands over. */
+struct ustd_app *ustd_app_new_orphan(const struct ustd_ctx *ctx, pid_t pid);
+/* One message of an orphan, as if read from its socket; a STREAM's fds[0]
+ * is the orphan's file, with the buffer's image at image_at. 0, or a
+ * negative errno when it breaks the protocol (said; the application is
+ * ended). */
+int ustd_app_take(struct ustd_app *app, struct ustcomm_msg *msg, uint64_t image_at);
+/* The orphan's messages are all taken: what its buffers hold is written
+ * out as a dead program's (rescue.h). */
+void ustd_app_end_orphan(struct ustd_app *app);
 
 /* The socket is readable or hung up, or the process died (pidfd): handles
  * every message it has, answers a snapshot request, and when the process

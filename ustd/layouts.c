@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ust/core.h>
+#include "libustcomm/field_size.h"
 #include "ustd/layouts.h"
 
 /* Channels are at most 64 per trace (libust); more stream ids is abuse. */
@@ -81,52 +82,18 @@ void ustd_layouts_free(struct ustd_layouts *l)
 	l->nr = 0;
 }
 
-static uint64_t layout_get_uint(const char *p, unsigned size)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, size);	/* little-endian (ctf_layout.h) */
-	return v;
-}
-
 int64_t ustd_layout_payload_size(const struct ustd_event_layout *ev, const char *p,
 				 size_t avail)
 {
-	const struct ustcomm_field_layout *f;
-	uint64_t off = 0, n;
-	const char *nul;
+	uint64_t off = 0;
+	int64_t n;
 	uint32_t i;
 
 	for (i = 0; i < ev->nr_fields; i++) {
-		f = &ev->fields[i];
-		switch (f->kind) {
-		case UST_FIELD_INTEGER:
-		case UST_FIELD_FLOAT:
-			n = f->size;
-			break;
-		case UST_FIELD_STRING:
-			nul = memchr(p + off, '\0', avail - off);
-			if (!nul)
-				return -1;
-			n = (uint64_t)(nul - (p + off)) + 1;
-			break;
-		case UST_FIELD_ARRAY:
-			n = (uint64_t)f->length * f->size;
-			break;
-		case UST_FIELD_SEQUENCE:
-			if (avail - off < f->len_size)
-				return -1;
-			n = layout_get_uint(p + off, f->len_size);
-			if (n > avail)
-				return -1;
-			n = f->len_size + n * f->size;
-			break;
-		default:
+		n = ustcomm_field_size(&ev->fields[i], p + off, avail - off);
+		if (n < 0)
 			return -1;
-		}
-		if (n > avail - off)
-			return -1;
-		off += n;
+		off += (uint64_t)n;
 	}
 	return (int64_t)off;
 }

@@ -51,8 +51,10 @@ static int stream_seal(struct ustd_stream *s)
 	return 0;
 }
 
-int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
-		    int shm_fd, int wakeup_fd)
+/* image_at: where the buffer's image lies in the orphan file shm_fd, or
+ * NULL for a memfd shared with the application. */
+static int stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
+		      int shm_fd, int wakeup_fd, const uint64_t *image_at)
 {
 	int flags, ret = 0;
 
@@ -78,10 +80,13 @@ int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		ret = -errno;
 		goto end;
 	}
-	ret = stream_seal(s);
+	/* An orphan's file is ours, read-only, and mapped as a private copy:
+	 * nobody else shrinks it under us. */
+	ret = image_at ? 0 : stream_seal(s);
 	if (ret < 0)
 		goto end;
-	ret = ustcomm_cbuf_map(&s->cb, shm_fd, desc->subbuf_size, desc->subbuf_count);
+	ret = ustcomm_cbuf_map_at(&s->cb, shm_fd, image_at ? *image_at : 0, image_at != NULL,
+				  desc->subbuf_size, desc->subbuf_count);
 end:
 	if (ret < 0) {
 		stream_close_fd(&s->shm_fd);
@@ -89,6 +94,18 @@ end:
 		s->open = false;
 	}
 	return ret;
+}
+
+int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
+		    int shm_fd, int wakeup_fd)
+{
+	return stream_map(s, desc, shm_fd, wakeup_fd, NULL);
+}
+
+int ustd_stream_map_image(struct ustd_stream *s, const struct ustcomm_stream *desc,
+			  int fd, uint64_t image_at, int wakeup_fd)
+{
+	return stream_map(s, desc, fd, wakeup_fd, &image_at);
 }
 
 /*

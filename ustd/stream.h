@@ -100,6 +100,13 @@ struct ustd_stream {
 int ustd_stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		    int shm_fd, int wakeup_fd);
 
+/* The same for the image of an orphan's buffer at image_at in fd, a file
+ * opened read-only (libustcomm/orphan.h): mapped as a private copy, so
+ * that the drain and the rescue work on it as on a memfd and the file is
+ * never written. */
+int ustd_stream_map_image(struct ustd_stream *s, const struct ustcomm_stream *desc,
+			  int fd, uint64_t image_at, int wakeup_fd);
+
 /* Creates the stream file name (with out->tf's limits, the current file
  * of its series, tracefile.h) and its packet index in td as out's files
  * (out's other fields stay): for a stream, its relay fallback and

@@ -27,6 +27,7 @@
 #include "ustd/accept.h"
 #include "ustd/adopt.h"
 #include "ustd/app.h"
+#include "ustd/orphan.h"
 #include "ustd/handshake.h"
 #include "ustd/trigger.h"
 #include "ustd/relay.h"
@@ -587,6 +588,8 @@ int main(int argc, const char **argv)
 	ustd_space_wait_init(&d.space_wait, &d.ctx, &d.adopt, sock_path);
 	d.ctx.space_wait = &d.space_wait;
 	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
+	/* Before ready: whoever waits for ustd finds the orphans written. */
+	ustd_orphans_take(&d.ctx, &d.apps);
 	if (ready_fd >= 0) {
 		ret = ustd_signal_ready(ready_fd);
 		if (ret < 0)
