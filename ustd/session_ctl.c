@@ -61,6 +61,7 @@ struct conn {
 	 * (NULL when streamed), whose lost events the reply counts. */
 	char loss_name[USTCOMM_SESSION_NAME_MAX];
 	char *loss_dir;
+	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 };
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
@@ -121,7 +122,8 @@ static void conn_reply_end(struct conn *c, unsigned long programs)
 	snprintf(num, sizeof(num), "%lu",
 		 c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY ? 0ul : programs);
 	if (c->loss_dir) {
-		ret = ustd_session_loss(c->ss, c->loss_name, c->loss_dir, &discarded);
+		ret = ustd_session_loss(c->ss, c->loss_name, c->loss_tally, c->loss_dir,
+					&discarded);
 		if (ret < 0)
 			ustcomm_err("cannot count the events discarded in %s: %s", c->loss_dir,
 				    strerror(-ret));
@@ -130,6 +132,8 @@ static void conn_reply_end(struct conn *c, unsigned long programs)
 	conn_reply(c, c->waiting_cmd, 0, args, c->loss_dir ? 3 : 1);
 	free(c->loss_dir);
 	c->loss_dir = NULL;
+	ustd_loss_tally_put(c->loss_tally);
+	c->loss_tally = NULL;
 }
 
 static void conn_done(struct ustd_apply_waiter *w)
@@ -419,6 +423,8 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	snprintf(c->loss_name, sizeof(c->loss_name), "%s", s->name);
 	free(c->loss_dir);
 	c->loss_dir = s->relay || !s->dir ? NULL : strdup(s->dir);
+	ustd_loss_tally_put(c->loss_tally);
+	c->loss_tally = ustd_loss_tally_get(ustd_session_tally(s));
 	conn_wait_begin(c, cmd);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
 		final = ustd_session_final_begin(c->ss, s, &c->waiter);
@@ -765,6 +771,7 @@ static void conn_close(struct conn *c)
 	ustd_listen_resume(&c->ss->listen_pause);
 	free(c->in);
 	free(c->loss_dir);
+	ustd_loss_tally_put(c->loss_tally);
 	free(c);
 }
 
