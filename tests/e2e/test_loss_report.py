@@ -194,6 +194,36 @@ t.ok(before == after and before.count("<enable") == 1022,
 t.eq(mode, 0o600, "save-session writes the file for the user alone under umask 022")
 ws.stop_app(ticker)
 
+# enable-marker on a pid names each pattern that matches no event; a
+# matching one is not named.
+ws = Workspace()
+ticker = ws.start_app("ticker", ["-i", "100000"])
+res = ws.ustctl(["enable-marker", str(ticker.pid), "ust:tick", "ust:tikc", "nosuch:*"])
+warned = re.findall(r"ustctl: warning: pid %d: pattern '([^']*)' matches no event of the "
+                    r"program now \(it applies to events registered later" % ticker.pid, res.stderr)
+t.ok(res.returncode == 0 and warned == ["ust:tikc", "nosuch:*"],
+     "enable-marker PID names each pattern that matches no event, and only those",
+     res.stdout + res.stderr)
+ws.stop_app(ticker)
+
+# A session's enable rule that no running program matches is named at
+# start-session; one that matches is not.
+ws = Workspace()
+ws.start_ustd()
+ticker = ws.start_app("ticker", ["-i", "100000"])
+for args in (["create-session", "-o", ws.out, "named"],
+             ["enable-marker", "-s", "named", "ust:tick", "ust:tikc"]):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, "unmatched: " + " ".join(args[:1]), res.stdout + res.stderr)
+res = ws.ustctl(["start-session", "named"])
+warned = re.findall(r"ustctl: warning: session 'named': pattern '([^']*)' matched no event "
+                    r"of any running program", res.stderr)
+t.ok(res.returncode == 0 and warned == ["ust:tikc"],
+     "start-session names the session's pattern no running program matches, and only it",
+     res.stdout + res.stderr)
+ws.ustctl(["destroy-session", "named"])
+ws.stop_app(ticker)
+
 # Trace directories and files are the user's alone under umask 022.
 ws = Workspace()
 res = subprocess.run([USTTRACE, "-o", os.path.join(ws.out, "new"), app("hello"), "2"],
