@@ -250,7 +250,7 @@ static int get_tracefile(struct reply *r, const char *const *args)
 static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint32_t nr)
 {
 	char text[UST_BLOCKING_TEXT_MAX];
-	uint32_t v;
+	uint32_t v, i;
 	int ret = 0;
 
 	switch (cmd) {
@@ -273,10 +273,16 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 	case USTCOMM_CTL_DISABLE_MARKER:
 		ret = ust_trace_add_marker_rules(args[0], args + 1, nr - 1,
 						 cmd == USTCOMM_CTL_ENABLE_MARKER);
-		if (ret >= 0) {
-			add_u32(r, (uint32_t)ret);
-			ret = 0;
-		}
+		if (ret < 0)
+			break;
+		/* The total, then each pattern's: so that the controller can
+		 * name a pattern that matches nothing. A controller of before
+		 * reads the total only. */
+		add_u32(r, (uint32_t)ret);
+		for (i = 1; i < nr; i++)
+			add_u32(r, ust_trace_marker_matches(args[i],
+							    cmd == USTCOMM_CTL_ENABLE_MARKER));
+		ret = 0;
 		break;
 	case USTCOMM_CTL_CREATE_TRACE:
 		ret = ust_trace_create(args[0], nr > 1 ? args[1] : NULL);
@@ -338,6 +344,10 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_SESSION_STATE:
 		add(r, ust_session_join_state(args[0], args + 1, nr - 1));
+		/* Then "1" or "0" per rule, so that ustd can name a pattern no
+		 * program matches; a ustd of before reads the state only. */
+		for (i = 1; i + 1 < nr; i += 2)
+			add_u32(r, (uint32_t)ust_session_rule_matches(args[i], args[i + 1]));
 		break;
 	case USTCOMM_CTL_SESSION_CREATE:
 	case USTCOMM_CTL_SESSION_RULES:

@@ -165,24 +165,31 @@ void ust_session_join_event(const struct ust_event_state *ev)
 	}
 }
 
+int ust_session_rule_matches(const char *pattern, const char *level)
+{
+	struct ust_rule_spec spec = { .pattern = pattern, .enable = 1 };
+	struct ust_event_state *ev;
+
+	if (ustcomm_level_spec_parse(level, &spec.level_match, &spec.level) < 0)
+		return 0;
+	for (ev = ust_registry_first(); ev; ev = ev->next) {
+		if (ust_rules_spec_matches(&spec, ev))
+			return 1;
+	}
+	return 0;
+}
+
 /* True when one of the rules (pattern, level, ...) selects an event the
  * program has, or when there are none to test. */
 static int any_event_matches(const char *const *rules, uint32_t nr)
 {
-	struct ust_event_state *ev;
 	uint32_t i;
 
 	if (!nr)
 		return 1;
 	for (i = 0; i + 1 < nr; i += 2) {
-		struct ust_rule_spec spec = { .pattern = rules[i], .enable = 1 };
-
-		if (ustcomm_level_spec_parse(rules[i + 1], &spec.level_match, &spec.level) < 0)
-			continue;
-		for (ev = ust_registry_first(); ev; ev = ev->next) {
-			if (ust_rules_spec_matches(&spec, ev))
-				return 1;
-		}
+		if (ust_session_rule_matches(rules[i], rules[i + 1]))
+			return 1;
 	}
 	return 0;
 }

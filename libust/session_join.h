@@ -24,5 +24,8 @@ void ust_session_join_event(const struct ust_event_state *ev);
  * are nr strings, pattern and level in turn: "waiting" when the program
  * read it and starts it by itself at the first match. Under ust_lock. */
 const char *ust_session_join_state(const char *name, const char *const *rules, uint32_t nr);
+/* Whether the enable rule (pattern, level) selects an event the program
+ * has now: SESSION_STATE answers it per rule, after the state. */
+int ust_session_rule_matches(const char *pattern, const char *level);
 
 #endif

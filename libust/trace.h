@@ -78,6 +78,9 @@ int ust_trace_add_rule(const char *name, const struct ust_rule_spec *spec);
  * (ENABLE_MARKER, DISABLE_MARKER): the matches of each summed. */
 int ust_trace_add_marker_rules(const char *name, const char *const *patterns, size_t nr,
 			       int enable);
+/* The events a plain rule of pattern (no level, no filter) matches now:
+ * ENABLE_MARKER's answer per pattern. */
+uint32_t ust_trace_marker_matches(const char *pattern, int enable);
 
 struct ust_trigger_spec;
 /* Adds a trigger (trigger.h) to trace name and applies it to every known

@@ -175,6 +175,17 @@ int ust_trace_add_marker_rules(const char *name, const char *const *patterns, si
 	return add_rules(name, NULL, patterns, enable, nr);
 }
 
+uint32_t ust_trace_marker_matches(const char *pattern, int enable)
+{
+	const struct ust_rule_spec spec = { .pattern = pattern, .enable = enable };
+	struct ust_event_state *ev;
+	uint32_t count = 0;
+
+	for (ev = ust_registry_first(); ev; ev = ev->next)
+		count += ust_rules_spec_matches(&spec, ev) != 0;
+	return count;
+}
+
 void ust_trace_apply_rules(void)
 {
 	struct ust_event_state *ev;

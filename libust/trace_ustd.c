@@ -263,11 +263,14 @@ int ust_trace_describe(void)
 
 /*
  * ustd answers GOODBYE by writing every remaining packet and closing the
- * connection: end of file means the trace is complete on disk.
+ * connection: end of file means the trace is complete on disk. Once ustd
+ * stopped the trace (a write error) it has shut its side, and its end of
+ * file is no answer: its close is, after it counted from the buffers what
+ * they lost, so they must stay whole until then (the caller frees them).
  */
 int ust_trace_wait_drained(int sock)
 {
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	struct pollfd pfd = { .fd = sock, .events = ust_trace_consumer_alive() ? POLLIN : 0 };
 	char byte;
 	int n;
 
@@ -277,6 +280,8 @@ int ust_trace_wait_drained(int sock)
 			continue;
 		if (n <= 0)
 			return -ETIMEDOUT;
+		if (!pfd.events && (pfd.revents & POLLHUP))
+			return 0;
 		n = (int)recv(sock, &byte, 1, MSG_DONTWAIT);
 		if (n == 0)
 			return 0;

@@ -75,7 +75,9 @@ enum ustcomm_ctl_cmd {
 	 * the objects holding its sites, separated by ", ", its log level
 	 * (0-14), and its fields as "type name, ..." for markers too */
 	USTCOMM_CTL_LIST_MARKERS = 2,
-	/* (TRACE, PATTERN...) -> (number of events now matched) */
+	/* (TRACE, PATTERN...) -> (number of events now matched, then the
+	 * number each PATTERN matches; programs of before send the first
+	 * only) */
 	USTCOMM_CTL_ENABLE_MARKER = 3,
 	USTCOMM_CTL_DISABLE_MARKER = 4,
 	/* (TRACE[, OUTPUT]) -> (): OUTPUT as in SET_OUTPUT, "" or absent for
@@ -192,7 +194,8 @@ enum ustcomm_ctl_cmd {
 	 * rule), "busy" (it traces for something else), "waiting" (it read
 	 * the session at start and starts it at its first matching event), or
 	 * the state of its trace NAME: "created", "allocated", "started",
-	 * "stopped") */
+	 * "stopped"; then "1" or "0" per rule given: whether it selects one
+	 * of the program's events now; programs of before send STATE only) */
 	USTCOMM_CTL_SESSION_STATE = 44,
 	/* (NAME) -> (the archived chunk's directory): rotation, ustd's
 	 * session socket only */

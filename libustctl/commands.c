@@ -218,12 +218,16 @@ end:
 	return ret;
 }
 
+/* The matches of each pattern into per_pattern (NULL: not wanted), -1
+ * each when the program answers with the total only (one of before). */
 static int marker_command(pid_t pid, uint16_t cmd, const char *trace,
-			  const char *const *patterns, size_t nr)
+			  const char *const *patterns, size_t nr, int *per_pattern)
 {
 	struct ustctl_reply reply = { 0 };
 	const char **args = NULL;
-	uint32_t matched;
+	const char *s;
+	uint32_t matched, n;
+	size_t i;
 	int ret;
 
 	if (!nr) {
@@ -240,10 +244,25 @@ static int marker_command(pid_t pid, uint16_t cmd, const char *trace,
 	if (ret)
 		goto end;
 	memcpy(&args[1], patterns, nr * sizeof(*args));
-	ret = ustctl_call_expect(pid, cmd, args, nr + 1, 0, 1, &reply);
+	ret = ustctl_call_longer(pid, cmd, args, nr + 1, 0, &reply);
 	if (ret)
 		goto end;
-	ret = ustctl_parse_u32(pid, cmd, reply.msg.payload, INT_MAX, &matched);
+	if (reply.msg.nr_strings != 1 && reply.msg.nr_strings != nr + 1) {
+		ustctl_set_error("process %d answered %s with %u strings instead of %zu",
+				 (int)pid, ustcomm_ctl_cmd_name(cmd), reply.msg.nr_strings, nr + 1);
+		ret = -EPROTO;
+		goto end;
+	}
+	s = reply.msg.payload;
+	ret = ustctl_parse_u32(pid, cmd, s, INT_MAX, &matched);
+	for (i = 0; !ret && per_pattern && i < nr; i++) {
+		per_pattern[i] = -1;
+		if (reply.msg.nr_strings == 1)
+			continue;
+		s += strlen(s) + 1;
+		ret = ustctl_parse_u32(pid, cmd, s, INT_MAX, &n);
+		per_pattern[i] = (int)n;
+	}
 	if (!ret)
 		ret = (int)matched;
 end:
@@ -254,12 +273,18 @@ end:
 
 int ustctl_enable_marker(pid_t pid, const char *trace, const char *const *patterns, size_t nr)
 {
-	return marker_command(pid, USTCOMM_CTL_ENABLE_MARKER, trace, patterns, nr);
+	return marker_command(pid, USTCOMM_CTL_ENABLE_MARKER, trace, patterns, nr, NULL);
+}
+
+int ustctl_enable_marker_matches(pid_t pid, const char *trace, const char *const *patterns,
+				 size_t nr, int *per_pattern)
+{
+	return marker_command(pid, USTCOMM_CTL_ENABLE_MARKER, trace, patterns, nr, per_pattern);
 }
 
 int ustctl_disable_marker(pid_t pid, const char *trace, const char *const *patterns, size_t nr)
 {
-	return marker_command(pid, USTCOMM_CTL_DISABLE_MARKER, trace, patterns, nr);
+	return marker_command(pid, USTCOMM_CTL_DISABLE_MARKER, trace, patterns, nr, NULL);
 }
 
 static int check_channel(pid_t pid, uint16_t cmd, const char *channel)

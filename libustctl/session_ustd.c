@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /* Sessions held by ustd: the calls of ustctl.h, over ustd's session socket. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,25 @@ static int by_name(uint16_t cmd, const char *name, int want_count)
 
 int ustctl_start_session(const char *name)
 {
-	return by_name(USTCOMM_CTL_SESSION_START, name, 1);
+	const char *args[1] = { name }, *pos = NULL, *s;
+	struct ustctl_reply reply;
+	uint32_t count = 0;
+	int ret = ustctl_check_session_name(name);
+
+	if (ret)
+		return ret;
+	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_START, args, 1, SESSION_EXTRA_MS, &reply);
+	if (ret)
+		return ret;
+	s = ustcomm_ctl_next(&reply.msg, &pos);
+	ret = s ? ustctl_parse_u32(0, USTCOMM_CTL_SESSION_START, s, INT_MAX, &count) : -EPROTO;
+	/* Then the patterns no running program matched (a ustd of before
+	 * sends none). */
+	while (!ret && (s = ustcomm_ctl_next(&reply.msg, &pos)))
+		ustctl_add_warning("session '%s': pattern '%s' matched no event of any running program (it applies to programs started later and to events registered later, e.g. by dlopen)",
+				   name, s);
+	ustctl_reply_release(&reply);
+	return ret ? ret : (int)count;
 }
 
 int ustctl_stop_session(const char *name)

@@ -21,8 +21,9 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 	const char *const *patterns = args->argv + 1;
 	size_t nr = (size_t)args->argc - 1, i;
 	struct ustctl_rule rule = args->rule;
+	int *each = NULL;
 	pid_t pid;
-	int matched;
+	int matched, status;
 
 	rule.enable = enable;
 
@@ -42,24 +43,35 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 			return ustctl_call_status(args->cmd);
 		}
 	}
+	each = enable ? calloc(nr, sizeof(*each)) : NULL;
+	if (enable && !each) {
+		ustctl_fail(pid, "out of memory");
+		return USTCTL_EXIT_FAILED;
+	}
 	if (enable && (rule.filter || rule.loglevel_match)) {
 		/* One rule per pattern, each with the level and the filter. */
 		for (matched = 0, i = 0; i < nr && matched >= 0; i++) {
-			int n;
-
 			rule.pattern = (char *)patterns[i];
-			n = ustctl_enable_rule(pid, args->trace, &rule);
-			matched = n < 0 ? n : matched + n;
+			each[i] = ustctl_enable_rule(pid, args->trace, &rule);
+			matched = each[i] < 0 ? each[i] : matched + each[i];
 		}
 	} else {
-		matched = enable ? ustctl_enable_marker(pid, args->trace, patterns, nr) :
-				   ustctl_disable_marker(pid, args->trace, patterns, nr);
+		matched = enable ?
+			ustctl_enable_marker_matches(pid, args->trace, patterns, nr, each) :
+			ustctl_disable_marker(pid, args->trace, patterns, nr);
 	}
 	ustctl_mi_open_process(pid, args->trace, matched >= 0);
 	if (matched < 0) {
 		ustctl_fail_last(pid, args->cmd->name);
 		ustctl_mi_close();
-		return ustctl_call_status(args->cmd);
+		status = ustctl_call_status(args->cmd);
+		goto end;
+	}
+	/* A mistyped pattern enables nothing, silently otherwise. */
+	for (i = 0; enable && i < nr; i++) {
+		if (each[i] == 0)
+			fprintf(stderr, "ustctl: warning: pid %d: pattern '%s' matches no event of the program now (it applies to events registered later, e.g. by dlopen)\n",
+				(int)pid, patterns[i]);
 	}
 	for (i = 0; i < nr; i++) {
 		rule.pattern = (char *)patterns[i];
@@ -78,7 +90,10 @@ static int control_markers(const struct ustctl_args *args, bool enable)
 			printf(" with filter '%s'", rule.filter);
 		printf(" (%d event%s matched)\n", matched, matched == 1 ? "" : "s");
 	}
-	return USTCTL_EXIT_OK;
+	status = USTCTL_EXIT_OK;
+end:
+	free(each);
+	return status;
 }
 
 int ustctl_cmd_enable_marker(const struct ustctl_args *args)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,11 +20,13 @@
 #include "libustcomm/log.h"
 #include "libustcomm/trace_output.h"
 #include "ustd/app.h"
+#include "ustd/app_lost.h"
 #include "ustd/app_relay.h"
 #include "ustd/session.h"
 #include "ustd/session_settings.h"
 #include "ustd/trigger.h"
 #include "ustd/relay_share.h"
+#include "ustd/session_loss.h"
 #include "ustd/session_relay.h"
 #include "ustd/space_wait.h"
 
@@ -52,11 +55,10 @@ static void app_close_stream(struct ustd_app_stream *as)
 {
 	struct ustd_stream *s = &as->stream;
 
-	if (!s->open)
-		return;
 	/* The application still holds the eventfd: closing ours would not
-	 * take it out of the epoll set. */
-	epoll_ctl(as->app->ctx->epfd, EPOLL_CTL_DEL, s->wakeup_fd, NULL);
+	 * take it out of the epoll set. A held stream's is out already. */
+	if (s->open)
+		epoll_ctl(as->app->ctx->epfd, EPOLL_CTL_DEL, s->wakeup_fd, NULL);
 	ustd_stream_close(s);
 }
 
@@ -99,7 +101,8 @@ static uint64_t app_space_need(const struct ustd_app *app)
 }
 
 /* A full disk pauses a trace of its own (not a session's, nor one streamed
- * to relayd) until there is room again: space_wait.h. */
+ * to relayd) until there is room again: space_wait.h. The wait holds its
+ * rings, to count what is lost if the process ends meanwhile. */
 static bool app_wait_for_space(struct ustd_app *app, int err)
 {
 	uint64_t need;
@@ -108,13 +111,27 @@ static bool app_wait_for_space(struct ustd_app *app, int err)
 	    app->relayed || app->ending || !app->ctx->space_wait || !app->td.path)
 		return false;
 	need = app_space_need(app);
-	if (ustd_space_wait_add(app->ctx->space_wait, app->pid, app->dir, need) < 0)
+	ustd_app_hold_streams(app);
+	if (ustd_space_wait_add(app->ctx->space_wait, app->pid, app->dir, need,
+				ustd_app_take_rings(app)) < 0)
 		return false;
 	ustcomm_err("cannot write trace %s: %s; tracing of %s paused, other traces continue; once %s has %llu MiB free, ustd picks it up again in a new directory, with what its buffers still hold (they discard and count what does not fit meanwhile)",
 		    app_where(app), strerror(-err), app->label, app->dir,
 		    (unsigned long long)(need >> 20));
 	app->release = true;
 	return true;
+}
+
+/* What a stopped trace loses, as its stop says it. */
+static const char *app_lost_words(const struct ustd_app *app)
+{
+	static char words[256];
+
+	snprintf(words, sizeof(words),
+		 "; %" PRIu64 " events its buffers held or discarded are lost, and every event it records from now on (%s)",
+		 ustd_app_lost(app),
+		 app->session ? "counted by stop-session and destroy-session" : "counted when it ends");
+	return words;
 }
 
 /* A write error ends this trace only: the application keeps running, its
@@ -124,10 +141,16 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	/* Stopped already: said so then (the relay fallback may stop a
 	 * trace while a stream of it is in use, and leave the rest to us).
 	 * A session outlives the error: what becomes of its process is said. */
-	if (!app_wait_for_space(app, err) && !app->stopped)
-		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s",
+	if (!app_wait_for_space(app, err) && !app->stopped) {
+		if (!app->relayed)
+			ustd_app_hold_streams(app);
+		if (app->session && !app->relayed)
+			app->tally = ustd_loss_tally_get(ustd_session_tally(app->session));
+		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s%s",
 			    app_where(app), strerror(-err), app->label,
-			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "");
+			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "",
+			    app->relayed ? "" : app_lost_words(app));
+	}
 	/* A writer waiting for room (a blocking timeout, even "inf") stops
 	 * waiting once it sees the connection's write side closed
 	 * (ring_buffer_wait.c, POLLRDHUP); nobody frees room any more. The
@@ -138,7 +161,8 @@ static void app_stop_trace(struct ustd_app *app, int err)
 		ustcomm_dbg("%s: closing the connection's write side: %s", app->label,
 			    strerror(errno));
 	app->stopped = true;
-	app_close_streams(app);
+	if (app->relayed)
+		app_close_streams(app);
 	app_close_trace_dir(app);
 	if (app->relayed)
 		ustd_app_relay_release(app, true);
@@ -231,6 +255,7 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		app_report_stats(app);
 	if (app->relayed)
 		ustd_app_relay_close(app);
+	ustd_app_lost_end(app);
 	app_close_streams(app);
 	app_remove_dead_socket(app);
 	if (app->td.path && app->td.metadata_len) {
@@ -977,6 +1002,7 @@ void ustd_app_free(struct ustd_app *app)
 		ustd_app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
 	ustd_relay_share_put(app->sink.share);
+	ustd_loss_tally_put(app->tally);
 	for (as = app->streams; as; as = next) {
 		next = as->next;
 		free(as);

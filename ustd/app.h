@@ -65,6 +65,7 @@ struct ustd_app;
 struct ustd_sessions;
 struct ustd_space_wait;
 struct ustd_session;
+struct ustd_loss_tally;
 
 struct ustd_app_stream {
 	struct ustd_watch watch;	/* USTD_WATCH_STREAM */
@@ -133,6 +134,9 @@ struct ustd_app {
 	int64_t orphan_image;
 	/* The session whose trace this is (session.h), or NULL. */
 	struct ustd_session *session;
+	/* Stopped by a write error: the session's count of what such traces
+	 * lose (session_loss.h), kept after the session is destroyed. */
+	struct ustd_loss_tally *tally;
 	struct ustd_app *next;		/* main()'s list */
 };
 

@@ -358,3 +358,27 @@ end:
 	free(w.ts);
 	return ret;
 }
+
+uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_id,
+				  uint32_t ctx_size, const struct ustd_layouts *layouts)
+{
+	const struct ustd_rescue_in in = {
+		.pkt = pkt,
+		.stream_id = stream_id,
+		.ctx_size = ctx_size,
+		.last_timestamp = ust_get_u64(pkt + UST_PKT_TIMESTAMP_END),
+		.layouts = layouts,
+	};
+	uint64_t end = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE) / 8, n = 0;
+	uint64_t ts = ust_get_u64(pkt + UST_PKT_TIMESTAMP_BEGIN);
+	uint32_t pos = UST_PKT_HEADER_SIZE, size;
+
+	if (end > len)
+		end = len;
+	while (pos < end && pkt[pos] != 0 &&
+	       rescue_parse(&in, pos, (uint32_t)end, ts, ts, &size, &ts) == 0) {
+		pos += size;
+		n++;
+	}
+	return n;
+}

@@ -52,4 +52,10 @@ struct ustd_rescue_out {
 /* Returns 0 (out->buf NULL when the header itself is unusable), or -ENOMEM. */
 int ustd_rescue_packet(const struct ustd_rescue_in *in, struct ustd_rescue_out *out);
 
+/* The events of the complete packet pkt (a private copy of len bytes) of
+ * stream stream_id, up to its content_size: what is lost with a packet
+ * that is never written. Stops at the first event that does not parse. */
+uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_id,
+				  uint32_t ctx_size, const struct ustd_layouts *layouts);
+
 #endif

@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "ustd/relay_share.h"
 #include "ustd/session_internal.h"
+#include "ustd/session_loss.h"
 #include "ustd/session_rotate.h"
 #include "ustd/session_trigger.h"
 
@@ -44,6 +45,7 @@ void ustd_session_free(struct ustd_session *s)
 	ustd_rotation_fini(s);
 	ustd_session_triggers_free(s);
 	ustd_relay_share_put(s->relay);
+	ustd_loss_tally_put(s->tally);
 	for (i = 0; i < s->nr_rules; i++)
 		rule_free(&s->rules[i]);
 	free(s->rules);

@@ -73,6 +73,7 @@ struct ustd_session_rotation {
 };
 
 struct ustd_session_trigger;
+struct ustd_loss_tally;
 
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
@@ -88,6 +89,7 @@ struct ustd_session {
 	struct ustd_session_trigger *triggers;	/* session_trigger.h */
 	size_t nr_triggers;
 	uint32_t last_trigger_id;	/* numbers are not reused */
+	struct ustd_loss_tally *tally;	/* session_loss.h, or NULL */
 	struct ustd_session *next;
 };
 

@@ -231,6 +231,23 @@ static int job_untrigger(struct job *j, const struct ustcomm_ctl_msg *reply)
 	return 0;
 }
 
+/* SESSION_STATE's "1" or "0" per enable rule, after the state at pos. */
+static void job_rules_matched(struct job *j, const struct ustcomm_ctl_msg *reply,
+			      const char *pos)
+{
+	struct ustd_apply_waiter *w = j->waiter;
+	const char *s;
+	size_t i;
+
+	if (!w || !w->rule_matched)
+		return;
+	for (i = 0; i < w->nr_rules && (s = ustcomm_ctl_next(reply, &pos)); i++) {
+		w->rules_told = true;
+		if (strcmp(s, "0"))
+			w->rule_matched[i] = true;
+	}
+}
+
 /* A whole reply to msg[cur]: status and, for SESSION_STATE, what to do. */
 static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 {
@@ -254,6 +271,7 @@ static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 		job_next(j);
 		return;
 	}
+	job_rules_matched(j, reply, pos);
 	if (!strcmp(s, "free")) {
 		for (i = 0; i < 4; i++)
 			job_queue(j, &j->join_msg[i], &j->join_len[i]);

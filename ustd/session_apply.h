@@ -9,6 +9,7 @@
 #ifndef USTD_SESSION_APPLY_H
 #define USTD_SESSION_APPLY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "ustd/session.h"
@@ -19,6 +20,12 @@ struct ustd_apply_waiter {
 	unsigned pending;
 	unsigned ok;
 	void (*done)(struct ustd_apply_waiter *w);
+	/* start-session: per enable rule of the session, in order, whether
+	 * a program said one of its events matches (NULL: not asked), and
+	 * whether any program said (one of before does not). */
+	bool *rule_matched;
+	size_t nr_rules;
+	bool rules_told;
 };
 
 enum ustd_apply_kind {

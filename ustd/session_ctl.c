@@ -61,6 +61,7 @@ struct conn {
 	 * (NULL when streamed), whose lost events the reply counts. */
 	char loss_name[USTCOMM_SESSION_NAME_MAX];
 	char *loss_dir;
+	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 };
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
@@ -121,7 +122,8 @@ static void conn_reply_end(struct conn *c, unsigned long programs)
 	snprintf(num, sizeof(num), "%lu",
 		 c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY ? 0ul : programs);
 	if (c->loss_dir) {
-		ret = ustd_session_loss(c->ss, c->loss_name, c->loss_dir, &discarded);
+		ret = ustd_session_loss(c->ss, c->loss_name, c->loss_tally, c->loss_dir,
+					&discarded);
 		if (ret < 0)
 			ustcomm_err("cannot count the events discarded in %s: %s", c->loss_dir,
 				    strerror(-ret));
@@ -130,6 +132,57 @@ static void conn_reply_end(struct conn *c, unsigned long programs)
 	conn_reply(c, c->waiting_cmd, 0, args, c->loss_dir ? 3 : 1);
 	free(c->loss_dir);
 	c->loss_dir = NULL;
+	ustd_loss_tally_put(c->loss_tally);
+	c->loss_tally = NULL;
+}
+
+/* The session's enable rules, counted: SESSION_STATE asks about them in
+ * this order (ustd_session_encode_state()). */
+static size_t enable_rules(const struct ustd_session *s, const char **patterns)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_rules; i++) {
+		if (strcmp(s->rules[i].s[0], "enable"))
+			continue;
+		if (patterns)
+			patterns[n] = s->rules[i].s[1];
+		n++;
+	}
+	return n;
+}
+
+/* start-session: the programs that answered, then the patterns of the
+ * enable rules that no program said it matches (none when no program
+ * told: of before, or none running). A controller of before reads the
+ * first only. */
+static void conn_reply_start(struct conn *c, unsigned long programs)
+{
+	struct ustd_session *s = ustd_session_find(c->ss, c->loss_name);
+	size_t nr = c->waiter.nr_rules, i, n = 1;
+	const char **args = calloc(nr + 1, sizeof(*args));
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lu", programs);
+	if (!args) {
+		conn_reply_u(c, USTCOMM_CTL_SESSION_START, programs);
+		goto end;
+	}
+	args[0] = num;
+	/* Rules changed meanwhile: the answers are about others. */
+	if (s && c->waiter.rules_told && enable_rules(s, NULL) == nr) {
+		enable_rules(s, args + 1);
+		for (i = 0; i < nr; i++) {
+			if (!c->waiter.rule_matched[i])
+				args[n++] = args[i + 1];
+		}
+	}
+	conn_reply(c, USTCOMM_CTL_SESSION_START, 0, args, n);
+end:
+	free(args);
+	free(c->waiter.rule_matched);
+	c->waiter.rule_matched = NULL;
+	c->waiter.nr_rules = 0;
 }
 
 static void conn_done(struct ustd_apply_waiter *w)
@@ -141,6 +194,8 @@ static void conn_done(struct ustd_apply_waiter *w)
 	if (c->waiting_cmd == USTCOMM_CTL_SESSION_STOP ||
 	    c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
 		conn_reply_end(c, w->ok);
+	else if (c->waiting_cmd == USTCOMM_CTL_SESSION_START)
+		conn_reply_start(c, w->ok);
 	else
 		conn_reply_u(c, c->waiting_cmd, w->ok);
 }
@@ -391,6 +446,11 @@ static void cmd_start(struct conn *c, const char *name)
 	/* Published before the listing: session_join.c says why. */
 	ustd_sessions_publish(c->ss);
 	conn_wait_begin(c, USTCOMM_CTL_SESSION_START);
+	snprintf(c->loss_name, sizeof(c->loss_name), "%s", s->name);
+	c->waiter.rules_told = false;
+	c->waiter.nr_rules = enable_rules(s, NULL);
+	/* Without memory, no pattern is named. */
+	c->waiter.rule_matched = calloc(c->waiter.nr_rules + 1, sizeof(bool));
 	join_all(c->ss, s, &c->waiter);
 	conn_wait_end(c);
 }
@@ -419,6 +479,8 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	snprintf(c->loss_name, sizeof(c->loss_name), "%s", s->name);
 	free(c->loss_dir);
 	c->loss_dir = s->relay || !s->dir ? NULL : strdup(s->dir);
+	ustd_loss_tally_put(c->loss_tally);
+	c->loss_tally = ustd_loss_tally_get(ustd_session_tally(s));
 	conn_wait_begin(c, cmd);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
 		final = ustd_session_final_begin(c->ss, s, &c->waiter);
@@ -765,6 +827,8 @@ static void conn_close(struct conn *c)
 	ustd_listen_resume(&c->ss->listen_pause);
 	free(c->in);
 	free(c->loss_dir);
+	free(c->waiter.rule_matched);
+	ustd_loss_tally_put(c->loss_tally);
 	free(c);
 }
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <stdlib.h>
 #include "libustcomm/loss.h"
+#include "ustd/app_lost.h"
 #include "ustd/session_loss.h"
 
 /* session dir / archives / chunk / <procname>-<pid> / stream files */
@@ -27,7 +29,49 @@ static void session_loss_drain(struct ustd_app *app, void *arg)
 	}
 }
 
-int ustd_session_loss(struct ustd_sessions *ss, const char *name, const char *dir,
+struct ustd_loss_tally *ustd_session_tally(struct ustd_session *s)
+{
+	if (!s->tally) {
+		s->tally = calloc(1, sizeof(*s->tally));
+		if (s->tally)
+			s->tally->refs = 1;
+	}
+	return s->tally;
+}
+
+struct ustd_loss_tally *ustd_loss_tally_get(struct ustd_loss_tally *t)
+{
+	if (t)
+		t->refs++;
+	return t;
+}
+
+void ustd_loss_tally_put(struct ustd_loss_tally *t)
+{
+	if (t && --t->refs == 0)
+		free(t);
+}
+
+/* What the stopped traces lost, those of programs still running too (a
+ * destroyed session's programs have left it, not its tally). */
+static uint64_t session_loss_stopped(struct ustd_sessions *ss,
+				     const struct ustd_loss_tally *tally)
+{
+	const struct ustd_app *app;
+	uint64_t lost;
+
+	if (!tally)
+		return 0;
+	lost = tally->lost;
+	for (app = *ss->apps; app; app = app->next) {
+		if (app->tally == tally)
+			lost += ustd_app_lost(app);
+	}
+	return lost;
+}
+
+int ustd_session_loss(struct ustd_sessions *ss, const char *name,
+		      const struct ustd_loss_tally *tally, const char *dir,
 		      uint64_t *discarded)
 {
 	struct ustcomm_loss loss = USTCOMM_LOSS_INIT;
@@ -37,7 +81,7 @@ int ustd_session_loss(struct ustd_sessions *ss, const char *name, const char *di
 	if (s)
 		ustd_session_for_each_app(ss, s, session_loss_drain, NULL);
 	ret = ustcomm_loss_scan(&loss, dir, SESSION_LOSS_DEPTH);
-	*discarded = ustcomm_loss_total(&loss);
+	*discarded = ustcomm_loss_total(&loss) + session_loss_stopped(ss, tally);
 	ustcomm_loss_free(&loss);
 	return ret;
 }

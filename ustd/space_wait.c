@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct ustd_space_waiter {
 	pid_t pid;
 	uint64_t need;
 	char *dir;
+	struct ustd_lost_rings *rings;
 };
 
 void ustd_space_wait_init(struct ustd_space_wait *sw, const struct ustd_ctx *ctx,
@@ -59,7 +61,8 @@ static void space_timer_stop(struct ustd_space_wait *sw)
 	sw->timer_fd = -1;
 }
 
-int ustd_space_wait_add(struct ustd_space_wait *sw, pid_t pid, const char *dir, uint64_t need)
+int ustd_space_wait_add(struct ustd_space_wait *sw, pid_t pid, const char *dir, uint64_t need,
+			struct ustd_lost_rings *rings)
 {
 	struct ustd_space_waiter *w = calloc(1, sizeof(*w));
 	int ret = -ENOMEM;
@@ -74,14 +77,24 @@ int ustd_space_wait_add(struct ustd_space_wait *sw, pid_t pid, const char *dir, 
 		goto end;
 	w->pid = pid;
 	w->need = need;
+	w->rings = rings;
+	rings = NULL;
 	w->next = sw->waiters;
 	sw->waiters = w;
 	w = NULL;
 end:
+	ustd_lost_rings_free(rings);
 	if (w)
 		free(w->dir);
 	free(w);
 	return ret;
+}
+
+static void space_waiter_free(struct ustd_space_waiter *w)
+{
+	ustd_lost_rings_free(w->rings);
+	free(w->dir);
+	free(w);
 }
 
 /* Bytes an unprivileged writer may still take in dir; 0 when unknown. */
@@ -105,8 +118,9 @@ void ustd_space_wait_on_timer(struct ustd_space_wait *sw)
 	while ((w = *link)) {
 		room = space_free(w->dir);
 		if (kill(w->pid, 0) < 0 && errno == ESRCH) {
-			ustcomm_err("pid %d ended while its trace waited for space in %s: what its buffers held is lost",
-				    (int)w->pid, w->dir);
+			/* Its last flush closed its open packets: all counted. */
+			ustcomm_err("pid %d ended while its trace waited for space in %s: %" PRIu64 " events its buffers held or discarded are lost",
+				    (int)w->pid, w->dir, w->rings ? ustd_lost_rings_count(w->rings) : 0);
 		} else if (room >= w->need) {
 			ustcomm_note("%s has room again (%llu MiB free): asking pid %d to report its trace here again",
 				    w->dir, (unsigned long long)(room >> 20), (int)w->pid);
@@ -116,8 +130,7 @@ void ustd_space_wait_on_timer(struct ustd_space_wait *sw)
 			continue;
 		}
 		*link = w->next;
-		free(w->dir);
-		free(w);
+		space_waiter_free(w);
 	}
 	if (!sw->waiters)
 		space_timer_stop(sw);
@@ -129,8 +142,7 @@ void ustd_space_wait_fini(struct ustd_space_wait *sw)
 
 	while ((w = sw->waiters)) {
 		sw->waiters = w->next;
-		free(w->dir);
-		free(w);
+		space_waiter_free(w);
 	}
 	if (sw->ctx)
 		space_timer_stop(sw);

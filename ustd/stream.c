@@ -618,13 +618,51 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
 	return stream_take_range(s, &s->out, s->cb.consumed, UINT64_MAX, rescue);
 }
 
-void ustd_stream_close(struct ustd_stream *s)
+void ustd_stream_hold(struct ustd_stream *s)
 {
 	if (!s->open)
+		return;
+	ustd_stream_out_close(&s->out);
+	stream_close_fd(&s->wakeup_fd);
+	s->open = false;
+	s->held = true;
+}
+
+uint64_t ustd_stream_lost(const struct ustd_stream *s, const struct ustd_layouts *l)
+{
+	struct ustcomm_writer_state ws;
+	uint32_t size = s->cb.subbuf_size, i;
+	uint64_t b, lost = 0;
+	char *copy;
+	size_t len;
+
+	/* A flight recorder overwrites by design, and is not drained. */
+	if (!s->held || s->overwrite)
+		return 0;
+	ustcomm_cbuf_writer_state(&s->cb, &ws);
+	/* The counter is cumulative; the packets written carried its part. */
+	if (ws.events_discarded > s->out.discarded)
+		lost = ws.events_discarded - s->out.discarded;
+	copy = malloc(size);
+	if (!copy)
+		return lost;
+	for (b = s->cb.consumed, i = 0; i < s->cb.subbuf_count && b + size <= ws.write_offset;
+	     b += size, i++) {
+		if (ustcomm_cbuf_copy_stable(&s->cb, b, copy, &len) == 1)
+			lost += ustd_rescue_count_events(copy, len, s->stream_id, s->ctx_size, l);
+	}
+	free(copy);
+	return lost;
+}
+
+void ustd_stream_close(struct ustd_stream *s)
+{
+	if (!s->open && !s->held)
 		return;
 	ustcomm_cbuf_unmap(&s->cb);
 	ustd_stream_out_close(&s->out);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);
 	s->open = false;
+	s->held = false;
 }

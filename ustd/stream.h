@@ -89,6 +89,7 @@ struct ustd_stream {
 	uint32_t ctx_size;		/* event context bytes of every event */
 	bool overwrite;			/* flight recorder: never drained */
 	bool open;
+	bool held;			/* ustd_stream_hold(): mapped, not drained */
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */
 	const char *dir;		/* the trace directory, for messages */
 	struct ustd_drain_stats *stats;	/* the trace's (ustd --stats), or NULL */
@@ -180,6 +181,23 @@ int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
 
 /* The writers' position now (for the limit above). */
 uint64_t ustd_stream_write_position(const struct ustd_stream *s);
+
+/*
+ * The trace stopped for a write error: the stream's files and wakeup
+ * close (the caller removed wakeup_fd from its epoll set), but the ring
+ * stays mapped, never drained again, so that what the trace loses is
+ * counted (ustd_stream_lost()) until the process ends.
+ */
+void ustd_stream_hold(struct ustd_stream *s);
+
+/*
+ * Events of a held stream that no file holds and none will: those of its
+ * complete packets ustd did not write (the one that failed included) and
+ * those its writers discarded since the last packet written. Events of
+ * a packet still open are not counted: the process's last flush closes
+ * it. l: the layouts that size the events.
+ */
+uint64_t ustd_stream_lost(const struct ustd_stream *s, const struct ustd_layouts *l);
 
 /* Unmaps and closes everything; the caller has removed wakeup_fd from its
  * epoll set. Safe on a closed stream. */

@@ -86,6 +86,11 @@ int ustctl_enable_marker(pid_t pid, const char *trace, const char *const *patter
 			 size_t nr);
 int ustctl_disable_marker(pid_t pid, const char *trace, const char *const *patterns,
 			  size_t nr);
+/* ustctl_enable_marker(), and per_pattern[i] (nr of them): the events
+ * patterns[i] matches now, or -1 when the program does not say (a libust
+ * of before): 0 names a pattern that matches nothing yet. */
+int ustctl_enable_marker_matches(pid_t pid, const char *trace, const char *const *patterns,
+				 size_t nr, int *per_pattern);
 
 int ustctl_create_trace(pid_t pid, const char *trace);
 /*

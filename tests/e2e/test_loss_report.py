@@ -12,7 +12,7 @@ import threading
 import time
 
 from ustest import (Tap, Workspace, USTTRACE, app, babeltrace_text, context_discarded,
-                    session_dir)
+                    session_dir, small_tmpfs, unmount)
 
 LOSS = re.compile(r"warning: (\d+) events were discarded")
 
@@ -119,6 +119,51 @@ loose = [p for d, _, fs in os.walk(sdir or ws.out) for p in [d] + [os.path.join(
 t.ok(sdir is not None and not loose, "a session's directories and files are the user's alone",
      loose)
 
+# A session whose disk fills while its program floods: ustd stops the
+# trace; what it could not write and what the buffers discard afterwards is
+# in destroy-session's count, which is then emitted - recorded.
+ws = Workspace()
+mnt, why = small_tmpfs("1m")
+if not mnt:
+    t.ok(True, "# SKIP cannot mount a small tmpfs: %s" % why)
+else:
+    ustd = ws.start_ustd()
+    for args in (["create-session", "-o", mnt, "--subbuf-size", "4096", "--subbuf-num", "4",
+                  "full"],
+                 ["enable-marker", "-s", "full", "ust:flood"], ["start-session", "full"]):
+        res = ws.ustctl(args)
+        t.ok(res.returncode == 0, "full disk: " + " ".join(args[:1]), res.stdout + res.stderr)
+    EMITTED = 300000
+    flood = subprocess.Popen([app("flood"), "1", str(EMITTED)], env=ws.env(),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ws.daemons.append(flood)
+    t.eq(flood.stdout.readline().strip(), "ready", "full disk: flood program ready")
+    flood.stdin.write("go\n")
+    flood.stdin.flush()
+    t.eq(flood.stdout.readline().strip(), "done", "full disk: flood done")
+    flood.stdin.close()
+    t.eq(flood.wait(timeout=120), 0, "full disk: the program exits 0")
+    destroy = ws.ustctl(["destroy-session", "full"])
+    sdir = session_dir(mnt, "full")
+    rc, out, _ = babeltrace_text(sdir) if sdir else (1, "", "")
+    recorded = out.count("ust:flood:")
+    said = [int(n) for n in LOSS.findall(destroy.stderr)]
+    ustd.terminate()
+    ustd_err = ustd.communicate(timeout=30)[1]
+    t.diag("emitted %d, recorded %d, destroy-session said %r" % (EMITTED, recorded, said))
+    t.ok(rc == 0 and 0 < recorded < EMITTED, "full disk: the trace reads, and holds part of the events",
+         "rc %d, %d events" % (rc, recorded))
+    t.eq(said, [EMITTED - recorded],
+         "destroy-session counts every event not on disk: emitted - recorded")
+    m = re.search(r"tracing of flood\[\d+\] stopped.*; (\d+) events its buffers held or discarded are lost", ustd_err)
+    e = re.search(r"flood\[\d+\] ended; (\d+) events it recorded are in no file", ustd_err)
+    _, in_packets = bt_discarded(sdir) if sdir else (1, 0)
+    t.ok(m and e and int(e.group(1)) + in_packets == EMITTED - recorded,
+         "ustd says what is lost when it stops the trace, and when the program ends the rest "
+         "of what its packets do not count", "%d in packets\n%s" % (in_packets, ustd_err))
+    why = unmount(mnt)
+    t.ok(why is None, "full disk: the tmpfs is unmounted", why)
+
 # A refused enable-marker changes nothing: 1 022 rules, then 3 more.
 ws = Workspace()
 ticker = ws.start_app("ticker", ["-i", "100000"])
@@ -147,6 +192,36 @@ t.ok(before == after and before.count("<enable") == 1022,
      "the refused command added none of its rules (save-session before = after)",
      "before %d rules, after %d" % (before.count("<enable"), after.count("<enable")))
 t.eq(mode, 0o600, "save-session writes the file for the user alone under umask 022")
+ws.stop_app(ticker)
+
+# enable-marker on a pid names each pattern that matches no event; a
+# matching one is not named.
+ws = Workspace()
+ticker = ws.start_app("ticker", ["-i", "100000"])
+res = ws.ustctl(["enable-marker", str(ticker.pid), "ust:tick", "ust:tikc", "nosuch:*"])
+warned = re.findall(r"ustctl: warning: pid %d: pattern '([^']*)' matches no event of the "
+                    r"program now \(it applies to events registered later" % ticker.pid, res.stderr)
+t.ok(res.returncode == 0 and warned == ["ust:tikc", "nosuch:*"],
+     "enable-marker PID names each pattern that matches no event, and only those",
+     res.stdout + res.stderr)
+ws.stop_app(ticker)
+
+# A session's enable rule that no running program matches is named at
+# start-session; one that matches is not.
+ws = Workspace()
+ws.start_ustd()
+ticker = ws.start_app("ticker", ["-i", "100000"])
+for args in (["create-session", "-o", ws.out, "named"],
+             ["enable-marker", "-s", "named", "ust:tick", "ust:tikc"]):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, "unmatched: " + " ".join(args[:1]), res.stdout + res.stderr)
+res = ws.ustctl(["start-session", "named"])
+warned = re.findall(r"ustctl: warning: session 'named': pattern '([^']*)' matched no event "
+                    r"of any running program", res.stderr)
+t.ok(res.returncode == 0 and warned == ["ust:tikc"],
+     "start-session names the session's pattern no running program matches, and only it",
+     res.stdout + res.stderr)
+ws.ustctl(["destroy-session", "named"])
 ws.stop_app(ticker)
 
 # Trace directories and files are the user's alone under umask 022.
