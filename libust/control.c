@@ -372,8 +372,9 @@ static int is_ours(int fd)
 
 /*
  * A delivery that is not ours goes to the previous handler. With none (the
- * default action, or ignored), it is dropped: terminating the program on a
- * stray SIGIO, the default action, would be worse than what it replaced.
+ * default action, or ignored), it is dropped: for a UST_SIGNAL whose
+ * default action terminates (SIGIO, SIGUSR1), a stray delivery would
+ * otherwise end the program.
  */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
