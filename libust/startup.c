@@ -26,6 +26,7 @@
 #include <urcu-bp.h>
 
 #include "libust/control.h"
+#include "libust/control_cmd.h"
 #include "libust/context.h"
 #include "libust/filter_reclaim.h"
 #include "libust/lock.h"
@@ -394,7 +395,7 @@ static void __attribute__((constructor)) ust_init(void)
 	/* After the rules, which its events meet as they register. */
 	ust_statedump_init();
 	/* Outside the lock: the signal it blocks is only known from here on. */
-	ust_control_init(env_control(), env_signal());
+	ust_control_init(env_control(), env_signal(), ust_control_handle);
 	/* After the socket exists: session_join.c says why. */
 	ust_lock();
 	ust_session_join_init(cfg.daemon_path);

@@ -2,7 +2,7 @@
 /*
  * The events in the trace: an enabled event gets an id in its channel's
  * stream (and the channel its buffers) when the trace is allocated, and
- * its sites write while the trace runs. Async-signal-safe (see trace.c).
+ * its sites write while the trace runs. Async-signal-safe (see trace_life.c).
  */
 #include <errno.h>
 #include <string.h>

@@ -3,11 +3,11 @@
  * What the files of the trace (trace.h) share: its one state and the
  * helpers each part uses. The parts depend on each other in one direction:
  *
- *   trace.c (life cycle) -> trace_events.c (events in the trace)
+ *   trace_life.c (life cycle) -> trace_events.c (events in the trace)
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
  *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
- *   trace.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
+ *   trace_life.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
  *     the orphan file, which trace_ustd.c writes to while ust_t.orphan is set)
  *
  * Same rules as trace.h: under ust_lock(), async-signal-safe.
