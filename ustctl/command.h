@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ustctl's commands: the table, their arguments, and what they share. */
+/* ustctl's commands: their arguments and what they share (command.c);
+ * the table is command_table.h's. */
 #ifndef USTCTL_COMMAND_H
 #define USTCTL_COMMAND_H
 
@@ -76,10 +77,6 @@ struct ustctl_cmd {
 	/* enable-rotation: --every, --size, --on-rotate, --on-rotate-timeout */
 	bool rotation_opts;
 };
-
-extern const struct ustctl_cmd ustctl_commands[];
-extern const size_t ustctl_nr_commands;
-const struct ustctl_cmd *ustctl_find_command(const char *name);
 
 /* Says what is wrong with the command line, and its usage; returns
  * USTCTL_EXIT_USAGE. */
