@@ -338,8 +338,8 @@ def check(srcdir, builddir, nm, edges_of):
         for src, dst in upward:
             rep.note("  %s -> %s: %s may not call %s (%s)"
                      % (src.qualified(), dst.qualified(), folder, dst.folder, why(src, dst)))
-        rep.result(not sccs and not upward,
-                   "%s: no cycle, calls only %s" % (folder, ", ".join(sorted(may)) or "nothing"))
+        rep.result(not sccs and not upward, "%s: no cycle, %s" % (
+            folder, "calls only " + ", ".join(sorted(may)) if may else "calls no other folder"))
     rep.note("all folders: %d files, %d dependencies inside folders, %d across, %d cycle(s)"
              % (sum(not u.lone() for u in units.values()), total_inside, total_cross, total_cycles))
     return rep.failed == 0

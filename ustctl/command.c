@@ -85,6 +85,15 @@ int ustctl_parse_channel_value(const struct ustctl_args *args, const char *examp
 	return 0;
 }
 
+int ustctl_parse_pid_channel(const struct ustctl_args *args, pid_t *pid)
+{
+	if (ustctl_parse_pid(args->cmd, args->argv[0], pid) < 0)
+		return USTCTL_EXIT_USAGE;
+	if (!args->argv[1][0])
+		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	return 0;
+}
+
 int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pidsp)
 {
 	pid_t *pids = calloc((size_t)(args->argc - first), sizeof(*pids));

@@ -92,6 +92,10 @@ int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid)
  * saying what is wrong (example: a valid CHANNEL/VALUE). */
 int ustctl_parse_channel_value(const struct ustctl_args *args, const char *example,
 			       pid_t *pid, char **channel, const char **value);
+/* PID and CHANNEL, the arguments of the get-* commands of a channel's
+ * setting: 0, or the exit status after saying what is wrong. The channel
+ * is only checked not to be empty: libust judges the name. */
+int ustctl_parse_pid_channel(const struct ustctl_args *args, pid_t *pid);
 /* Every argument from first on as a PID; allocated. */
 int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pids);
 
