@@ -33,7 +33,7 @@
  *   interrupted, so the wait ends when that other thread unlocks.
  * - Under the lock it runs only code built for signal context: accept4,
  *   recv, send, getsockopt, fcntl (system calls); ustcomm_ctl_decode
- *   (parsing in place); and the commands (control_cmd.c, trace.c), whose
+ *   (parsing in place); and the commands (control_cmd.c, trace_*.c), whose
  *   memory comes from ust_zalloc() and mmap(), text from ustcomm_format(),
  *   and which otherwise make system calls. No malloc, no stdio, no lock
  *   but ust_lock. pthread_create() only where interrupted_wait.h says the
@@ -106,6 +106,7 @@ static struct {
 	uint64_t next_age;
 	pthread_t thread;
 	int kick_fd;			/* eventfd: the listener has buffers to populate */
+	ust_control_handler handle;
 } ctl = { .listen_fd = -1, .kick_fd = -1 };
 
 static void conn_close(struct conn *c)
@@ -206,7 +207,7 @@ static int conn_handle(struct conn *c)
 		if (msg.cmd != USTCOMM_CTL_SESSION_STATE)
 			ctl.engaged = 1;
 		c->served++;
-		ust_control_handle(&msg, &c->out);
+		ctl.handle(&msg, &c->out);
 		if (c->out.err)
 			return -1;	/* no memory for the reply: the controller sees EOF */
 		memmove(c->in, c->in + used, c->in_len - (size_t)used);
@@ -548,7 +549,7 @@ end:
 	return ret;
 }
 
-int ust_control_init(enum ust_control_mode mode, int sig)
+int ust_control_init(enum ust_control_mode mode, int sig, ust_control_handler handle)
 {
 	struct sigaction sa = { .sa_sigaction = control_handler,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
@@ -558,6 +559,7 @@ int ust_control_init(enum ust_control_mode mode, int sig)
 	for (ret = 0; ret < MAX_CONNS; ret++)
 		ctl.conns[ret].fd = -1;
 	ctl.sig = sig;
+	ctl.handle = handle;
 	ctl.mode = ctl.requested = mode;
 	if (mode == UST_CONTROL_THREAD)
 		ctl.why = "UST_CONTROL=thread";

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * The per-process control socket and the commands it serves
- * (libustcomm/ctl_protocol.h); see control.c for how it runs without a
- * thread.
+ * The per-process control socket that carries the commands
+ * (libustcomm/ctl_protocol.h, control_cmd.h); see control.c for how it
+ * runs without a thread.
  */
 #ifndef UST_CONTROL_H
 #define UST_CONTROL_H
@@ -17,8 +17,13 @@ enum ust_control_mode {
 	UST_CONTROL_NONE,		/* no control socket */
 };
 
-/* At load time, in a normal context. */
-int ust_control_init(enum ust_control_mode mode, int sig);
+/* Executes a decoded request, appends the whole reply: the commands
+ * (control_cmd.h), which sit above the socket that carries them. */
+typedef void (*ust_control_handler)(const struct ustcomm_ctl_msg *req,
+				    struct ustcomm_strbuf *out);
+
+/* At load time, in a normal context: requests go to handle. */
+int ust_control_init(enum ust_control_mode mode, int sig, ust_control_handler handle);
 /* Under ust_lock, in a normal context (not a signal handler): a listener
  * thread serves the socket from now on; why is said by ustctl info. */
 void ust_control_start_thread(const char *why);
@@ -38,9 +43,5 @@ void ust_control_after_fork_child(int defer);
 void ust_control_open(void);
 /* Under ust_lock, at exit: closes and removes the socket. */
 void ust_control_fini(void);
-
-/* Under ust_lock: executes a decoded request, appends the whole reply.
- * Async-signal-safe (control_cmd.c). */
-void ust_control_handle(const struct ustcomm_ctl_msg *req, struct ustcomm_strbuf *out);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <ust/version.h>
 #include "libust/control.h"
+#include "libust/control_cmd.h"
 #include "libust/objects.h"
 #include "libust/registry.h"
 #include "libust/rules.h"

@@ -14,7 +14,7 @@
 
 #include "libust/context.h"
 #include "libust/filter.h"
-#include "libust/registry.h"
+#include "libust/filter_ctx.h"
 #include "libustcomm/common.h"
 #include "libustcomm/filter_bytecode.h"
 

@@ -45,9 +45,6 @@ int ust_filters_pass(const struct ust_event_filters *f, const union ust_filter_a
 int ust_filter_prog_pass(const struct ust_filter_prog *p, const union ust_filter_arg *args,
 			 const void *ip);
 
-/* An integer context's value now (enum ust_filter_ctx, not procname). */
-int64_t ust_filter_ctx_int(unsigned ctx, const void *ip);
-
 /*
  * Markers: the arguments in ap as the filter sees them (args has room for
  * UST_MARKER_MAX_FIELDS). ap is read through a copy.

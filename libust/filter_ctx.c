@@ -11,7 +11,7 @@
 #include <pthread.h>
 
 #include "libust/context.h"
-#include "libust/filter.h"
+#include "libust/filter_ctx.h"
 #include "libust/getcpu.h"
 #include "libustcomm/filter_bytecode.h"
 

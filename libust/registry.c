@@ -255,7 +255,7 @@ struct ust_event_state *ust_registry_add_site(struct ust_event_desc *desc,
  * that the object, if it stays mapped and registers again, starts clean.
  * A thread of the object's own code may still be between its load of priv
  * and its commit: it uses the state, which is never freed, and the
- * binding, never freed either (trace.c); it reads desc again only when its
+ * binding, never freed either (trace_life.c); it reads desc again only when its
  * code runs again, which the application must not let happen once the
  * object is unmapped.
  */

@@ -44,7 +44,6 @@
 #include <urcu/uatomic.h>
 
 #include "libust/ring_buffer.h"
-#include "libust/ring_buffer_wait.h"
 #include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
@@ -187,7 +186,7 @@ retry:
 			/* Full: discard, or with a blocking timeout wait for
 			 * ustd and start over from a fresh pair and clock. */
 			if (__builtin_expect(uatomic_read(&rb->blocking_us) != 0, 0) &&
-			    ust_rb_wait_release(rb, ev - UST_PKT_HEADER_SIZE, &wait) == 0)
+			    rb->wait_release(rb, ev - UST_PKT_HEADER_SIZE, &wait) == 0)
 				goto retry;
 			goto drop;
 		}

@@ -33,6 +33,21 @@ struct ust_rb_config {
 	uint32_t blocking_us;		/* libustcomm/blocking.h; discard mode only */
 };
 
+struct ust_rb;
+
+/* One reservation's wait for room, across the tries of its loop. */
+struct ust_rb_wait {
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: not started */
+};
+
+/*
+ * How a writer that finds the ring full waits for the consumer to release
+ * a sub-buffer (ring_buffer_wait.h, set by ust_rb_create()): 0 to look
+ * again, or a negative errno to discard. The ring itself only discards,
+ * so it needs to know nothing of waiting or of its consumer.
+ */
+typedef int (*ust_rb_wait_fn)(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w);
+
 struct ust_rb {
 	struct ust_shm_ctl *ctl;	/* start of the mapping */
 	char *data;			/* sub-buffer 0 */
@@ -50,6 +65,7 @@ struct ust_rb {
 	int wakeup_fd;			/* eventfd, EFD_NONBLOCK */
 	/* The slow path's alone (ring_buffer_wait.c), after the hot fields. */
 	uint32_t blocking_us;		/* how long a full ring is waited for */
+	ust_rb_wait_fn wait_release;
 	/* Whether the consumer is still there to release sub-buffers: the
 	 * layer that owns the connection says (channel.h). */
 	int (*consumer_alive)(void);

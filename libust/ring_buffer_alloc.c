@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "libust/ring_buffer.h"
+#include "libust/ring_buffer_wait.h"
 #include "libustcomm/blocking.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/format.h"
@@ -67,6 +68,7 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	rb->stream_id = cfg->stream_id;
 	rb->overwrite = cfg->overwrite;
 	rb->blocking_us = cfg->overwrite ? UST_BLOCKING_NEVER : cfg->blocking_us;
+	rb->wait_release = ust_rb_wait_release;
 	rb->stalled = 0;
 	rb->payload_limit = cfg->subbuf_size;
 	if (rb->payload_limit > UST_EVENT_SIZE_MAX - UST_EVENT_HEADER_EXTENDED_SIZE)

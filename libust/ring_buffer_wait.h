@@ -4,20 +4,15 @@
  * ring full waits for ustd to release a sub-buffer instead of discarding
  * the event, up to the channel's bound, never while the thread has an
  * event of its own open (a signal handler that interrupted a write) and
- * never once ustd is gone. Only ust_rb_reserve_slow() calls this, where it
- * is about to drop an event: the common case of the event path is not
- * touched.
+ * never once ustd is gone. Only ust_rb_reserve_slow() calls this, through
+ * the buffer's wait_release (ring_buffer.h), where it is about to drop an
+ * event: the common case of the event path is not touched.
  */
 #ifndef UST_RING_BUFFER_WAIT_H
 #define UST_RING_BUFFER_WAIT_H
 
 #include <stdint.h>
 #include "libust/ring_buffer.h"
-
-/* One reservation's wait, across the tries of its loop. */
-struct ust_rb_wait {
-	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: not started */
-};
 
 /*
  * The sub-buffer starting at begin was found taken. Waits until ustd

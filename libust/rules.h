@@ -66,21 +66,6 @@ int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_ev
  */
 void ust_rules_apply(struct ust_event_state *ev);
 
-/*
- * A rule's or trigger's program linked against ev's fields, its serial
- * set; one that does not fit the event rejects everything (said once).
- * Never NULL.
- */
-struct ust_filter_field;
-const struct ust_filter_prog *ust_rules_link(const void *prog, uint32_t prog_len,
-					    const char *filter, uint32_t serial,
-					    const struct ust_event_state *ev,
-					    const struct ust_filter_field *fields);
-
-/* The program that rejects everything, with serial set (out of memory:
- * shared, serial 0). Never NULL. */
-const struct ust_filter_prog *ust_rules_reject(uint32_t serial);
-
 /* Appends the rules to a GET_SESSION reply (ctl_protocol.h). */
 int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr);
 

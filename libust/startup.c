@@ -26,6 +26,7 @@
 #include <urcu-bp.h>
 
 #include "libust/control.h"
+#include "libust/control_cmd.h"
 #include "libust/context.h"
 #include "libust/filter_reclaim.h"
 #include "libust/lock.h"
@@ -391,12 +392,20 @@ static void __attribute__((constructor)) ust_init(void)
 	env_channels();
 	env_rules();
 	ust_unlock();
-	/* After the rules, which its events meet as they register. */
-	ust_statedump_init();
+	/*
+	 * libust's own events (the statedump's) join the registry like any
+	 * object's, here rather than in statedump.c, which stays beneath the
+	 * registration of objects (objects.c). After the rules, which its
+	 * events meet as they register.
+	 */
+	ust_register_object2(__start___ust_events, __stop___ust_events, NULL, NULL,
+			     UST_DESC_VERSION);
+	ust_statedump_refresh(1);
 	/* Outside the lock: the signal it blocks is only known from here on. */
-	ust_control_init(env_control(), env_signal());
+	ust_control_init(env_control(), env_signal(), ust_control_handle);
 	/* After the socket exists: session_join.c says why. */
 	ust_lock();
+	ust_trace_on_event_added(ust_session_join_event);
 	ust_session_join_init(cfg.daemon_path);
 	ust_unlock();
 	if (!env_trace())

@@ -251,10 +251,3 @@ UST_API const struct ust_statedump_range *ust_statedump_find(const void *addr)
 		return r;
 	return find((uintptr_t)addr);
 }
-
-void ust_statedump_init(void)
-{
-	ust_register_object2(__start___ust_events, __stop___ust_events, NULL, NULL,
-			     UST_DESC_VERSION);
-	ust_statedump_refresh(1);
-}

@@ -17,8 +17,6 @@
 
 #include <stdint.h>
 
-/* libust's own events (the statedump's) join the registry. */
-void ust_statedump_init(void);
 /*
  * Brings the table up to date with dl_iterate_phdr(); wait: whether to
  * wait for a refresh under way in another thread (not from a signal

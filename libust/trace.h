@@ -129,6 +129,10 @@ int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint
 
 /* An event appeared (object loaded): the rules and the running trace apply. */
 void ust_trace_event_added(struct ust_event_state *ev);
+/* fn runs first in ust_trace_event_added(), under ust_lock: the layer
+ * above that starts traces by itself (session_join.h) meets the event
+ * before the rules do. Set once, at load time (startup.c). */
+void ust_trace_on_event_added(void (*fn)(const struct ust_event_state *ev));
 
 /* Process exit: ends the trace as destroy does. */
 void ust_trace_exit(void);

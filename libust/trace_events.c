@@ -2,7 +2,7 @@
 /*
  * The events in the trace: an enabled event gets an id in its channel's
  * stream (and the channel its buffers) when the trace is allocated, and
- * its sites write while the trace runs. Async-signal-safe (see trace.c).
+ * its sites write while the trace runs. Async-signal-safe (see trace_life.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 #include "libust/filter_reclaim.h"
 #include "libust/report_once.h"
 #include "libust/rules.h"
-#include "libust/session_join.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
@@ -111,10 +110,18 @@ int ust_trace_apply_all(void)
 	return ret;
 }
 
+static void (*on_event_added)(const struct ust_event_state *ev);
+
+void ust_trace_on_event_added(void (*fn)(const struct ust_event_state *ev))
+{
+	on_event_added = fn;
+}
+
 void ust_trace_event_added(struct ust_event_state *ev)
 {
 	/* First, so that a session it starts enables ev too. */
-	ust_session_join_event(ev);
+	if (on_event_added)
+		on_event_added(ev);
 	ust_rules_apply(ev);
 	/* No controller waits for this answer: a refusal of the channel's
 	 * buffers (trace_memory.c) is said on stderr, once per channel. */

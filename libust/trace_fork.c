@@ -13,7 +13,7 @@
  * the write path sends here (its make_buffers, channel.h); so does any
  * control request that needs the trace. A child that execs or exits first costs nothing.
  *
- * Async-signal-safe like the rest of the trace (trace.c): the first event
+ * Async-signal-safe like the rest of the trace (trace_life.c): the first event
  * may come from a signal handler. One that interrupted the holder of
  * ust_lock cannot take it: that event is discarded, as it would be with a
  * full buffer.

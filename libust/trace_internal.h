@@ -3,12 +3,12 @@
  * What the files of the trace (trace.h) share: its one state and the
  * helpers each part uses. The parts depend on each other in one direction:
  *
- *   trace.c (life cycle) -> trace_events.c (events in the trace)
+ *   trace_life.c (life cycle) -> trace_events.c (events in the trace)
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
  *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
- *   trace.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
- *     the orphan file, which trace_ustd.c writes to while ust_t.orphan is set)
+ *   trace_life.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
+ *     the orphan file, which trace_ustd.c writes to while ust_t.divert is set)
  *
  * Same rules as trace.h: under ust_lock(), async-signal-safe.
  */
@@ -40,9 +40,12 @@ struct ust_trace_data {
 	/* A child of fork() whose trace, named name, starts at its first
 	 * event (trace_fork.c); state is UST_TRACE_NONE meanwhile. */
 	int fork_pending;
-	/* While the trace is written to an orphan file for the next ustd
-	 * (trace_orphan.c), what would go to ustd goes there. */
-	struct ust_trace_orphan *orphan;
+	/* While set, what would go to ustd goes to divert(divert_arg, ...)
+	 * instead: the orphan file for the next ustd (trace_orphan.c), which
+	 * sits above the connection (trace_ustd.c) it borrows. */
+	int (*divert)(void *arg, uint16_t type, const void *payload, uint32_t len,
+		      const int *fds, uint32_t nr_fds);
+	void *divert_arg;
 };
 
 /* The process's one trace. */
@@ -91,10 +94,6 @@ int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
  * file for the next ustd (libustcomm/orphan.h), or its loss counted and
  * said. Call before the events are unbound. */
 void ust_trace_orphan_save(void);
-struct ust_trace_orphan;
-/* Where ust_trace_send_msg() goes while ust_t.orphan is set. */
-int ust_trace_orphan_put(struct ust_trace_orphan *o, uint16_t type, const void *payload,
-			 uint32_t len, const int *fds, uint32_t nr_fds);
 
 /* trace_events.c */
 /* Binds, activates or silences every event as the rules and state say. */

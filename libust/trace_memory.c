@@ -5,7 +5,7 @@
  * program's memory cgroup cannot hold would have the OOM killer end the
  * program, or another process, in the middle of its work. A refusal leaves
  * the reason in ust_trace_error(), so that it reaches ustctl like any
- * other. Async-signal-safe (see trace.c).
+ * other. Async-signal-safe (see trace_life.c).
  */
 #include <errno.h>
 #include <string.h>

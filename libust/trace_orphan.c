@@ -124,9 +124,11 @@ static int orphan_image(struct ust_trace_orphan *o, int shm_fd)
 	return ret;
 }
 
-int ust_trace_orphan_put(struct ust_trace_orphan *o, uint16_t type, const void *payload,
-			 uint32_t len, const int *fds, uint32_t nr_fds)
+/* What ust_trace_send_msg() would send to ustd, into the file (ust_t.divert). */
+static int orphan_put(void *arg, uint16_t type, const void *payload, uint32_t len,
+		      const int *fds, uint32_t nr_fds)
 {
+	struct ust_trace_orphan *o = arg;
 	struct ustcomm_msg_header hdr = {
 		.magic = USTCOMM_MAGIC,
 		.version = USTCOMM_VERSION,
@@ -182,9 +184,10 @@ static int orphan_write_file(const char *tmp)
 	ret = orphan_write(&o, &head, sizeof(head));
 	if (ret < 0)
 		goto end;
-	ust_t.orphan = &o;
+	ust_t.divert_arg = &o;
+	ust_t.divert = orphan_put;
 	ret = ust_trace_describe();
-	ust_t.orphan = NULL;
+	ust_t.divert = NULL;
 end:
 	close(o.fd);
 	return ret;

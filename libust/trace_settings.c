@@ -2,7 +2,7 @@
 /*
  * The trace's settings: channel geometry and contexts, which ustd to report
  * to, and the session description. They belong to the process and apply to
- * buffers yet to be created. Async-signal-safe (see trace.c).
+ * buffers yet to be created. Async-signal-safe (see trace_life.c).
  */
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * Flight-recorder snapshots: ustd copies the rings while tracing goes on;
  * the application waits (bounded) for its answer. Async-signal-safe (see
- * trace.c).
+ * trace_life.c).
  */
 #include <errno.h>
 #include <string.h>

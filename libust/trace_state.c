@@ -2,7 +2,7 @@
 /*
  * The trace's state (trace_internal.h): its name, where it is in its life
  * cycle, and the reason of the last failure. Async-signal-safe, as all of
- * trace.h (see trace.c).
+ * trace.h (see trace_life.c).
  */
 #include <errno.h>
 #include <stdarg.h>

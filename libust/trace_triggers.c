@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /* Triggers added to and removed from the trace (trace.h, trigger.h).
- * Async-signal-safe (see trace.c). */
+ * Async-signal-safe (see trace_life.c). */
 #include <errno.h>
 #include <string.h>
 

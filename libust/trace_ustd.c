@@ -56,8 +56,8 @@ int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const i
 {
 	int ret;
 
-	if (ust_t.orphan)
-		return ust_trace_orphan_put(ust_t.orphan, type, payload, len, fds, nr_fds);
+	if (ust_t.divert)
+		return ust_t.divert(ust_t.divert_arg, type, payload, len, fds, nr_fds);
 	if (ust_t.sock < 0)
 		return ust_trace_fail(-ENOTCONN, "trace '%s' lost its connection to ustd", ust_t.name);
 	ret = ustcomm_send_msg(ust_t.sock, type, payload, len, fds, nr_fds);

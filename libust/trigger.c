@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "libust/sigsafe_alloc.h"
-#include "libust/rules.h"
+#include "libust/rules_link.h"
 #include "libust/trigger.h"
 #include "libust/trigger_notify.h"
 #include "libustcomm/filter_bytecode.h"

@@ -11,6 +11,10 @@
 #define USTCOMM_API __attribute__((visibility("default")))
 #define UST_API __attribute__((visibility("default")))
 
+/* The longest path, with its NUL, the protocol's messages and the trace's
+ * output text (trace_output.h) carry: here, so both see it. */
+#define USTCOMM_PATH_MAX 4096
+
 #define UST_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define UST_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 

@@ -19,7 +19,6 @@
 #define USTCOMM_VERSION		6u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
-#define USTCOMM_PATH_MAX	4096
 
 enum ustcomm_msg_type {
 	/* app -> ustd, first message: struct ustcomm_hello */

@@ -2,7 +2,6 @@
 /* Async-signal-safe: string scanning only. */
 #include <errno.h>
 #include <string.h>
-#include "libustcomm/protocol.h"
 #include "libustcomm/trace_output.h"
 
 int ustcomm_output_parse(const char *text, struct ustcomm_relay_url *url, const char **why)

@@ -23,6 +23,7 @@
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_xml.h"
 
 /* 1024 rules with the longest pattern and filter, every character of the
  * filter escaped (&quot; is six bytes), fit with room to spare. */
@@ -65,17 +66,6 @@ static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 static void xml_init(void)
 {
 	xmlInitParser();
-}
-
-void ustctl_file_error(const char *file, int line, const char *fmt, ...)
-{
-	char reason[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	ustctl_set_error("%s:%d: %s", file, line, reason);
 }
 
 /* "256k", "4M": sizes as users write them. */
@@ -123,16 +113,6 @@ end:
 	return ret;
 }
 
-/* Copies an attribute that the schema guarantees into a malloc'd string. */
-char *ustctl_xml_attr_dup(xmlNodePtr node, const char *name)
-{
-	xmlChar *v = xmlGetProp(node, BAD_CAST name);
-	char *copy = v ? strdup((const char *)v) : NULL;
-
-	xmlFree(v);
-	return copy;
-}
-
 /* An optional power-of-two attribute; 0 when absent. */
 static int attr_pow2(const char *file, xmlNodePtr node, const char *name, const char *channel,
 		     uint32_t min, uint32_t max, uint32_t *out)
@@ -168,11 +148,6 @@ static int attr_blocking(const char *file, xmlNodePtr node, struct ustctl_channe
 	}
 	xmlFree(v);
 	return ret;
-}
-
-int ustctl_xml_is_element(xmlNodePtr node, const char *name)
-{
-	return node->type == XML_ELEMENT_NODE && !xmlStrcmp(node->name, BAD_CAST name);
 }
 
 /* An enable rule's level and filter, which the schema has typed. */

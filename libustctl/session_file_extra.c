@@ -12,6 +12,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/pattern.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_xml.h"
 
 /* As ustd takes them (session_trigger.h, libust's trigger.h). */
 #define TRIGGERS_MAX	8u

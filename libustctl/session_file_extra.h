@@ -11,13 +11,6 @@
 #include <libxml/xmlwriter.h>
 #include "libustctl/internal.h"
 
-/* session_file.c's: "FILE:LINE: reason" as the last error; a copy of an
- * attribute (NULL when absent or out of memory); an element named name. */
-void ustctl_file_error(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-char *ustctl_xml_attr_dup(xmlNodePtr node, const char *name);
-int ustctl_xml_is_element(xmlNodePtr node, const char *name);
-
 /* Reading a document the schema accepted: the root's name and overwrite
  * (read first: triggers need a flight recorder, which has no rotation),
  * a channel's tracefile limits, <rotation> and <trigger>. 0, -EINVAL

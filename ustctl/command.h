@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ustctl's commands: the table, their arguments, and what they share. */
+/* ustctl's commands: their arguments and what they share (command.c);
+ * the table is command_table.h's. */
 #ifndef USTCTL_COMMAND_H
 #define USTCTL_COMMAND_H
 
@@ -77,10 +78,6 @@ struct ustctl_cmd {
 	bool rotation_opts;
 };
 
-extern const struct ustctl_cmd ustctl_commands[];
-extern const size_t ustctl_nr_commands;
-const struct ustctl_cmd *ustctl_find_command(const char *name);
-
 /* Says what is wrong with the command line, and its usage; returns
  * USTCTL_EXIT_USAGE. */
 int ustctl_usage_error(const struct ustctl_cmd *cmd, const char *fmt, ...)
@@ -95,6 +92,10 @@ int ustctl_parse_pid(const struct ustctl_cmd *cmd, const char *text, pid_t *pid)
  * saying what is wrong (example: a valid CHANNEL/VALUE). */
 int ustctl_parse_channel_value(const struct ustctl_args *args, const char *example,
 			       pid_t *pid, char **channel, const char **value);
+/* PID and CHANNEL, the arguments of the get-* commands of a channel's
+ * setting: 0, or the exit status after saying what is wrong. The channel
+ * is only checked not to be empty: libust judges the name. */
+int ustctl_parse_pid_channel(const struct ustctl_args *args, pid_t *pid);
 /* Every argument from first on as a PID; allocated. */
 int ustctl_parse_pids(const struct ustctl_args *args, int first, pid_t **pids);
 

@@ -65,10 +65,9 @@ int ustctl_cmd_get_blocking(const struct ustctl_args *args)
 	pid_t pid;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
-		return USTCTL_EXIT_USAGE;
-	if (!channel[0])
-		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	ret = ustctl_parse_pid_channel(args, &pid);
+	if (ret)
+		return ret;
 	ret = ustctl_get_blocking_timeout(pid, args->trace, channel, &us);
 	return blocking_report(args, pid, channel, ret, us, false);
 }

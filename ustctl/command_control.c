@@ -223,8 +223,10 @@ int ustctl_cmd_get_subbuf(const struct ustctl_args *args)
 	pid_t pid;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
-		return USTCTL_EXIT_USAGE;
+	ret = ustctl_parse_pid_channel(args, &pid);
+	if (ret)
+		return ret;
+	/* Judged here as set-subbuf-size judges it: a name libust could hold. */
 	if (ustctl_check_channel(args->cmd, channel))
 		return USTCTL_EXIT_USAGE;
 	ret = size ? ustctl_get_subbuf_size(pid, args->trace, channel, &value) :

@@ -21,31 +21,6 @@
 #include "ustctl/command.h"
 #include "ustctl/output.h"
 
-int ustctl_check_session_name_arg(const struct ustctl_cmd *cmd, const char *name)
-{
-	if (!ustcomm_session_name_valid(name))
-		return ustctl_usage_error(cmd, "invalid session name '%s': 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
-					  name, USTCOMM_SESSION_NAME_MAX - 1);
-	return 0;
-}
-
-int ustctl_session_failed(const struct ustctl_cmd *cmd, const char *name)
-{
-	ustctl_mi_open("ustd-session");
-	ustctl_mi_attr("name", "%s", name);
-	ustctl_mi_attr("success", "false");
-	ustctl_fail(0, "%s %s: %s", cmd->name, name, ustctl_last_error());
-	ustctl_mi_close();
-	return ustctl_call_status(cmd);
-}
-
-void ustctl_session_mi_ok(const char *name)
-{
-	ustctl_mi_open("ustd-session");
-	ustctl_mi_attr("name", "%s", name);
-	ustctl_mi_attr("success", "true");
-}
-
 /* -r URL: a URL as usttrace and create-trace take it, and none of what
  * a streamed session does not do. Said; nonzero when refused. */
 static int session_relay_check(const struct ustctl_args *args, bool rotates)

@@ -112,10 +112,9 @@ int ustctl_cmd_get_tracefile(const struct ustctl_args *args)
 	pid_t pid;
 	int ret;
 
-	if (ustctl_parse_pid(args->cmd, args->argv[0], &pid) < 0)
-		return USTCTL_EXIT_USAGE;
-	if (!channel[0])
-		return ustctl_usage_error(args->cmd, "CHANNEL is empty");
+	ret = ustctl_parse_pid_channel(args, &pid);
+	if (ret)
+		return ret;
 	ret = ustctl_get_tracefile(pid, args->trace, channel, &size, &count);
 	return tracefile_report(args, pid, channel, ret, size, count, false);
 }

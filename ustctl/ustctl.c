@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "ustctl/command.h"
+#include "ustctl/command_table.h"
 #include "ustctl/output.h"
 
 enum { OPT_HELP = 1, OPT_VERSION, OPT_TIMEOUT };

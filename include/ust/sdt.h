@@ -136,37 +136,31 @@
 		ust_marker_emit(&(desc) __UST_ARG_REST(__VA_ARGS__));
 #define __UST_SDT_MARK_SOME(n, chan, ev, desc, flags, ...) \
 	__UST_SDT_LET(n, __VA_ARGS__) \
-	__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), n, (__UST_SDT_VARS(n))); \
+	__UST_SDT_PROBE(chan, ev, __UST_SDT_MARK_SEM(desc), n, (__UST_SDT_VARS(n, __VA_ARGS__))); \
 	if ((flags) & UST_SITE_UST_MASK) \
-		ust_marker_emit(&(desc), __UST_SDT_VARS(n));
+		ust_marker_emit(&(desc), __UST_SDT_VARS(n, __VA_ARGS__));
 /* The locals of n arguments after the format, the first named __ust_a<n>,
  * the last __ust_a1; and their list in the arguments' order. */
-#define __UST_SDT_LET(n, fmt, ...)	__UST_SDT_LET_##n(__VA_ARGS__)
-#define __UST_SDT_VARS(n)		__UST_SDT_VARS_##n
-#define __UST_SDT_LET_1(a)		__UST_SDT_AUTO __ust_a1 = (a);
-#define __UST_SDT_LET_2(a, ...)		__UST_SDT_AUTO __ust_a2 = (a); __UST_SDT_LET_1(__VA_ARGS__)
-#define __UST_SDT_LET_3(a, ...)		__UST_SDT_AUTO __ust_a3 = (a); __UST_SDT_LET_2(__VA_ARGS__)
-#define __UST_SDT_LET_4(a, ...)		__UST_SDT_AUTO __ust_a4 = (a); __UST_SDT_LET_3(__VA_ARGS__)
-#define __UST_SDT_LET_5(a, ...)		__UST_SDT_AUTO __ust_a5 = (a); __UST_SDT_LET_4(__VA_ARGS__)
-#define __UST_SDT_LET_6(a, ...)		__UST_SDT_AUTO __ust_a6 = (a); __UST_SDT_LET_5(__VA_ARGS__)
-#define __UST_SDT_LET_7(a, ...)		__UST_SDT_AUTO __ust_a7 = (a); __UST_SDT_LET_6(__VA_ARGS__)
-#define __UST_SDT_LET_8(a, ...)		__UST_SDT_AUTO __ust_a8 = (a); __UST_SDT_LET_7(__VA_ARGS__)
-#define __UST_SDT_LET_9(a, ...)		__UST_SDT_AUTO __ust_a9 = (a); __UST_SDT_LET_8(__VA_ARGS__)
-#define __UST_SDT_LET_10(a, ...)	__UST_SDT_AUTO __ust_a10 = (a); __UST_SDT_LET_9(__VA_ARGS__)
-#define __UST_SDT_LET_11(a, ...)	__UST_SDT_AUTO __ust_a11 = (a); __UST_SDT_LET_10(__VA_ARGS__)
-#define __UST_SDT_LET_12(a, ...)	__UST_SDT_AUTO __ust_a12 = (a); __UST_SDT_LET_11(__VA_ARGS__)
-#define __UST_SDT_VARS_1	__ust_a1
-#define __UST_SDT_VARS_2	__ust_a2, __UST_SDT_VARS_1
-#define __UST_SDT_VARS_3	__ust_a3, __UST_SDT_VARS_2
-#define __UST_SDT_VARS_4	__ust_a4, __UST_SDT_VARS_3
-#define __UST_SDT_VARS_5	__ust_a5, __UST_SDT_VARS_4
-#define __UST_SDT_VARS_6	__ust_a6, __UST_SDT_VARS_5
-#define __UST_SDT_VARS_7	__ust_a7, __UST_SDT_VARS_6
-#define __UST_SDT_VARS_8	__ust_a8, __UST_SDT_VARS_7
-#define __UST_SDT_VARS_9	__ust_a9, __UST_SDT_VARS_8
-#define __UST_SDT_VARS_10	__ust_a10, __UST_SDT_VARS_9
-#define __UST_SDT_VARS_11	__ust_a11, __UST_SDT_VARS_10
-#define __UST_SDT_VARS_12	__ust_a12, __UST_SDT_VARS_11
+#define __UST_SDT_LET(n, fmt, ...)	__UST_SDT_MAP_##n(__UST_SDT_LET1, __UST_SDT_NOSEP, __VA_ARGS__)
+#define __UST_SDT_VARS(n, fmt, ...)	__UST_SDT_MAP_##n(__UST_SDT_VAR1, __UST_SDT_COMMA, __VA_ARGS__)
+#define __UST_SDT_LET1(i, a)		__UST_SDT_AUTO __ust_a##i = (a);
+#define __UST_SDT_VAR1(i, a)		__ust_a##i
+#define __UST_SDT_NOSEP()
+#define __UST_SDT_COMMA()		,
+/* m(i, a) of each of n arguments, i from n down to 1, sep() between:
+ * the one ladder of arities (1 to 12) that both lists above walk. */
+#define __UST_SDT_MAP_1(m, sep, a)	m(1, a)
+#define __UST_SDT_MAP_2(m, sep, a, ...)	m(2, a) sep() __UST_SDT_MAP_1(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_3(m, sep, a, ...)	m(3, a) sep() __UST_SDT_MAP_2(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_4(m, sep, a, ...)	m(4, a) sep() __UST_SDT_MAP_3(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_5(m, sep, a, ...)	m(5, a) sep() __UST_SDT_MAP_4(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_6(m, sep, a, ...)	m(6, a) sep() __UST_SDT_MAP_5(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_7(m, sep, a, ...)	m(7, a) sep() __UST_SDT_MAP_6(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_8(m, sep, a, ...)	m(8, a) sep() __UST_SDT_MAP_7(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_9(m, sep, a, ...)	m(9, a) sep() __UST_SDT_MAP_8(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_10(m, sep, a, ...) m(10, a) sep() __UST_SDT_MAP_9(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_11(m, sep, a, ...) m(11, a) sep() __UST_SDT_MAP_10(m, sep, __VA_ARGS__)
+#define __UST_SDT_MAP_12(m, sep, a, ...) m(12, a) sep() __UST_SDT_MAP_11(m, sep, __VA_ARGS__)
 
 /* A typed event's argument count from __UST_TE_NARGS (1: none, 2 per pair). */
 #define __UST_SDT_TE_N(pargs)	__UST_ARG_CAT(__UST_SDT_TE_N_, __UST_TE_NARGS pargs)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The compile matrix's program, in C++: what mx_main.c does, and sites in
+ * The compile matrix's program, in C++: what mx_main.h does, and sites in
  * a template instantiated for two types, a lambda, a member function, a
  * namespace, a std::string passed with c_str(), and a C++ library loaded
  * with dlopen and unloaded with dlclose (argv[1]).
@@ -10,13 +10,7 @@
 #include <stdio.h>
 #include <string>
 #include <ust/ust.h>
-#include "mx_provider.h"
-#include "mx_shared.h"
-
-static void mx_probe(void *data, int n, const char *who)
-{
-	trace_mark(mx, probe, "n %d who %s data %p", n, who, data);
-}
+#include "mx_main.h"
 
 template <typename T>
 static void mx_sized(T v)
@@ -48,23 +42,7 @@ void in_namespace(int n)
 
 int main(int argc, char **argv)
 {
-	register_trace_mx_tp(mx_probe, NULL);
-	for (int i = 0; i < 3; i++) {
-		ust_span_begin(mx, req, "i %d", i);
-		trace_mark(mx, mark, "i %d s %s l %ld", i, "str", (long)i * 1000000000L);
-		trace_mx_tp(i, "main");
-		ust_event(mx, request, i, "/req", i / 4.0);
-		ust_span_end(mx, req);
-	}
-	for (int i = 0; i < 10; i++)
-		ust_event(mxf, value, i);
-	trace_mx_nothing();
-	trace_mark(mx, noargs, MARK_NOARGS);
-	mx_shared(1);
-	mx_other();
-	mx_from_c(7);
-	unregister_trace_mx_tp(mx_probe, NULL);
-	trace_mx_tp(99, "unregistered");
+	mx_main_common();
 
 	mx_sized<int>(4);
 	mx_sized<double>(8.0);
