@@ -12,6 +12,7 @@
 #include <ust/marker.h>
 
 #include "libust/control.h"
+#include "libust/control_cmd.h"
 #include "libust/lock.h"
 #include "libust/registry.h"
 #include "libustcomm/ctl_protocol.h"
