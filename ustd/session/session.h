@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Sessions held by ustd: a name, an output directory, channel settings
+ * and enable rules that apply to every -lust program of the user, those
+ * running when the session starts (session_apply.c) and those started
+ * later (they read the published file, libust/session_join.c).
+ *
+ * A session's trace in one program is an ordinary trace named after the
+ * session; ustd files it under OUTPUT/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/
+ * when that program says HELLO (ustd_session_trace_dir()).
+ */
+#ifndef USTD_SESSION_H
+#define USTD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "libustcomm/ctl_protocol.h"
+#include "ustd/conn/app.h"
+
+/* What the event loop calls for the sessions' descriptors (their watch's
+ * kind is USTD_WATCH_SESSION). */
+struct ustd_session_watch {
+	struct ustd_watch watch;	/* USTD_WATCH_SESSION */
+	void (*fn)(struct ustd_session_watch *w, uint32_t events);
+};
+
+enum ustd_session_state {
+	USTD_SESSION_CREATED,
+	USTD_SESSION_ACTIVE,
+	USTD_SESSION_STOPPED,
+};
+
+/*
+ * One channel's settings, as LOAD_SESSION carries them ("*": every
+ * channel). tracefile_* are for the bounded-disk mechanism (not sent to
+ * programs: ustd applies them); rotation is the session's (rot).
+ */
+struct ustd_session_channel {
+	char name[64];
+	uint32_t subbuf_size, subbuf_num;	/* 0: the default */
+	char contexts[512];		/* "vtid,procname" */
+	char blocking[32];		/* "" keeps the program's */
+	uint64_t tracefile_size, tracefile_count;
+};
+
+/* An enable or disable rule: kind, pattern, level, filter, bytecode (hex),
+ * the five strings of ENABLE_RULE. */
+struct ustd_session_rule {
+	char *s[5];
+};
+
+struct ustd_rotation_timer;
+
+/*
+ * A session's rotation (session_rotate.h): its schedule, and the chunk
+ * being written, which began at chunk_begin (its first start, or the last
+ * rotation) and is archived as number `chunks`.
+ */
+struct ustd_session_rotation {
+	uint64_t every_us, size;	/* 0: not on a schedule */
+	char *on_rotate;		/* --on-rotate's command, or NULL */
+	uint64_t on_rotate_timeout_us;
+	unsigned chunks;		/* archived so far */
+	time_t chunk_begin;		/* 0 before the first start */
+	/* Stopped with nothing written since: a second rotation of a
+	 * stopped session would archive an empty chunk. */
+	bool rotated_since_stop;
+	/* session_rotate.c's timerfds, NULL when not armed */
+	struct ustd_rotation_timer *every_timer, *size_timer;
+	struct ustd_sessions *ss;
+};
+
+struct ustd_session_trigger;
+struct ustd_loss_tally;
+
+struct ustd_session {
+	char name[USTCOMM_SESSION_NAME_MAX];
+	char *dir;			/* OUTPUT/NAME-YYYYMMDD-HHMMSS */
+	struct ustd_relay_share *relay;	/* streamed: session_relay.h; or NULL */
+	enum ustd_session_state state;
+	bool overwrite;
+	struct ustd_session_channel *channels;
+	size_t nr_channels;
+	struct ustd_session_rule *rules;
+	size_t nr_rules;
+	struct ustd_session_rotation rot;
+	struct ustd_session_trigger *triggers;	/* session_trigger.h */
+	size_t nr_triggers;
+	uint32_t last_trigger_id;	/* numbers are not reused */
+	struct ustd_loss_tally *tally;	/* session_loss.h, or NULL */
+	struct ustd_session *next;
+};
+
+struct ustd_sessions;
+
+/*
+ * Listens on daemon_path's session socket and removes a file of active
+ * sessions left by a ustd that died (a restarted ustd holds none).
+ * apps is main()'s list of applications. 0 or a negative errno, reported.
+ */
+int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
+			const char *daemon_path, struct ustd_app **apps);
+/* Removes the socket and the published file; frees everything. */
+void ustd_sessions_fini(struct ustd_sessions *ss);
+
+struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name);
+
+/*
+ * HELLO of a trace named like a session: creates its directory
+ * <session dir>/<procname>-<pid> in td and files app under the session.
+ * 1 when the trace is a session's, 0 when not, or a negative errno.
+ */
+int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
+			   const char *trace_name, struct ustd_trace_dir *td);
+
+/* Calls fn for every program whose trace is the session's: what a
+ * snapshot or a rotation of the whole session walks. */
+void ustd_session_for_each_app(struct ustd_sessions *ss, const struct ustd_session *s,
+			       void (*fn)(struct ustd_app *app, void *arg), void *arg);
+
+/* The requests that apply s to a program (SET_OVERWRITE and LOAD_SESSION),
+ * each encoded, or with only the given rules when rules is not NULL. */
+int ustd_session_encode_load(const struct ustd_session *s, const struct ustd_session_rule *rules,
+			     size_t nr_rules, char **msg, size_t *len);
+int ustd_session_encode_overwrite(const struct ustd_session *s, char **msg, size_t *len);
+/* SESSION_STATE with the pattern and level of each enable rule (none
+ * when they do not fit in one request: the program is then not tested). */
+int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *len);
+
+#endif
