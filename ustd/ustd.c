@@ -30,6 +30,7 @@
 #include "ustd/conn/orphan.h"
 #include "ustd/conn/handshake.h"
 #include "ustd/conn/trigger.h"
+#include "ustd/output/fs.h"
 #include "ustd/relay/relay.h"
 #include "ustd/sched.h"
 #include "ustd/session/session.h"

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "ustd/output/fs.h"
 #include "ustd/relay/relay_share.h"
 #include "ustd/session/session_internal.h"
 #include "ustd/session/session_loss.h"
