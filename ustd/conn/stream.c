@@ -370,8 +370,8 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 	int ret;
 
 	if (out->sink) {
-		kept = ustd_relay_pending_keep(&out->sink->pending, out, ring, out->sent, packet,
-					       len, &copy) == 0;
+		kept = ustd_relay_pending_keep(&out->sink->pending, out, &out->confirmed, ring,
+					       out->sent, packet, len, &copy) == 0;
 		if (kept && release) {
 			ustcomm_cbuf_put(release);
 			*released = true;

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ustd/relay/relay_pending.h"
-#include "ustd/conn/stream.h"
 
 struct ustd_pending_pkt {
 	struct ustd_pending_pkt *next;
@@ -14,7 +13,8 @@ struct ustd_pending_pkt {
 };
 
 static struct ustd_pending_stream *pending_stream(struct ustd_relay_pending *p,
-						  struct ustd_stream_out *out, uint64_t ring)
+						  struct ustd_stream_out *out,
+						  const uint64_t *confirmed, uint64_t ring)
 {
 	struct ustd_pending_stream *ps;
 	uint64_t total = 0;
@@ -29,7 +29,7 @@ static struct ustd_pending_stream *pending_stream(struct ustd_relay_pending *p,
 		return NULL;
 	p->streams = ps;
 	ps = &p->streams[p->nr_streams++];
-	*ps = (struct ustd_pending_stream) { .out = out, .ring = ring };
+	*ps = (struct ustd_pending_stream) { .out = out, .confirmed = confirmed, .ring = ring };
 	ps->tail = &ps->head;
 	for (i = 0; i < p->nr_streams; i++)
 		total += p->streams[i].ring;
@@ -79,15 +79,15 @@ static struct ustd_pending_pkt *pending_alloc(struct ustd_relay_pending *p, size
 
 static void pending_drop(struct ustd_relay_pending *p, struct ustd_pending_stream *ps)
 {
-	while (ps->head && ps->head->seq < ps->out->confirmed)
+	while (ps->head && ps->head->seq < *ps->confirmed)
 		pending_pop(p, ps);
 }
 
 int ustd_relay_pending_keep(struct ustd_relay_pending *p, struct ustd_stream_out *out,
-			    uint64_t ring, uint64_t seq, const char *pkt, size_t len,
-			    const char **kept)
+			    const uint64_t *confirmed, uint64_t ring, uint64_t seq,
+			    const char *pkt, size_t len, const char **kept)
 {
-	struct ustd_pending_stream *ps = pending_stream(p, out, ring);
+	struct ustd_pending_stream *ps = pending_stream(p, out, confirmed, ring);
 	struct ustd_pending_pkt *copy;
 
 	if (!ps)

@@ -15,11 +15,11 @@
  * still take it.
  *
  * So each packet is copied as it is sent, in sending order per stream, and
- * the copy is dropped once its stream's out->confirmed has passed it.
- * What is kept is bounded (ustd_relay_pending_over()); past the bound the
- * owner writes the copies to the fallback directory instead of keeping
- * them. Used by the drain only (relay_tx.h sends the copies but does not
- * keep them).
+ * the copy is dropped once its stream's count of confirmed packets has
+ * passed it. What is kept is bounded (ustd_relay_pending_over()); past the
+ * bound the owner writes the copies to the fallback directory instead of
+ * keeping them. Used by the drain only (relay_tx.h sends the copies but
+ * does not keep them).
  */
 #ifndef USTD_RELAY_PENDING_H
 #define USTD_RELAY_PENDING_H
@@ -35,12 +35,15 @@
  * may take to catch up (manual 9.4). */
 #define USTD_RELAY_PENDING_MIN	(64u << 20)
 
+/* A relayed stream's output, the drain's (ustd/conn/stream.h): never
+ * looked into here, only named and handed back to flush's write. */
 struct ustd_stream_out;
 struct ustd_pending_pkt;
 
 /* One relayed stream's copies, oldest first. */
 struct ustd_pending_stream {
-	struct ustd_stream_out *out;	/* whose confirmed count drops them */
+	struct ustd_stream_out *out;
+	const uint64_t *confirmed;	/* relayd wrote up to here: dropped */
 	uint64_t ring;			/* bytes of its ring, for the bound */
 	struct ustd_pending_pkt *head;
 	struct ustd_pending_pkt **tail;
@@ -61,12 +64,13 @@ struct ustd_relay_pending {
 /*
  * Keeps a copy (*kept) of packet seq (the stream's sequence number at
  * relayd) of out's stream, whose ring holds ring bytes, after dropping the
- * copies relayd confirmed since. The copy stays valid until the next call
+ * copies relayd confirmed since (the packets before *confirmed, the
+ * stream's count of them). The copy stays valid until the next call
  * that drops or writes copies. Returns 0, or -ENOMEM with nothing kept.
  */
 int ustd_relay_pending_keep(struct ustd_relay_pending *p, struct ustd_stream_out *out,
-			    uint64_t ring, uint64_t seq, const char *pkt, size_t len,
-			    const char **kept);
+			    const uint64_t *confirmed, uint64_t ring, uint64_t seq,
+			    const char *pkt, size_t len, const char **kept);
 
 /* Drops every copy that relayd has confirmed. */
 void ustd_relay_pending_drop_confirmed(struct ustd_relay_pending *p);

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "libustcomm/relay_url.h"
 #include "ustd/relay/relay_share.h"
-#include "ustd/conn/stream.h"
+#include "ustd/relay/sink.h"
 
 static void share_free(struct ustd_relay_share *sh)
 {
