@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 #define USTD_ADOPT_REPLY_MAX	1024
 

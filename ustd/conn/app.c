@@ -22,12 +22,9 @@
 #include "ustd/conn/app.h"
 #include "ustd/conn/app_lost.h"
 #include "ustd/conn/app_relay.h"
-#include "ustd/session/session.h"
-#include "ustd/session/session_settings.h"
+#include "ustd/conn/note.h"
 #include "ustd/conn/trigger.h"
 #include "ustd/relay/relay_share.h"
-#include "ustd/session/session_loss.h"
-#include "ustd/session/session_relay.h"
 #include "ustd/conn/space_wait.h"
 
 /*
@@ -37,19 +34,6 @@
  * trip in milliseconds, during which the rings filled.
  */
 #define APP_CONFIRM_EVERY	4
-
-void ustd_app_note(const struct ustd_app *app, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	if (!app->ctx->verbose)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "ustd: %s\n", buf);
-}
 
 static void app_close_stream(struct ustd_app_stream *as)
 {
@@ -145,7 +129,7 @@ static void app_stop_trace(struct ustd_app *app, int err)
 		if (!app->relayed)
 			ustd_app_hold_streams(app);
 		if (app->session && !app->relayed)
-			app->tally = ustd_loss_tally_get(ustd_session_tally(app->session));
+			app->tally = ustd_loss_tally_get(app->ctx->owner->tally(app->session));
 		ustcomm_err("cannot write trace %s: %s; tracing of %s stopped, other traces continue%s%s",
 			    app_where(app), strerror(-err), app->label,
 			    app->session ? "; what it wrote stays whole (in the session's next chunk if the session rotates), and the process is traced again only once restarted" : "",
@@ -167,21 +151,6 @@ static void app_stop_trace(struct ustd_app *app, int err)
 	if (app->relayed)
 		ustd_app_relay_release(app, true);
 	ustd_relay_pending_free(&app->sink.pending);
-}
-
-void ustd_app_live_timer_arm(const struct ustd_ctx *ctx)
-{
-	struct itimerspec its;
-
-	if (ctx->live_fd < 0 || timerfd_gettime(ctx->live_fd, &its) < 0 ||
-	    its.it_interval.tv_sec || its.it_interval.tv_nsec)
-		return;
-	its.it_interval.tv_sec = (time_t)(ctx->live_timer_us / 1000000);
-	its.it_interval.tv_nsec = (long)(ctx->live_timer_us % 1000000) * 1000;
-	its.it_value = its.it_interval;
-	if (timerfd_settime(ctx->live_fd, 0, &its, NULL) < 0)
-		ustcomm_err("cannot start the live timer: %s; live viewers see packets only as they fill",
-			    strerror(errno));
 }
 
 /* How the connection ends, which says what the buffers may hold. */
@@ -360,14 +329,14 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 		app->stopped = true;
 		return 0;
 	}
-	share = ustd_session_relay(app->ctx->sessions, app, hello->trace_name);
+	share = app->ctx->owner->relay(app->ctx->sessions, app, hello->trace_name);
 	if (share ? ustd_app_relay_join(app, share) == 0 : app->relay && ustd_app_relay_open(app) == 0)
 		return 0;
 	if (share) {
 		ret = ustd_trace_dir_create_proc(&app->td, app->dir, app->procname, app->pid);
 	} else {
-		ret = app->relay ? 0 : ustd_session_trace_dir(app->ctx->sessions, app,
-							       hello->trace_name, &app->td);
+		ret = app->relay ? 0 : app->ctx->owner->trace_dir(app->ctx->sessions, app,
+								  hello->trace_name, &app->td);
 		if (ret == 0)
 			ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
 						    app->started);
@@ -429,7 +398,7 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 		return ret;
 	}
 	as->stream.stats = app->stats;
-	ustd_session_stream_limits(app->session, desc->channel, &as->stream.out.tf);
+	app->ctx->owner->stream_limits(app->session, desc->channel, &as->stream.out.tf);
 	if (app_has_stream(app, as->stream.name))
 		ret = -EEXIST;
 	else if (app->relayed)
@@ -547,7 +516,7 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 		break;
 	}
 	case USTCOMM_MSG_TRIGGER_CHANNEL:
-		ret = ustd_trigger_attach(app, msg->fds[0]);
+		ret = ustd_trigger_attach(app, msg->fds[0], ustd_app_snapshot_now);
 		msg->fds[0] = -1;
 		if (ret < 0)
 			ustcomm_err("%s: cannot watch its trigger channel: %s; its triggers take no snapshot",

@@ -4,7 +4,6 @@
 #include <sys/epoll.h>
 #include "libustcomm/log.h"
 #include "ustd/conn/app_lost.h"
-#include "ustd/session/session_loss.h"
 
 void ustd_app_hold_streams(struct ustd_app *app)
 {
@@ -91,4 +90,17 @@ void ustd_lost_rings_free(struct ustd_lost_rings *r)
 	free(r->streams);
 	ustd_layouts_free(&r->layouts);
 	free(r);
+}
+
+struct ustd_loss_tally *ustd_loss_tally_get(struct ustd_loss_tally *t)
+{
+	if (t)
+		t->refs++;
+	return t;
+}
+
+void ustd_loss_tally_put(struct ustd_loss_tally *t)
+{
+	if (t && --t->refs == 0)
+		free(t);
 }

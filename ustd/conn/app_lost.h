@@ -10,7 +10,7 @@
 #define USTD_APP_LOST_H
 
 #include <stdint.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 /* A paused trace's rings, out of its application (which goes away). */
 struct ustd_lost_rings {
@@ -36,5 +36,19 @@ struct ustd_lost_rings *ustd_app_take_rings(struct ustd_app *app);
 uint64_t ustd_lost_rings_count(const struct ustd_lost_rings *r);
 /* Unmaps them; NULL is fine. */
 void ustd_lost_rings_free(struct ustd_lost_rings *r);
+
+/*
+ * The events a session's traces lost outside their files: shared by the
+ * session, its programs whose trace stopped and the controller waiting
+ * to be told, since destroy-session frees the session before it answers.
+ */
+struct ustd_loss_tally {
+	uint64_t lost;			/* of the programs that ended */
+	unsigned refs;
+};
+
+struct ustd_loss_tally *ustd_loss_tally_get(struct ustd_loss_tally *t);
+/* NULL is fine. */
+void ustd_loss_tally_put(struct ustd_loss_tally *t);
 
 #endif

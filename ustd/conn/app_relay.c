@@ -3,10 +3,29 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include "libustcomm/log.h"
 #include "ustd/conn/app_relay.h"
+#include "ustd/conn/note.h"
 #include "ustd/conn/relay_fallback.h"
 #include "ustd/relay/relay_share.h"
+
+/* The live timer runs while some trace is streamed (ustd.c stops it). */
+static void app_relay_live_timer_arm(const struct ustd_ctx *ctx)
+{
+	struct itimerspec its;
+
+	if (ctx->live_fd < 0 || timerfd_gettime(ctx->live_fd, &its) < 0 ||
+	    its.it_interval.tv_sec || its.it_interval.tv_nsec)
+		return;
+	its.it_interval.tv_sec = (time_t)(ctx->live_timer_us / 1000000);
+	its.it_interval.tv_nsec = (long)(ctx->live_timer_us % 1000000) * 1000;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(ctx->live_fd, 0, &its, NULL) < 0)
+		ustcomm_err("cannot start the live timer: %s; live viewers see packets only as they fill",
+			    strerror(errno));
+}
 
 /*
  * The trace stops streaming. Its own connection closes; a session's stays
@@ -199,7 +218,7 @@ int ustd_app_relay_join(struct ustd_app *app, struct ustd_relay_share *sh)
 		return ret;
 	}
 	app->relayed = true;
-	ustd_app_live_timer_arm(app->ctx);
+	app_relay_live_timer_arm(app->ctx);
 	ustd_app_note(app, "streaming %s to lttng-relayd at %s, session %s, in %s", app->label,
 		 sh->text, sh->name, app->relay_path);
 	return 0;
@@ -231,7 +250,7 @@ int ustd_app_relay_open(struct ustd_app *app)
 		return ret;
 	}
 	app->relayed = true;
-	ustd_app_live_timer_arm(app->ctx);
+	app_relay_live_timer_arm(app->ctx);
 	/* relayd does not tell its live port: say where it comes from. */
 	if (app->ctx->live_port && app->relay == app->ctx->relay)
 		ustd_app_note(app, "streaming %s to lttng-relayd at %s, session %s; live: net://%s:%u/host/%s/%s",

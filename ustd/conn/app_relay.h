@@ -9,7 +9,7 @@
 #define USTD_APP_RELAY_H
 
 #include <stdbool.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 struct ustd_relay_share;
 

@@ -17,6 +17,7 @@
 #include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "ustd/conn/app.h"
+#include "ustd/conn/app_rotate.h"
 
 /* Drains of at most one ring each: the flushed ring, and the packets the
  * flush completed behind it. */

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <sys/epoll.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 #define USTD_LISTEN_RETRY_S	1
 

@@ -17,7 +17,7 @@
 #define USTD_RELAY_FALLBACK_H
 
 #include <stddef.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 /* Creates the directory (once) and a file for every stream that has
  * none: the open ones and the closed ones with copies left. */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "ustd/conn/adopt.h"
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 #include "ustd/conn/app_lost.h"
 
 struct ustd_space_wait {

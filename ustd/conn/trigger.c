@@ -12,7 +12,6 @@
 
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
-#include "ustd/session/session_trigger.h"
 #include "ustd/conn/trigger.h"
 
 #define MINUTE_NS	60000000000ull
@@ -94,9 +93,9 @@ int ustd_trigger_admit(uint64_t *times, uint32_t at_most, uint32_t *n, uint32_t 
 
 /* The processes one firing snapshots: the one that fired. Returns how
  * many snapshots failed. */
-static int trigger_snapshot_targets(struct ustd_app *app, const char *dir)
+static int trigger_snapshot_targets(struct ustd_trigger_chan *c, const char *dir)
 {
-	return ustd_app_snapshot_now(app, dir) < 0;
+	return c->snapshot(c->app, dir) < 0;
 }
 
 static void trigger_fired(struct ustd_trigger_chan *c, const struct ustcomm_trigger_fired *f,
@@ -106,7 +105,7 @@ static void trigger_fired(struct ustd_trigger_chan *c, const struct ustcomm_trig
 	struct ustd_trigger_window *w;
 
 	/* A session's trigger is counted and acted on by the session. */
-	if (ustd_session_trigger_fired(app, dir))
+	if (app->ctx->owner->trigger_fired(app, dir))
 		return;
 	w = window_get(c, f);
 	if (!w) {
@@ -121,7 +120,7 @@ static void trigger_fired(struct ustd_trigger_chan *c, const struct ustcomm_trig
 				    f->id, app->label, w->at_most);
 		return;
 	}
-	if (trigger_snapshot_targets(app, dir))
+	if (trigger_snapshot_targets(c, dir))
 		w->failed++;
 	else
 		w->taken++;
@@ -178,7 +177,8 @@ static void chan_close(struct ustd_trigger_chan *c)
 	free(c);
 }
 
-int ustd_trigger_attach(struct ustd_app *app, int fd)
+int ustd_trigger_attach(struct ustd_app *app, int fd,
+			int (*snapshot)(struct ustd_app *app, const char *dir))
 {
 	struct ustd_trigger_chan *c = calloc(1, sizeof(*c));
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -190,6 +190,7 @@ int ustd_trigger_attach(struct ustd_app *app, int fd)
 	}
 	c->watch.kind = USTD_WATCH_TRIGGER;
 	c->app = app;
+	c->snapshot = snapshot;
 	c->fd = fd;
 	ev.data.ptr = &c->watch;
 	if (epoll_ctl(app->ctx->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {

@@ -10,13 +10,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
 
 struct ustd_trigger_window;
 
 struct ustd_trigger_chan {
 	struct ustd_watch watch;	/* USTD_WATCH_TRIGGER */
 	struct ustd_app *app;
+	/* Writes the snapshot a firing asks for (app.c's, set at attach:
+	 * the channel never calls the application itself). */
+	int (*snapshot)(struct ustd_app *app, const char *dir);
 	int fd;
 	struct ustd_trigger_window *windows;	/* one per trigger id seen */
 	/* A snapshot reads the application's socket, which may end it and
@@ -33,8 +36,10 @@ int ustd_trigger_admit(uint64_t *times, uint32_t at_most, uint32_t *n, uint32_t 
 void ustd_trigger_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Watches fd (taken, also on failure) as app's trigger channel, replacing
- * the one it had. 0 or a negative errno. */
-int ustd_trigger_attach(struct ustd_app *app, int fd);
+ * the one it had; a firing's snapshot is taken by snapshot. 0 or a
+ * negative errno. */
+int ustd_trigger_attach(struct ustd_app *app, int fd,
+			int (*snapshot)(struct ustd_app *app, const char *dir));
 
 /* The channel is readable: every firing it holds is handled. */
 void ustd_trigger_on_readable(struct ustd_trigger_chan *c);

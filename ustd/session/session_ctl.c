@@ -982,6 +982,15 @@ static int watch_apps(struct ustd_sessions *ss)
 	return 0;
 }
 
+/* What a program's trace asks of the sessions (ustd/conn/conn.h). */
+static const struct ustd_app_owner session_owner = {
+	.relay = ustd_session_relay,
+	.trace_dir = ustd_session_trace_dir,
+	.stream_limits = ustd_session_stream_limits,
+	.tally = ustd_session_tally,
+	.trigger_fired = ustd_session_trigger_fired,
+};
+
 int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 			const char *daemon_path, struct ustd_app **apps)
 {
@@ -1020,10 +1029,12 @@ int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 		ustcomm_err("cannot watch %s for programs that start: %s", ss->apply.apps_dir,
 			    strerror(-ret));
 end:
-	if (ret)
+	if (ret) {
 		ustd_sessions_fini(ss);
-	else
+	} else {
 		*out = ss;
+		ctx->owner = &session_owner;
+	}
 	return ret;
 }
 

@@ -39,19 +39,6 @@ struct ustd_loss_tally *ustd_session_tally(struct ustd_session *s)
 	return s->tally;
 }
 
-struct ustd_loss_tally *ustd_loss_tally_get(struct ustd_loss_tally *t)
-{
-	if (t)
-		t->refs++;
-	return t;
-}
-
-void ustd_loss_tally_put(struct ustd_loss_tally *t)
-{
-	if (t && --t->refs == 0)
-		free(t);
-}
-
 /* What the stopped traces lost, those of programs still running too (a
  * destroyed session's programs have left it, not its tally). */
 static uint64_t session_loss_stopped(struct ustd_sessions *ss,

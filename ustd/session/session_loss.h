@@ -11,23 +11,11 @@
 
 #include <stdint.h>
 #include "ustd/session/session_internal.h"
-
-/*
- * The events a session's traces lost outside their files: shared by the
- * session, its programs whose trace stopped and the controller waiting
- * to be told, since destroy-session frees the session before it answers.
- */
-struct ustd_loss_tally {
-	uint64_t lost;			/* of the programs that ended */
-	unsigned refs;
-};
+#include "ustd/conn/app_lost.h"
 
 /* s's tally, made at its first need; NULL without memory. Not a new
  * reference: take one with ustd_loss_tally_get(). */
 struct ustd_loss_tally *ustd_session_tally(struct ustd_session *s);
-struct ustd_loss_tally *ustd_loss_tally_get(struct ustd_loss_tally *t);
-/* NULL is fine. */
-void ustd_loss_tally_put(struct ustd_loss_tally *t);
 
 /*
  * Writes the complete packets of every program of session name (when it

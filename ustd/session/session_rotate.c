@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "ustd/conn/app_rotate.h"
 #include "ustd/output/dir_publish.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/session/session_internal.h"
