@@ -34,6 +34,7 @@
 #include "ustd/relay/relay.h"
 #include "ustd/sched.h"
 #include "ustd/session/session.h"
+#include "ustd/session/session_ctl.h"
 #include "ustd/session/session_rotate.h"
 #include "ustd/output/trace_dir.h"
 #include "ustd/conn/space_wait.h"

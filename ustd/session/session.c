@@ -14,11 +14,7 @@
 #include <unistd.h>
 #include "libustcomm/log.h"
 #include "ustd/output/fs.h"
-#include "ustd/relay/relay_share.h"
-#include "ustd/session/session_internal.h"
-#include "ustd/session/session_loss.h"
-#include "ustd/session/session_rotate.h"
-#include "ustd/session/session_trigger.h"
+#include "ustd/session/session.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)
 {
@@ -29,30 +25,6 @@ struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *nam
 			return s;
 	}
 	return NULL;
-}
-
-static void rule_free(struct ustd_session_rule *r)
-{
-	int i;
-
-	for (i = 0; i < 5; i++)
-		free(r->s[i]);
-}
-
-void ustd_session_free(struct ustd_session *s)
-{
-	size_t i;
-
-	ustd_rotation_fini(s);
-	ustd_session_triggers_free(s);
-	ustd_relay_share_put(s->relay);
-	ustd_loss_tally_put(s->tally);
-	for (i = 0; i < s->nr_rules; i++)
-		rule_free(&s->rules[i]);
-	free(s->rules);
-	free(s->channels);
-	free(s->dir);
-	free(s);
 }
 
 struct ustd_session_channel *ustd_session_channel(struct ustd_session *s, const char *name)
@@ -251,27 +223,6 @@ int ustd_session_make_dir(struct ustd_session *s, const char *output)
 			return -errno;
 	}
 	return -EEXIST;
-}
-
-int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
-			   const char *trace_name, struct ustd_trace_dir *td)
-{
-	struct ustd_session *s = ustd_session_find(ss, trace_name);
-	int ret;
-
-	if (!s)
-		return 0;
-	ret = ustd_trace_dir_create_proc(td, s->dir, app->procname, app->pid);
-	if (ret < 0)
-		return ret;
-	app->session = s;
-	/* A program that joined by itself, at its first matching event, may
-	 * have started before the session's last trigger was added, when
-	 * nothing installed it: it gets them all now (one it holds already,
-	 * it takes as the same). */
-	if (s->nr_triggers)
-		ustd_apply_begin(&ss->apply, USTD_APPLY_TRIGGERS, app->pid, s, NULL, 0, NULL);
-	return 1;
 }
 
 void ustd_session_for_each_app(struct ustd_sessions *ss, const struct ustd_session *s,

@@ -17,7 +17,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include "libustcomm/ctl_protocol.h"
-#include "ustd/conn/app.h"
+#include "ustd/conn/conn.h"
+#include "ustd/conn/listen_pause.h"
 
 /* What the event loop calls for the sessions' descriptors (their watch's
  * kind is USTD_WATCH_SESSION). */
@@ -93,27 +94,28 @@ struct ustd_session {
 	struct ustd_session *next;
 };
 
-struct ustd_sessions;
+/* Where session_apply.c talks to programs. */
+struct ustd_apply_ctx {
+	int epfd;
+	char apps_dir[4096];
+};
 
-/*
- * Listens on daemon_path's session socket and removes a file of active
- * sessions left by a ustd that died (a restarted ustd holds none).
- * apps is main()'s list of applications. 0 or a negative errno, reported.
- */
-int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
-			const char *daemon_path, struct ustd_app **apps);
-/* Removes the socket and the published file; frees everything. */
-void ustd_sessions_fini(struct ustd_sessions *ss);
+/* Every session, and what serving them takes. */
+struct ustd_sessions {
+	struct ustd_session *list;
+	struct ustd_ctx *ctx;
+	struct ustd_app **apps;		/* main()'s list */
+	struct ustd_apply_ctx apply;
+	char sock_path[4200];
+	char file_path[4200];
+	int listen_fd;
+	int inotify_fd;			/* apps/: programs that appear */
+	struct ustd_session_watch listen_watch;
+	struct ustd_session_watch inotify_watch;
+	struct ustd_listen_pause listen_pause;	/* out of descriptors */
+};
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name);
-
-/*
- * HELLO of a trace named like a session: creates its directory
- * <session dir>/<procname>-<pid> in td and files app under the session.
- * 1 when the trace is a session's, 0 when not, or a negative errno.
- */
-int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
-			   const char *trace_name, struct ustd_trace_dir *td);
 
 /* Calls fn for every program whose trace is the session's: what a
  * snapshot or a rotation of the whole session walks. */
@@ -128,5 +130,16 @@ int ustd_session_encode_overwrite(const struct ustd_session *s, char **msg, size
 /* SESSION_STATE with the pattern and level of each enable rule (none
  * when they do not fit in one request: the program is then not tested). */
 int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *len);
+
+/* The settings of channel name, added when missing; NULL when there is
+ * no room. */
+struct ustd_session_channel *ustd_session_channel(struct ustd_session *s, const char *name);
+/* Copies the five strings of a rule in. 0, -ENOSPC or -ENOMEM. */
+int ustd_session_add_rule(struct ustd_session *s, const char *const *five);
+/* Rewrites the file of active sessions; reports a failure. */
+int ustd_sessions_publish(struct ustd_sessions *ss);
+int ustd_session_make_dir(struct ustd_session *s, const char *output);
+/* Out of the list; its programs' traces no longer belong to it. */
+void ustd_session_unlink(struct ustd_sessions *ss, struct ustd_session *s);
 
 #endif

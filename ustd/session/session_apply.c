@@ -495,3 +495,24 @@ void ustd_apply_fini(void)
 	while (jobs)
 		job_end(jobs, 0);
 }
+
+int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
+			   const char *trace_name, struct ustd_trace_dir *td)
+{
+	struct ustd_session *s = ustd_session_find(ss, trace_name);
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = ustd_trace_dir_create_proc(td, s->dir, app->procname, app->pid);
+	if (ret < 0)
+		return ret;
+	app->session = s;
+	/* A program that joined by itself, at its first matching event, may
+	 * have started before the session's last trigger was added, when
+	 * nothing installed it: it gets them all now (one it holds already,
+	 * it takes as the same). */
+	if (s->nr_triggers)
+		ustd_apply_begin(&ss->apply, USTD_APPLY_TRIGGERS, app->pid, s, NULL, 0, NULL);
+	return 1;
+}

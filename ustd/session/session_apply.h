@@ -39,11 +39,6 @@ enum ustd_apply_kind {
 	USTD_APPLY_UNTRIGGER,		/* ustd_apply_untrigger() */
 };
 
-struct ustd_apply_ctx {
-	int epfd;
-	char apps_dir[4096];
-};
-
 /*
  * Starts a conversation with program pid about session s (its requests
  * are encoded now: s may go away before the end). w may be NULL; else its
@@ -65,5 +60,13 @@ void ustd_apply_forget_waiter(struct ustd_apply_waiter *w);
 
 /* Ends every conversation (ustd exits). */
 void ustd_apply_fini(void);
+
+/*
+ * HELLO of a trace named like a session: creates its directory
+ * <session dir>/<procname>-<pid> in td and files app under the session.
+ * 1 when the trace is a session's, 0 when not, or a negative errno.
+ */
+int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
+			   const char *trace_name, struct ustd_trace_dir *td);
 
 #endif

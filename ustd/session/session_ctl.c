@@ -31,9 +31,10 @@
 #include "libustcomm/pattern.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
-#include "ustd/session/session_internal.h"
+#include "ustd/session/session.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/relay/relay_share.h"
+#include "ustd/session/session_ctl.h"
 #include "ustd/session/session_final.h"
 #include "ustd/session/session_loss.h"
 #include "ustd/session/session_relay.h"
@@ -63,6 +64,30 @@ struct conn {
 	char *loss_dir;
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 };
+
+static void rule_free(struct ustd_session_rule *r)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		free(r->s[i]);
+}
+
+static void session_free(struct ustd_session *s)
+{
+	size_t i;
+
+	ustd_rotation_fini(s);
+	ustd_session_triggers_free(s);
+	ustd_relay_share_put(s->relay);
+	ustd_loss_tally_put(s->tally);
+	for (i = 0; i < s->nr_rules; i++)
+		rule_free(&s->rules[i]);
+	free(s->rules);
+	free(s->channels);
+	free(s->dir);
+	free(s);
+}
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
 static void conn_reply(struct conn *c, uint16_t cmd, int status, const char *const *args,
@@ -298,7 +323,7 @@ static void cmd_create(struct conn *c, const char *const *a)
 		ret = ustd_session_relay_open(s, ss->ctx, a[1], why, sizeof(why));
 	if (ret) {
 		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret, "%s", why);
-		ustd_session_free(s);
+		session_free(s);
 		return;
 	}
 	for (tail = &ss->list; *tail; tail = &(*tail)->next)
@@ -490,7 +515,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY) {
 		ustd_session_unlink(c->ss, s);
-		ustd_session_free(s);
+		session_free(s);
 	}
 	if (final)
 		ustd_session_final_release(final);
@@ -1048,7 +1073,7 @@ void ustd_sessions_fini(struct ustd_sessions *ss)
 	ustd_on_rotate_fini();
 	while ((s = ss->list)) {
 		ss->list = s->next;
-		ustd_session_free(s);
+		session_free(s);
 	}
 	ustd_rotation_reap();
 	ustd_listen_pause_fini(&ss->listen_pause);

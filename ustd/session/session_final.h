@@ -12,7 +12,7 @@
 #define USTD_SESSION_FINAL_H
 
 #include "ustd/session/session_apply.h"
-#include "ustd/session/session_internal.h"
+#include "ustd/session/session.h"
 
 struct ustd_session_final;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <stdlib.h>
 #include "libustcomm/loss.h"
+#include "ustd/conn/app.h"
 #include "ustd/conn/app_lost.h"
 #include "ustd/session/session_loss.h"
 

@@ -10,7 +10,7 @@
 #define USTD_SESSION_LOSS_H
 
 #include <stdint.h>
-#include "ustd/session/session_internal.h"
+#include "ustd/session/session.h"
 #include "ustd/conn/app_lost.h"
 
 /* s's tally, made at its first need; NULL without memory. Not a new

@@ -12,7 +12,7 @@
 #include "ustd/conn/app_rotate.h"
 #include "ustd/output/dir_publish.h"
 #include "ustd/session/on_rotate.h"
-#include "ustd/session/session_internal.h"
+#include "ustd/session/session.h"
 #include "ustd/session/session_rotate.h"
 
 #define ROTATE_SIZE_CHECK_MS	200

@@ -13,7 +13,7 @@
 #include "libustcomm/metadata.h"
 #include "libustcomm/shm_layout.h"
 #include "ustd/relay/relay_share.h"
-#include "ustd/session/session_internal.h"
+#include "ustd/session/session.h"
 #include "ustd/session/session_settings.h"
 #include "ustd/session/session_trigger.h"
 
