@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * Layer: ustd; may call: ustd/session, ustd/conn, ustd/relay, ustd/output, libustcomm
+ *
  * ustd, the consumer daemon: accepts applications on its UNIX socket, maps
  * the stream buffers they send and copies every finished packet to disk.
- * One thread, one epoll loop; it sleeps only in epoll_wait().
+ * One thread, one epoll loop; it sleeps only in epoll_wait(). The top of
+ * the pipeline: main() and its loop (here) and ustd's own scheduling
+ * (sched.c) over ustd/session, ustd/conn, ustd/relay and ustd/output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +34,7 @@
 #include "ustd/conn/orphan.h"
 #include "ustd/conn/handshake.h"
 #include "ustd/conn/trigger.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 #include "ustd/relay/relay.h"
 #include "ustd/sched.h"
 #include "ustd/session/session.h"

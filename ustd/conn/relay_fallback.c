@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 #include "ustd/output/packet_index.h"
 #include "ustd/conn/relay_fallback.h"
 

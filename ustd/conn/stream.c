@@ -13,7 +13,7 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
 #include "ustd/conn/drain_stats.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 #include "ustd/output/packet_index.h"
 #include "ustd/conn/rescue.h"
 #include "ustd/conn/stream.h"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "ustd/output/dir_publish.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 
 /* Bounds the names tried past those taken. */
 #define PUBLISH_MAX_TRIES	1000

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ustd/output/dir_publish.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 #include "ustd/output/packet_index.h"
 #include "ustd/output/trace_dir.h"
 

@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ustd as a client of an unmodified lttng-relayd: the subset of the relayd
+ * Layer: ustd/relay; may call: ustd/output, libustcomm
+ *
+ * ustd's way to lttng-relayd, beside its local files: the protocol
+ * (relay.c, its sending thread relay_tx.c), the copies of packets relayd
+ * has not confirmed (relay_pending.c), a session's shared connection
+ * (relay_share.c) and a trace's sink (sink.h). It knows nothing of
+ * programs or sessions: a trace's owner (ustd/conn) learns that relayd is
+ * lost or behind through the sink's lost() and spill(), which it sets.
+ *
+ * Here: ustd as a client of an unmodified lttng-relayd: the subset of the relayd
  * protocol that lttng-consumerd speaks, at protocol version 2.10 (session
  * and stream announcement of 2.4 and 2.2, packet index 1.1 with sequence
  * numbers). One relay session per connection, on its own control and

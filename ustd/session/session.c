@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 #include "ustd/session/session.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)

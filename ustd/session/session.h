@@ -1,5 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * Layer: ustd/session; may call: ustd/conn, ustd/output, ustd/relay, libustcomm
+ *
+ * Sessions, on top of programs and outputs: what ustctl asks
+ * (session_ctl.c), applying a session to programs (session_apply.c), its
+ * settings (session_settings.c), rotation and its archives
+ * (session_rotate.c, on_rotate.c, session_final.c), a streamed session's
+ * relay connection (session_relay.c), its triggers (session_trigger.c) and
+ * what its traces lost (session_loss.c). Sessions drive programs through
+ * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
+ * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
+ * fills in. What the session files share is here.
+ *
  * Sessions held by ustd: a name, an output directory, channel settings
  * and enable rules that apply to every -lust program of the user, those
  * running when the session starts (session_apply.c) and those started

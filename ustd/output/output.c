@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "ustd/output/fs.h"
+#include "ustd/output/output.h"
 
 static bool fs_group_readable;
 

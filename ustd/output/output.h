@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Files and directories as ustd makes them under its output directory:
- * their modes, mkdir -p, and writes that go out whole. What every other
- * file of ustd/output writes with.
+ * Layer: ustd/output; may call: libustcomm
+ *
+ * ustd's local files, the bottom of its pipeline: trace directories and
+ * their metadata (trace_dir.c), directories published whole (dir_publish.c),
+ * a stream's series of bounded files (tracefile.c), the page cache written
+ * back behind the drain (writeback.c) and the packet index (packet_index.c).
+ * It knows nothing of programs, relayd or sessions.
+ *
+ * Here (output.c): files and directories as ustd makes them under its
+ * output directory, their modes, mkdir -p, and writes that go out whole;
+ * what every other file of ustd/output writes with.
  */
-#ifndef USTD_FS_H
-#define USTD_FS_H
+#ifndef USTD_OUTPUT_H
+#define USTD_OUTPUT_H
 
 #include <stddef.h>
 #include <sys/types.h>
