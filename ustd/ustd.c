@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * Layer: ustd; may call: ustd/session, ustd/conn, ustd/relay, ustd/output, libustcomm
+ *
  * ustd, the consumer daemon: accepts applications on its UNIX socket, maps
  * the stream buffers they send and copies every finished packet to disk.
- * One thread, one epoll loop; it sleeps only in epoll_wait().
+ * One thread, one epoll loop; it sleeps only in epoll_wait(). The top of
+ * the pipeline: main() and its loop (here) and ustd's own scheduling
+ * (sched.c) over ustd/session, ustd/conn, ustd/relay and ustd/output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,19 +28,21 @@
 #include "libustcomm/log.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
-#include "ustd/accept.h"
-#include "ustd/adopt.h"
-#include "ustd/app.h"
-#include "ustd/orphan.h"
-#include "ustd/handshake.h"
-#include "ustd/trigger.h"
-#include "ustd/relay.h"
+#include "ustd/conn/accept.h"
+#include "ustd/conn/adopt.h"
+#include "ustd/conn/app.h"
+#include "ustd/conn/orphan.h"
+#include "ustd/conn/handshake.h"
+#include "ustd/conn/trigger.h"
+#include "ustd/output/output.h"
+#include "ustd/relay/relay.h"
 #include "ustd/sched.h"
-#include "ustd/session.h"
-#include "ustd/session_rotate.h"
-#include "ustd/trace_dir.h"
-#include "ustd/space_wait.h"
-#include "ustd/writeback.h"
+#include "ustd/session/session.h"
+#include "ustd/session/session_ctl.h"
+#include "ustd/session/session_rotate.h"
+#include "ustd/output/trace_dir.h"
+#include "ustd/conn/space_wait.h"
+#include "ustd/output/writeback.h"
 
 #define USTD_MAX_EVENTS	64
 #define USTD_LIVE_TIMER_DEFAULT_US	1000000ul

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Crash rescue (ustd/rescue.c) on packets the real writer (libust's ring
+ * Crash rescue (ustd/conn/rescue.c) on packets the real writer (libust's ring
  * buffer) left incomplete: events reserved and never committed, in the
  * middle or at the end, in an open packet or in one a switch closed, with
  * compact and extended headers, and a packet corrupted after the fact.
@@ -17,8 +17,8 @@
 #include "libust/ring_buffer.h"
 #include "libustcomm/consumer.h"
 #include "libustcomm/ctf_layout.h"
-#include "ustd/layouts.h"
-#include "ustd/rescue.h"
+#include "ustd/conn/layouts.h"
+#include "ustd/conn/rescue.h"
 
 #define SUBBUF		4096u
 #define NSUBBUF		4u

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A program's part of a session's rotation: what the session layer calls
+ * when a chunk ends (ustd/session/session_rotate.c).
+ */
+#ifndef USTD_APP_ROTATE_H
+#define USTD_APP_ROTATE_H
+
+#include "ustd/conn/conn.h"
+
+/*
+ * The session's chunk ends: closes the open packets of app's streams,
+ * writes them out, moves app's trace directory into the directory chunk
+ * and goes on in a fresh one. 0, or a negative errno (said; the trace of
+ * app is stopped).
+ */
+int ustd_app_rotate(struct ustd_app *app, const char *chunk);
+
+#endif
