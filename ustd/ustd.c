@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Layer: ustd; may call: ustd/session, ustd/conn, ustd/relay, ustd/output, libustcomm
- *
  * ustd, the consumer daemon: accepts applications on its UNIX socket, maps
  * the stream buffers they send and copies every finished packet to disk.
  * One thread, one epoll loop; it sleeps only in epoll_wait(). The top of
