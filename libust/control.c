@@ -17,9 +17,10 @@
  * descriptors (without blocking) and hands every delivery whose si_fd is
  * not one of ours to the handler that was installed before it. When it
  * has served a request that engages the program (anything but ustd's
- * question whether a session concerns it), or a controller connected and
- * has not written yet, and it interrupted the program in a wait for the
- * outside world (interrupted_wait.h), it hands the
+ * question whether a session concerns it; a request that has not arrived
+ * within a few milliseconds counts as engaging, engaged_after_wait()),
+ * and it interrupted the program in a wait for the outside world
+ * (interrupted_wait.h), it hands the
  * socket to a listener thread and turns asynchronous mode off: no later
  * request signals the program. Elsewhere (the program computing) it
  * leaves things as they are; a signal there interrupts no wait. The
@@ -68,6 +69,9 @@
 #include "libustcomm/strbuf.h"
 
 #define MAX_CONNS	8
+/* How long a handler that interrupted a wait gives a connection's first
+ * request to arrive (engaged_after_wait()). */
+#define REQUEST_WAIT_MS	5
 #define IN_CAP		(sizeof(struct ustcomm_ctl_header) + USTCOMM_CTL_MAX_REQUEST)
 
 struct conn {
@@ -340,19 +344,48 @@ static void serve(void)
 
 /*
  * Under ust_lock: whether a controller connected and its first request
- * has not arrived yet. The kernel signals the connection before the
- * request is written, often: the request's own signal would then cut a
- * second wait short, so such a connection counts as engaging.
+ * has not arrived yet; with fds, the pollfds to wait for it on.
  */
-static int request_pending(void)
+static nfds_t request_pending(struct pollfd *fds)
 {
+	nfds_t n = 0;
 	int i;
 
 	for (i = 0; i < MAX_CONNS; i++) {
-		if (ctl.conns[i].fd >= 0 && !ctl.conns[i].served && !ctl.conns[i].refused)
-			return 1;
+		const struct conn *c = &ctl.conns[i];
+
+		if (c->fd >= 0 && !c->served && !c->refused) {
+			if (fds)
+				fds[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+			n++;
+		}
 	}
-	return 0;
+	return n;
+}
+
+/*
+ * Under ust_lock, in the handler that interrupted a wait: whether the
+ * requests served make the program someone's target. The kernel often
+ * signals a connection before its request is written; that request's own
+ * signal would then cut a second wait short. So the handler gives the
+ * request a moment to arrive (controllers write it right after
+ * connecting) and serves it: ustd's question whether a session concerns
+ * the program engages nothing, and such a program keeps no thread. A
+ * request that is still not there counts as engaging.
+ */
+static int engaged_after_wait(void)
+{
+	struct pollfd fds[MAX_CONNS];
+	nfds_t n;
+
+	if (ctl.engaged)
+		return 1;
+	n = request_pending(fds);
+	if (!n)
+		return 0;
+	if (poll(fds, n, REQUEST_WAIT_MS) > 0)
+		serve();
+	return ctl.engaged || request_pending(NULL);
 }
 
 /* Racy reads of descriptors only decide whether to look: harmless. */
@@ -430,7 +463,7 @@ static void control_handler(int sig, siginfo_t *si, void *uc)
 	 */
 	ust_lock();
 	serve();
-	if ((ctl.engaged || request_pending()) && ust_interrupted_wait(uc))
+	if (ctl.mode == UST_CONTROL_SIGNAL && ust_interrupted_wait(uc) && engaged_after_wait())
 		thread_takes_over("since the first request that found the program waiting");
 	ust_control_populate();
 	ust_unlock();
