@@ -25,6 +25,10 @@ proc = subprocess.Popen([app("flood"), "1", "3000000"], env=env, stdin=subproces
                         stdout=subprocess.PIPE, text=True)
 ws.daemons.append(proc)
 t.eq(proc.stdout.readline().strip(), "ready", "flood ready, blocking timeout inf")
+# ustd makes the directory as it reads the program's hello, which may be
+# after the program printed ready (its buffers' pages are no longer made
+# before main(), manual 5.9).
+wait_for(lambda: os.listdir(ws.out), timeout=10)
 traces = [os.path.join(ws.out, d) for d in os.listdir(ws.out)]
 t.eq(len(traces), 1, "its trace directory exists")
 
