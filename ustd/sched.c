@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -34,14 +35,39 @@ struct ustd_sched_attr {
 	uint64_t sched_period;
 };
 
-bool ustd_sched_nice_valid(long v)
+/* The one shape of every option's check: the value said as given. */
+static int sched_expect(bool valid, const char *option, const char *value,
+			const char *expected)
 {
-	return v >= -20 && v <= 19;
+	if (valid)
+		return 0;
+	ustcomm_err("%s %s: expected %s", option, value, expected);
+	return -EINVAL;
 }
 
-bool ustd_sched_rt_prio_valid(long v)
+int ustd_sched_options(int nice, const char *rt_arg, int *rt_prio)
 {
-	return v >= 0 && v <= 99;
+	char value[16];
+	long prio = *rt_prio;
+	char *end;
+	int ret;
+
+	snprintf(value, sizeof(value), "%d", nice);
+	ret = sched_expect(nice >= -20 && nice <= 19, "--nice", value,
+			   "a nice value from -20 to 19");
+	if (ret < 0)
+		return ret;
+	if (rt_arg && rt_arg[0]) {
+		errno = 0;
+		prio = strtol(rt_arg, &end, 10);
+		if (errno || *end)
+			prio = -1;
+	}
+	ret = sched_expect(prio >= 0 && prio <= 99, "--realtime", rt_arg,
+			   "a priority from 1 to 99, or 0 for none");
+	if (ret == 0)
+		*rt_prio = (int)prio;
+	return ret;
 }
 
 static int sched_set(uint32_t policy, uint32_t prio, int nice, uint64_t slice)

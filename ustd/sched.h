@@ -21,10 +21,13 @@
 #define USTD_RT_PRIO_ASKED	1
 #define USTD_NICE_DEFAULT	(-10)
 
-/* True when v is a nice value (-20 to 19), a SCHED_FIFO priority (1 to
- * 99) or 0 for none. */
-bool ustd_sched_nice_valid(long v);
-bool ustd_sched_rt_prio_valid(long v);
+/*
+ * --nice's value and --realtime's text (NULL: not given; "": given
+ * without a priority, *rt_prio is then the one asked for), checked: a
+ * nice value from -20 to 19, a SCHED_FIFO priority from 1 to 99 or 0 for
+ * none, to *rt_prio. 0, or -EINVAL (said, naming the option).
+ */
+int ustd_sched_options(int nice, const char *rt_arg, int *rt_prio);
 
 /*
  * Asks for SCHED_FIFO at rt_prio (0: not), where the process may have it

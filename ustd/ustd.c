@@ -387,7 +387,6 @@ int main(int argc, const char **argv)
 	int ready_fd = -1, verbose = 0, stats = 0, group_readable = 0, nice = USTD_NICE_DEFAULT;
 	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
 	char *rt_arg = NULL;
-	long rt_long;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1,
 		.accept.pause.timer_fd = -1, .handshake.timer_fd = -1,
@@ -456,21 +455,9 @@ int main(int argc, const char **argv)
 		ret = -EBADF;
 		goto end;
 	}
-	if (!ustd_sched_nice_valid(nice)) {
-		ustcomm_err("--nice %d: expected a nice value from -20 to 19", nice);
-		ret = -EINVAL;
+	ret = ustd_sched_options(nice, rt_arg, &rt_prio);
+	if (ret < 0)
 		goto end;
-	}
-	if (rt_arg && rt_arg[0]) {
-		errno = 0;
-		rt_long = strtol(rt_arg, &end, 10);
-		rt_prio = errno || *end || !ustd_sched_rt_prio_valid(rt_long) ? -1 : (int)rt_long;
-	}
-	if (!ustd_sched_rt_prio_valid(rt_prio)) {
-		ustcomm_err("--realtime %s: expected a priority from 1 to 99, or 0 for none", rt_arg);
-		ret = -EINVAL;
-		goto end;
-	}
 	d.ctx.verbose = verbose;
 	d.ctx.stats = stats;
 	if (group_readable)

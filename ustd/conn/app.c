@@ -775,6 +775,12 @@ void ustd_app_drop_late(struct ustd_app *app)
 	app_end(app, APP_END_LIVE);
 }
 
+static const struct ustd_app_ops app_ops = {
+	.take_sent = ustd_app_on_socket,
+	.close_stream = app_close_stream,
+	.fail = app_stop_trace,
+};
+
 static struct ustd_app *app_alloc(const struct ustd_ctx *ctx, int sock, pid_t pid)
 {
 	struct ustd_app *app = calloc(1, sizeof(*app));
@@ -783,6 +789,7 @@ static struct ustd_app *app_alloc(const struct ustd_ctx *ctx, int sock, pid_t pi
 		return NULL;
 	app->watch.kind = USTD_WATCH_APP;
 	app->ctx = ctx;
+	app->ops = &app_ops;
 	app->sock = sock;
 	app->pidfd = -1;
 	app->pid = pid;
@@ -897,25 +904,6 @@ void ustd_app_on_stream(struct ustd_app_stream *as)
 			ret = ustd_stream_confirm_later(&as->stream);
 		ustd_app_relay_check(app, ret);
 	}
-}
-
-bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
-{
-	int ret;
-
-	if (as->app->closed || !as->stream.open)
-		return false;
-	ret = ustd_stream_drain(&as->stream, limit);
-	if (ret < 0)
-		app_stop_trace(as->app, ret);
-	else if (ret > 0)
-		app_close_stream(as);
-	return ret == 0 && as->stream.open && ustcomm_cbuf_next_ends_before(&as->stream.cb, limit);
-}
-
-void ustd_app_fail(struct ustd_app *app, int err)
-{
-	app_stop_trace(app, err);
 }
 
 void ustd_app_on_live_tick(struct ustd_app *app)

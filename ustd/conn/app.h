@@ -51,12 +51,6 @@ void ustd_app_on_stream(struct ustd_app_stream *as);
  * SNAPSHOT request would. 0 or a negative errno (said). */
 int ustd_app_snapshot_now(struct ustd_app *app, const char *dir);
 
-/* Rotation (app_rotate.c): drains as up to limit; true while a packet
- * ending before limit is left (at most a ring is taken a call). */
-bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
-/* Stops the trace after err, as a write error does (said once). */
-void ustd_app_fail(struct ustd_app *app, int err);
-
 /* The live timer ticked: closes the open packets of a relayed trace's
  * streams and sends them, and tells relayd which streams are idle. */
 void ustd_app_on_live_tick(struct ustd_app *app);

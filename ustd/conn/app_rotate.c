@@ -15,8 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include "libustcomm/clock.h"
-#include "libustcomm/log.h"
-#include "ustd/conn/app.h"
 #include "ustd/conn/app_rotate.h"
 
 /* Drains of at most one ring each: the flushed ring, and the packets the
@@ -28,6 +26,20 @@
  * writer's CPU). */
 #define ROTATE_WAIT_NS	20000000L
 #define ROTATE_NAP_NS	100000L
+
+bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
+{
+	int ret;
+
+	if (as->app->closed || !as->stream.open)
+		return false;
+	ret = ustd_stream_drain(&as->stream, limit);
+	if (ret < 0)
+		as->app->ops->fail(as->app, ret);
+	else if (ret > 0)
+		as->app->ops->close_stream(as);
+	return ret == 0 && as->stream.open && ustcomm_cbuf_next_ends_before(&as->stream.cb, limit);
+}
 
 int ustd_app_rotate(struct ustd_app *app, const char *chunk)
 {
@@ -48,7 +60,7 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk)
 	}
 	/* The metadata of every event before those positions is in the
 	 * socket now: on disk before the events (as ustd_app_on_stream()). */
-	ustd_app_on_socket(app);
+	app->ops->take_sent(app);
 	for (as = app->streams; as; as = as->next) {
 		if (as->stream.overwrite)
 			continue;
@@ -78,6 +90,6 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk)
 		as->chunk_base = as->stream.out.written;
 	}
 	if (ret < 0)
-		ustd_app_fail(app, ret);
+		app->ops->fail(app, ret);
 	return ret;
 }

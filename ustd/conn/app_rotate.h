@@ -8,6 +8,11 @@
 
 #include "ustd/conn/conn.h"
 
+/* Drains as up to limit; true while a packet ending before limit is
+ * left (at most a ring is taken a call). For a cut: this rotation, and
+ * the count of what a stopped session's traces lost (session_loss.c). */
+bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
+
 /*
  * The session's chunk ends: closes the open packets of app's streams,
  * writes them out, moves app's trace directory into the directory chunk

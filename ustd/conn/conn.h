@@ -50,6 +50,7 @@ struct ustd_watch {
 };
 
 struct ustd_app;
+struct ustd_app_stream;
 struct ustd_sessions;
 struct ustd_session;
 struct ustd_relay_share;
@@ -81,6 +82,21 @@ struct ustd_app_owner {
 	/* A trigger of app fired with snapshot directory dir: 1 when it is
 	 * one of its session's triggers (then handled there), else 0. */
 	int (*trigger_fired)(struct ustd_app *app, const char *dir);
+};
+
+/*
+ * What the code that cuts a program's streams for its session (a
+ * rotation, app_rotate.c) asks of its connection: set by app.c, so that
+ * a cut calls none of the protocol, relayd or the full-disk wait.
+ */
+struct ustd_app_ops {
+	/* Handles every message the program sent so far (metadata, new
+	 * streams, its end), as a stream's wakeup does before a drain. */
+	void (*take_sent)(struct ustd_app *app);
+	/* A drain found the stream's buffer corrupted (said): closes it. */
+	void (*close_stream)(struct ustd_app_stream *as);
+	/* Stops the trace after err, as a write error does (said once). */
+	void (*fail)(struct ustd_app *app, int err);
 };
 
 /* What every application shares, set up by main(). */
@@ -127,6 +143,7 @@ struct ustd_app_stream {
 struct ustd_app {
 	struct ustd_watch watch;	/* USTD_WATCH_APP */
 	const struct ustd_ctx *ctx;
+	const struct ustd_app_ops *ops;	/* app.c's */
 	int sock;
 	/* pidfd_open(pid), also in the epoll set (as the socket's watch), so
 	 * that ustd sees the death even when a child inherited the socket;

@@ -3,6 +3,7 @@
 #include "libustcomm/loss.h"
 #include "ustd/conn/app.h"
 #include "ustd/conn/app_lost.h"
+#include "ustd/conn/app_rotate.h"
 #include "ustd/session/session_loss.h"
 
 /* session dir / archives / chunk / <procname>-<pid> / stream files */
