@@ -9,6 +9,7 @@
 #include "ustd/conn/app_relay.h"
 #include "ustd/conn/note.h"
 #include "ustd/conn/relay_fallback.h"
+#include "ustd/conn/stream_relay.h"
 #include "ustd/relay/relay_share.h"
 
 /* The live timer runs while some trace is streamed (ustd.c stops it). */
@@ -181,6 +182,7 @@ static int app_relay_begin(struct ustd_app *app)
 	app->sink.lost = app_relay_lost;
 	app->sink.pending.min = app->ctx->relay_backlog;
 	app->sink.spill = ustd_fallback_spill;
+	app->sink.send = ustd_stream_relay_packet;
 	ret = ustd_relay_add_stream(app->sink.relay, "metadata", app->relay_path, 0, 0,
 				    &app->meta_handle);
 	if (ret == 0)

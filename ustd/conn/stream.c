@@ -365,38 +365,16 @@ static int stream_write_packet(const struct ustd_stream *s, struct ustd_stream_o
 	uint64_t discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
 	uint64_t ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
 	size_t written = len;
-	const char *copy;
-	bool kept;
 	int ret;
 
+	/* A relayed stream: its sink sends it (stream_relay.c), or says
+	 * that relayd is lost and the fallback's file takes it. */
 	if (out->sink) {
-		kept = ustd_relay_pending_keep(&out->sink->pending, out, &out->confirmed, ring,
-					       out->sent, packet, len, &copy) == 0;
-		if (kept && release) {
-			ustcomm_cbuf_put(release);
-			*released = true;
-		}
-		/* The copy is what is sent: the packet itself may be gone or
-		 * reused by the time the sending thread reaches it. Without
-		 * one, spill() waits until the packet is sent. */
-		if (kept)
-			packet = copy;
-		ret = ustd_relay_send_packet(out->sink->relay, out->handle, out->sent,
-					     packet, len, &out->tx_sent);
-		if (ret == 0) {
-			out->sent++;
-			written = 0;
-			if (!kept || ustd_relay_pending_over(&out->sink->pending))
-				ret = out->sink->spill(out->sink, kept ? NULL : out, packet, len);
-			if (ret < 0)
-				return ret;
-			goto done;
-		}
-		out->sink->lost(out->sink);
-		if (out->sink || out->fd < 0)
+		ret = out->sink->send(out->sink, out, ring, packet, len, release, released);
+		if (ret < 0)
 			return ret;
 		written = 0;
-		if (kept)
+		if (ret > 0)
 			goto done;
 	}
 	ret = stream_write_local(s, out, packet, len, &written);

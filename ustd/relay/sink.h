@@ -8,10 +8,13 @@
 #ifndef USTD_SINK_H
 #define USTD_SINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "ustd/relay/relay.h"
 #include "ustd/relay/relay_pending.h"
 
+struct ustcomm_cbuf;
 struct ustd_relay_share;
 /* The output of one of the trace's streams, the drain's
  * (ustd/conn/stream.h): handed to spill, never looked into here. */
@@ -37,6 +40,13 @@ struct ustd_sink {
 	 * errno. */
 	int (*spill)(struct ustd_sink *sink, struct ustd_stream_out *out, const char *pkt,
 		     size_t len);
+	/* Sends one packet of out's stream, ring bytes a cycle, for the drain,
+	 * which may let release go once a copy is kept (*released): 1 when
+	 * it is dealt with (sent, or in the fallback's hands), 0 when relayd
+	 * was lost and the stream's new local file is to take it, or a
+	 * negative errno. Set by the owner (ustd/conn/stream_relay.c). */
+	int (*send)(struct ustd_sink *sink, struct ustd_stream_out *out, uint64_t ring,
+		    const char *packet, size_t len, struct ustcomm_cbuf *release, bool *released);
 };
 
 #endif
