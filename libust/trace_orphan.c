@@ -129,13 +129,7 @@ static int orphan_put(void *arg, uint16_t type, const void *payload, uint32_t le
 		      const int *fds, uint32_t nr_fds)
 {
 	struct ust_trace_orphan *o = arg;
-	struct ustcomm_msg_header hdr = {
-		.magic = USTCOMM_MAGIC,
-		.version = USTCOMM_VERSION,
-		.type = type,
-		.payload_len = len,
-		.nr_fds = nr_fds,
-	};
+	struct ustcomm_msg_header hdr = ustcomm_msg_header_make(type, len, nr_fds);
 	int ret;
 
 	ret = orphan_write(o, &hdr, sizeof(hdr));

@@ -51,12 +51,9 @@ int ust_trigger_notify(uint32_t id, uint32_t at_most, uint64_t fired, uint64_t l
 		.id = id, .at_most = at_most, .fired = fired, .limited = limited,
 	};
 	size_t dir_len = strlen(dir) + 1;
-	struct ustcomm_msg_header hdr = {
-		.magic = USTCOMM_MAGIC,
-		.version = USTCOMM_VERSION,
-		.type = USTCOMM_MSG_TRIGGER_FIRED,
-		.payload_len = (uint32_t)(sizeof(body) + dir_len),
-	};
+	struct ustcomm_msg_header hdr =
+		ustcomm_msg_header_make(USTCOMM_MSG_TRIGGER_FIRED,
+					(uint32_t)(sizeof(body) + dir_len), 0);
 	struct iovec iov[3] = {
 		{ &hdr, sizeof(hdr) }, { &body, sizeof(body) }, { (void *)dir, dir_len },
 	};

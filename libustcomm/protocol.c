@@ -89,13 +89,7 @@ int ustcomm_send_msg(int sock, uint16_t type, const void *payload,
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int) * USTCOMM_MAX_FDS)];
 	} control;
-	struct ustcomm_msg_header hdr = {
-		.magic = USTCOMM_MAGIC,
-		.version = USTCOMM_VERSION,
-		.type = type,
-		.payload_len = payload_len,
-		.nr_fds = nr_fds,
-	};
+	struct ustcomm_msg_header hdr = ustcomm_msg_header_make(type, payload_len, nr_fds);
 	struct iovec iov[2] = {
 		{ .iov_base = &hdr, .iov_len = HDR_SIZE },
 		{ .iov_base = (void *)payload, .iov_len = payload_len },

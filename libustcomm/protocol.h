@@ -55,6 +55,21 @@ struct ustcomm_msg_header {
 	uint32_t nr_fds;
 };
 
+/* The header of a message of this version. Async-signal-safe. */
+static inline struct ustcomm_msg_header ustcomm_msg_header_make(uint16_t type, uint32_t payload_len,
+								uint32_t nr_fds)
+{
+	struct ustcomm_msg_header hdr = {
+		.magic = USTCOMM_MAGIC,
+		.version = USTCOMM_VERSION,
+		.type = type,
+		.payload_len = payload_len,
+		.nr_fds = nr_fds,
+	};
+
+	return hdr;
+}
+
 /* Which trace clock the application reads (clock.h), so that ustd can
  * take times of the same clock when it closes a live stream's packet. */
 enum ustcomm_clock_kind {
