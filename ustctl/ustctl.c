@@ -34,9 +34,10 @@ static void ustctl_print_help(poptContext pc)
 	size_t i;
 
 	poptPrintHelp(pc, stdout, 0);
-	printf("\nCommands (ustctl COMMAND --help describes each):\n");
+	printf("\nCommands (ustctl help COMMAND, or ustctl COMMAND --help, describes each):\n");
 	for (i = 0; i < ustctl_nr_commands; i++)
 		printf("  %-16s %s\n", ustctl_commands[i].name, ustctl_commands[i].summary);
+	printf("  %-16s %s\n", "help", "describe ustctl, or the COMMAND given");
 	printf("\nExit status: 0 when everything succeeded; 1 when the operation failed\n"
 	       "for some process (gone, no answer, refused); 2 when the command line is\n"
 	       "wrong (options, arguments, a filter that does not parse or fits none of\n"
@@ -332,6 +333,34 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	return 0;
 }
 
+/* ustctl help [COMMAND]: argv[0] is "help". Returns the exit status. */
+static int ustctl_help_command(int argc, const char **argv)
+{
+	const char *help_argv[3] = { NULL, "--help", NULL };
+	struct ustctl_global g = { NULL, 0, false };
+	struct ustctl_args args = { 0 };
+	struct ustctl_opts opts = { 0 };
+	const struct ustctl_cmd *cmd;
+	poptContext pc = NULL;
+	int status;
+
+	if (argc > 2)
+		return ustctl_usage_error(NULL, "help takes at most one command, not '%s'", argv[2]);
+	if (argc == 1) {
+		help_argv[0] = "ustctl";
+		ustctl_parse_global(2, help_argv, &g, &status);
+		free(g.mi);
+		return status;
+	}
+	cmd = ustctl_find_command(argv[1]);
+	if (!cmd)
+		return ustctl_usage_error(NULL, "help %s: unknown command", argv[1]);
+	help_argv[0] = cmd->name;
+	status = ustctl_parse_command(cmd, 2, help_argv, &args, &opts, &pc);
+	poptFreeContext(pc);
+	return status == USTCTL_HELP_SHOWN ? USTCTL_EXIT_OK : status;
+}
+
 int main(int argc, const char **argv)
 {
 	struct ustctl_global g = { NULL, 0, false };
@@ -347,6 +376,11 @@ int main(int argc, const char **argv)
 		goto end;
 	if (g.timeout_given)
 		ustctl_set_timeout(g.timeout_ms);
+	/* "ustctl help [COMMAND]", as git and lttng have it: --help of the command or of ustctl. */
+	if (!strcmp(argv[first], "help")) {
+		status = ustctl_help_command(argc - first, argv + first);
+		goto end;
+	}
 	cmd = ustctl_find_command(argv[first]);
 	if (!cmd) {
 		status = ustctl_usage_error(NULL, "unknown command '%s'", argv[first]);

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <popt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <ust/version.h>
 #include "libustcomm/bufsize.h"
 #include "libustcomm/log.h"
 #include "libustcomm/relay_url.h"
@@ -375,6 +377,11 @@ static int ustd_absolute_path(const char *path, char *out, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+enum { USTD_OPT_HELP = 1000, USTD_OPT_VERSION };
+
+/* Wrong command line, as ustctl and ust-summary: 1 stays "could not start". */
+#define USTD_EXIT_USAGE	2
+
 int main(int argc, const char **argv)
 {
 	char *output_arg = NULL, *sock_arg = NULL, *relay_arg = NULL, *live_arg = NULL;
@@ -386,6 +393,7 @@ int main(int argc, const char **argv)
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
 	int ready_fd = -1, verbose = 0, stats = 0, group_readable = 0, nice = USTD_NICE_DEFAULT;
 	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
+	bool usage = false;
 	char *rt_arg = NULL;
 	struct ustd d = {
 		.ctx.epfd = -1, .listen_fd = -1, .signal_fd = -1,
@@ -427,7 +435,12 @@ int main(int argc, const char **argv)
 		{ "group-readable", '\0', POPT_ARG_NONE, &group_readable, 0,
 		  "let the group of each trace directory read the traces (directories 0750, files 0640; default: the user's alone, 0700 and 0600)",
 		  NULL },
-		POPT_AUTOHELP
+		{ "help", 'h', POPT_ARG_NONE, NULL, USTD_OPT_HELP, "show this help", NULL },
+		/* -? as popt's autohelp had it, for whoever learned it there. */
+		{ NULL, '?', POPT_ARG_NONE | POPT_ARGFLAG_DOC_HIDDEN, NULL, USTD_OPT_HELP,
+		  NULL, NULL },
+		{ "version", 'V', POPT_ARG_NONE, NULL, USTD_OPT_VERSION, "print the version",
+		  NULL },
 		POPT_TABLEEND
 	};
 	poptContext pc;
@@ -437,8 +450,24 @@ int main(int argc, const char **argv)
 	ustcomm_log_limit_repeats();
 	pc = poptGetContext("ustd", argc, argv, options, 0);
 	/* --realtime alone asks for the real-time policy at priority 1. */
-	while ((rc = poptGetNextOpt(pc)) == 'R')
+	while ((rc = poptGetNextOpt(pc)) == 'R' || rc == USTD_OPT_HELP || rc == USTD_OPT_VERSION) {
+		/* At once, whatever else is given: the answer is all that is asked. */
+		if (rc == USTD_OPT_HELP) {
+			poptPrintHelp(pc, stdout, 0);
+			printf("\nExit status: 0 when stopped by SIGTERM or SIGINT, 1 when it cannot start,\n"
+			       "2 when the command line is wrong. See ustd(1).\n");
+			ret = 0;
+			goto end;
+		}
+		if (rc == USTD_OPT_VERSION) {
+			printf("ustd (ust) %s\n", UST_VERSION);
+			ret = 0;
+			goto end;
+		}
 		rt_prio = USTD_RT_PRIO_ASKED;
+	}
+	/* A usage error exits 2, as in ustctl, not 1 as a failure to start. */
+	usage = true;
 	if (rc < -1) {
 		ustcomm_err("%s: %s (see ustd --help)", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
 			    poptStrerror(rc));
@@ -497,6 +526,7 @@ int main(int argc, const char **argv)
 		d.ctx.live_port = (uint16_t)port;
 	}
 
+	usage = false;
 	if (output_arg) {
 		snprintf(output, sizeof(output), "%s", output_arg);
 	} else if (ustcomm_default_output_dir(output, sizeof(output)) < 0) {
@@ -526,8 +556,17 @@ int main(int argc, const char **argv)
 	} else {
 		ret = ustcomm_daemon_socket_path(sock_path, sizeof(sock_path));
 		if (ret < 0) {
-			ustcomm_err("cannot find where to put the socket (%s): set UST_RUNDIR or give --socket",
-				    strerror(-ret));
+			/* The run directory's check said what is wrong with it;
+			 * UST_RUNDIR is the remedy only when it is not the cause. */
+			if (getenv("UST_DAEMON_SOCKET") && *getenv("UST_DAEMON_SOCKET"))
+				ustcomm_err("cannot use UST_DAEMON_SOCKET=%s: %s; give --socket",
+					    getenv("UST_DAEMON_SOCKET"), strerror(-ret));
+			else if (getenv("UST_RUNDIR") && *getenv("UST_RUNDIR"))
+				ustcomm_err("cannot put the socket in UST_RUNDIR=%s: %s; fix that directory, point UST_RUNDIR to another or give --socket",
+					    getenv("UST_RUNDIR"), strerror(-ret));
+			else
+				ustcomm_err("cannot find where to put the socket (%s): set UST_RUNDIR to a private directory or give --socket",
+					    strerror(-ret));
 			goto end;
 		}
 	}
@@ -614,5 +653,7 @@ end:
 	free(live_port_arg);
 	free(backlog_arg);
 	free(rt_arg);
-	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (ret < 0)
+		return usage ? USTD_EXIT_USAGE : EXIT_FAILURE;
+	return EXIT_SUCCESS;
 }

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ust/ustctl.h>
+#include <ust/version.h>
 #include "libustcomm/blocking.h"
 #include "libustcomm/bufsize.h"
 #include "libustcomm/event_context.h"
@@ -66,7 +67,6 @@ struct usttrace {
 	char *session_file;		/* --session */
 	struct ustctl_session *session;	/* its contents */
 	struct ustctl_session_extra *session_extra;	/* its tracefile limits */
-	bool session_bad;		/* it cannot be read: exit 2 */
 	char *filter;			/* --filter, for every -m */
 	char *loglevel;			/* --loglevel, for every -m */
 	char *loglevel_only;		/* --loglevel-only, for every -m */
@@ -271,7 +271,32 @@ static int usttrace_add_contexts(struct usttrace *ut, const char *list)
 	return ret;
 }
 
-/* Returns 0 with the options in ut, or -EINVAL after saying what is wrong. */
+/*
+ * usttrace's own failures exit with a status no traced program is likely to
+ * return, as env(1) and timeout(1) do: 1 or 2 would read as the program's.
+ */
+#define USTTRACE_EXIT_FAILURE	125
+#define USTTRACE_EXIT_CANNOT_RUN	126
+#define USTTRACE_EXIT_NOT_FOUND	127
+
+enum { USTTRACE_OPT_HELP = 1000, USTTRACE_OPT_VERSION };
+
+/* usttrace_parse() after --help or --version: nothing more to do. */
+#define USTTRACE_DONE	1
+
+static void usttrace_print_help(poptContext pc)
+{
+	poptPrintHelp(pc, stdout, 0);
+	printf("\nExit status: the program's, or 128 plus the signal that killed it;\n"
+	       "%d when usttrace itself failed (options, memory, ustd), %d when the\n"
+	       "program cannot be executed, %d when it is not found. See usttrace(1).\n",
+	       USTTRACE_EXIT_FAILURE, USTTRACE_EXIT_CANNOT_RUN, USTTRACE_EXIT_NOT_FOUND);
+}
+
+/*
+ * Returns 0 with the options in ut, USTTRACE_DONE after --help or --version,
+ * or -EINVAL after saying what is wrong.
+ */
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
 	const char *output;
@@ -301,7 +326,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "with --relay: send what was recorded every USEC microseconds, for live viewers (default 1000000; 0: not live)",
 		  "USEC" },
 		{ "relay-backlog", '\0', POPT_ARG_STRING, &ut->relay_backlog, 0,
-		  "with --relay: how much of the trace ustd keeps in memory for a relayd that is behind before writing it under DIR too (default 64M; ustd(8))",
+		  "with --relay: how much of the trace ustd keeps in memory for a relayd that is behind before writing it under DIR too (default 64M; ustd(1))",
 		  "SIZE" },
 		{ "shared", 's', POPT_ARG_NONE, &shared, 0,
 		  "use the ustd already running for this user instead of a private one", NULL },
@@ -331,7 +356,12 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "when the program has exited, write the timeline (Trace Event JSON for Perfetto UI) to FILE",
 		  "FILE" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
-		POPT_AUTOHELP
+		{ "help", 'h', POPT_ARG_NONE, NULL, USTTRACE_OPT_HELP, "show this help", NULL },
+		/* -? as popt's autohelp had it, for whoever learned it there. */
+		{ NULL, '?', POPT_ARG_NONE | POPT_ARGFLAG_DOC_HIDDEN, NULL, USTTRACE_OPT_HELP,
+		  NULL, NULL },
+		{ "version", 'V', POPT_ARG_NONE, NULL, USTTRACE_OPT_VERSION, "print the version",
+		  NULL },
 		POPT_TABLEEND
 	};
 	poptContext pc;
@@ -340,7 +370,17 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
 	*pcp = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]");
-	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c') {
+	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == USTTRACE_OPT_HELP ||
+	       rc == USTTRACE_OPT_VERSION) {
+		/* At once, whatever else is given: the answer is all that is asked. */
+		if (rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION) {
+			if (rc == USTTRACE_OPT_HELP)
+				usttrace_print_help(pc);
+			else
+				printf("usttrace (ust) %s\n", UST_VERSION);
+			ret = USTTRACE_DONE;
+			goto end;
+		}
 		pattern = poptGetOptArg(pc);
 		if (rc == 'c') {
 			ret = usttrace_add_contexts(ut, pattern);
@@ -382,7 +422,6 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	if (ut->session_file &&
 	    ustctl_session_file_read(ut->session_file, &ut->session, &ut->session_extra) < 0) {
 		ustcomm_err("--session: %s", ustctl_last_error());
-		ut->session_bad = true;
 		ret = -EINVAL;
 		goto end;
 	}
@@ -624,13 +663,20 @@ static int usttrace_make_rundir(struct usttrace *ut)
 	return 0;
 }
 
-/* $UST_USTD, else the ustd installed next to usttrace, else ustd in PATH. */
+/*
+ * $UST_USTD, else the ustd installed next to usttrace, else the ustd of the
+ * build tree usttrace runs from (usttrace/usttrace beside ustd/ustd, or
+ * usttrace/.libs/usttrace under libtool), else ustd in PATH: so that the
+ * tools of a build tree work together without any setting.
+ */
 static void usttrace_find_ustd(char *buf, size_t len)
 {
+	static const char *const beside[] = { "ustd", "../ustd/ustd", "../../ustd/ustd" };
 	const char *env = getenv("UST_USTD");
 	char exe[PATH_MAX];
 	ssize_t n;
 	char *slash;
+	size_t i;
 
 	if (env && env[0]) {
 		snprintf(buf, len, "%s", env);
@@ -642,8 +688,11 @@ static void usttrace_find_ustd(char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			slash[1] = '\0';
-			if ((size_t)snprintf(buf, len, "%sustd", exe) < len && access(buf, X_OK) == 0)
-				return;
+			for (i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+				if ((size_t)snprintf(buf, len, "%s%s", exe, beside[i]) < len &&
+				    access(buf, X_OK) == 0)
+					return;
+			}
 		}
 	}
 	snprintf(buf, len, "ustd");
@@ -889,7 +938,7 @@ static int usttrace_run_program(struct usttrace *ut, pid_t *pid, int *status)
 		err = errno;
 		while (write(pipefd[1], &err, sizeof(err)) < 0 && errno == EINTR)
 			;
-		_exit(err == EACCES ? 126 : 127);
+		_exit(err == EACCES ? USTTRACE_EXIT_CANNOT_RUN : USTTRACE_EXIT_NOT_FOUND);
 	}
 	usttrace_program_pid = *pid;
 unblock:
@@ -1134,19 +1183,18 @@ int main(int argc, const char **argv)
 	poptContext pc = NULL;
 	char **dirs = NULL;
 	pid_t pid = 0;
-	int status = 0, rc = 1, ret;
+	int status = 0, rc = USTTRACE_EXIT_FAILURE, ret;
 	size_t nr_dirs;
 
 	ustcomm_log_set_prefix("usttrace");
 	usttrace_install_signals();
-	if (usttrace_parse(&ut, &pc, argc, argv) < 0) {
-		rc = ut.session_bad ? 2 : 1;
+	ret = usttrace_parse(&ut, &pc, argc, argv);
+	if (ret == USTTRACE_DONE)
+		rc = 0;
+	if (ret)
 		goto end;
-	}
-	if (usttrace_settings(&ut) < 0) {
-		rc = 2;
+	if (usttrace_settings(&ut) < 0)
 		goto end;
-	}
 	/* Before ustd and the program: nothing is started to be refused. */
 	if (usttrace_check_memory(usttrace_u32(ut.subbuf_size), usttrace_u32(ut.subbuf_num),
 				  ut.session) < 0)
@@ -1166,7 +1214,7 @@ int main(int argc, const char **argv)
 	if (ret == -EINTR) {
 		rc = 128 + usttrace_got_signal;
 	} else if (ret < 0 && pid > 0) {
-		rc = -ret == EACCES ? 126 : 127;
+		rc = -ret == EACCES ? USTTRACE_EXIT_CANNOT_RUN : USTTRACE_EXIT_NOT_FOUND;
 	} else if (ret == 0) {
 		rc = usttrace_exit_code(status);
 		usttrace_stop_ustd(&ut);

@@ -159,7 +159,7 @@ def by_usttrace(cg, label):
     res = subprocess.run([USTTRACE, "-o", ws.out, "--subbuf-size", "1M", "--subbuf-num", "64",
                           app("hello"), "1"], env=ws.env(), capture_output=True, text=True,
                          timeout=120, preexec_fn=cg.enter)
-    t.eq(res.returncode, 1, label + ": buffers over the limit are a usage error (exit 1)")
+    t.eq(res.returncode, 125, label + ": buffers over the limit are usttrace's own failure (exit 125)")
     t.ok(sized_refusal(res.stderr, "1 MiB", 64) and "cgroup limit 64 MiB" in res.stderr,
          label + ": the refusal names the sizes and the cgroup's limit", res.stderr)
     t.ok("iterations done" not in res.stdout and not ws.trace_dirs(),
@@ -232,7 +232,7 @@ if avail and num <= 256:
     res = subprocess.run([USTTRACE, "-o", ws.out, "--subbuf-size", "64M", "--subbuf-num",
                           str(num), app("hello"), "1"], env=ws.env(), capture_output=True,
                          text=True, timeout=120, preexec_fn=guard)
-    t.ok(res.returncode == 1 and sized_refusal(res.stderr, "64 MiB", num) and
+    t.ok(res.returncode == 125 and sized_refusal(res.stderr, "64 MiB", num) and
          "MemAvailable" in res.stderr and "iterations done" not in res.stdout,
          "MemAvailable, usttrace: 64 MiB x %d x %d CPUs refused before the program runs"
          % (num, NCPUS), res.stdout + res.stderr)

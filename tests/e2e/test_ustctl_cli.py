@@ -661,9 +661,9 @@ with open(bad, "w") as f:
     f.write('<ust-session version="1">\n  <enable pattern="a"/>\n  <channel name="ust"/>\n'
             '</ust-session>\n')
 res = ws3.usttrace(["--session", bad, app("hello")])
-t.ok(res.returncode == 2 and "bad.xml:3" in res.stderr,
-     "usttrace --session with a bad file: exit 2, with its line", res.stderr)
+t.ok(res.returncode == 125 and "bad.xml:3" in res.stderr,
+     "usttrace --session with a bad file: exit 125 (usttrace's own failure), with its line", res.stderr)
 res = ws3.usttrace(["--session", os.path.join(ws3.root, "missing.xml"), app("hello")])
-t.ok(res.returncode == 2 and "missing.xml" in res.stderr,
-     "usttrace --session with a missing file: exit 2, naming it", res.stderr)
+t.ok(res.returncode == 125 and "missing.xml" in res.stderr,
+     "usttrace --session with a missing file: exit 125, naming it", res.stderr)
 t.done()
