@@ -36,6 +36,15 @@ static int rundir_path(char *buf, size_t len)
 	return 0;
 }
 
+/* The remedy a message gives: "set UST_RUNDIR" would mislead whoever set it. */
+static const char *rundir_remedy(void)
+{
+	const char *env = getenv("UST_RUNDIR");
+
+	return env && *env ? "point UST_RUNDIR to another, private directory" :
+			     "set UST_RUNDIR to a private directory";
+}
+
 /*
  * The sockets in the directory accept commands that start traces and read
  * memory, so the directory must be the caller's alone: checked with lstat so
@@ -52,18 +61,18 @@ static int rundir_check(const char *path)
 		return ret;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		ustcomm_err("run directory %s is a symbolic link; remove it or set UST_RUNDIR to a private directory",
-			    path);
+		ustcomm_err("run directory %s is a symbolic link; remove it or %s", path,
+			    rundir_remedy());
 		return -EPERM;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		ustcomm_err("run directory %s is not a directory; remove it or set UST_RUNDIR to a private directory",
-			    path);
+		ustcomm_err("run directory %s is not a directory; remove it or %s", path,
+			    rundir_remedy());
 		return -ENOTDIR;
 	}
 	if (st.st_uid != geteuid()) {
-		ustcomm_err("run directory %s is owned by uid %u, not by uid %u; remove it or set UST_RUNDIR to a private directory",
-			    path, (unsigned)st.st_uid, (unsigned)geteuid());
+		ustcomm_err("run directory %s is owned by uid %u, not by uid %u; remove it or %s",
+			    path, (unsigned)st.st_uid, (unsigned)geteuid(), rundir_remedy());
 		return -EPERM;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
@@ -86,8 +95,8 @@ int ustcomm_rundir(char *buf, size_t len)
 	}
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
 		ret = -errno;
-		ustcomm_err("cannot create run directory %s: %s; create its parent or set UST_RUNDIR",
-			    buf, ustcomm_strerror(errno));
+		ustcomm_err("cannot create run directory %s: %s; create its parent or %s",
+			    buf, ustcomm_strerror(errno), rundir_remedy());
 		goto end;
 	}
 	ret = rundir_check(buf);
