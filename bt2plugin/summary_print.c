@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt2plugin/span_stats.h"
 #include "bt2plugin/summary_print.h"
 #include "bt2plugin/utf8.h"
 
@@ -59,6 +60,33 @@ static const char *human_size(uint64_t bytes, char *buf, size_t len)
 	}
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 	return buf;
+}
+
+static const unsigned int pcts[] = { 50, 90, 99 };
+
+/* Per span name: count, min, p50, p90, p99, max in microseconds to the ns,
+ * and the spans still open at the end of the trace. */
+static void print_spans_text(FILE *f, const struct ust_sum_tables *tb)
+{
+	size_t i, k, w = 4;
+
+	if (!tb->nr_spans)
+		return;
+	for (i = 0; i < tb->nr_spans; i++)
+		if (strlen(tb->spans[i]->name) > w)
+			w = strlen(tb->spans[i]->name);
+	fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s %9s\n", (int)w, "span", "count",
+		"min (us)", "p50 (us)", "p90 (us)", "p99 (us)", "max (us)", "unclosed");
+	for (i = 0; i < tb->nr_spans; i++) {
+		const struct ust_span_stat *sp = tb->spans[i];
+
+		fprintf(f, "%-*s %10zu %14.3f", (int)w, sp->name, sp->nr,
+			sp->nr ? (double)sp->dur[0] / 1e3 : 0.0);
+		for (k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++)
+			fprintf(f, " %14.3f", (double)ust_span_percentile(sp, pcts[k]) / 1e3);
+		fprintf(f, " %14.3f %9" PRIu64 "\n", sp->nr ? (double)sp->dur[sp->nr - 1] / 1e3 : 0.0,
+			sp->unclosed);
+	}
 }
 
 static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust_sum_tables *tb)
@@ -119,6 +147,7 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 				r->count, rate(r->count, r->first_ns, r->last_ns));
 		}
 	}
+	print_spans_text(f, tb);
 }
 
 /* Valid UTF-8 that XML 1.0 still forbids (its Char production). */
@@ -207,7 +236,23 @@ static void print_xml(FILE *f, const struct ust_sum_totals *t, const struct ust_
 			tb->threads[i]->tid);
 		xml_row_times(f, tb->threads[i]);
 	}
-	fputs("  </threads>\n</summary>\n", f);
+	fputs("  </threads>\n  <spans>\n", f);
+	for (i = 0; i < tb->nr_spans; i++) {
+		const struct ust_span_stat *sp = tb->spans[i];
+		int64_t total = 0;
+		size_t k;
+
+		for (k = 0; k < sp->nr; k++)
+			total += sp->dur[k];
+		fputs("    <span name=\"", f);
+		xml_escaped(f, sp->name);
+		fprintf(f, "\" count=\"%zu\" min_ns=\"%" PRId64 "\"", sp->nr, sp->nr ? sp->dur[0] : 0);
+		for (k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++)
+			fprintf(f, " p%u_ns=\"%" PRId64 "\"", pcts[k], ust_span_percentile(sp, pcts[k]));
+		fprintf(f, " max_ns=\"%" PRId64 "\" total_ns=\"%" PRId64 "\" unclosed=\"%" PRIu64 "\"/>\n",
+			sp->nr ? sp->dur[sp->nr - 1] : 0, total, sp->unclosed);
+	}
+	fputs("  </spans>\n</summary>\n", f);
 }
 
 void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_tables *tables,

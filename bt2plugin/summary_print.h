@@ -23,9 +23,13 @@ struct ust_sum_totals {
 	bool have_bytes;		/* bytes is the size on disk */
 };
 
+struct ust_span_stat;
+
 struct ust_sum_tables {
 	struct ust_sum_row **events, **procs, **cpus, **threads;
 	size_t nr_events, nr_procs, nr_cpus, nr_threads;
+	struct ust_span_stat **spans;	/* sorted by name, durations sorted (span_stats.h) */
+	size_t nr_spans;
 };
 
 /* Sorts the tables (events by name, processes by pid, CPUs by number,

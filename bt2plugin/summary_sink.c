@@ -5,6 +5,7 @@
  * rows are per name, whatever the number of traces (each has its own
  * classes): a directory of per-PID traces gives one row per name. Traced
  * functions make a profile of their own (func_profile.h), in the text.
+ * Spans keep their durations, for exact percentiles (span_stats.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include "bt2plugin/func_profile.h"
 #include "bt2plugin/ptrmap.h"
 #include "bt2plugin/sink.h"
+#include "bt2plugin/span_stats.h"
 #include "bt2plugin/summary_print.h"
 #include "bt2plugin/summary_sink.h"
 
@@ -33,6 +35,7 @@ struct summary {
 	struct ust_ptrmap by_thread;	/* (pid, tid) key -> struct ust_sum_row */
 	struct ust_ptrmap func_kinds;	/* bt_event_class * -> ust_func_kind + 1 */
 	struct ust_func_profile prof;
+	struct ust_span_stats spans;
 	struct ust_sum_totals totals;
 };
 
@@ -194,6 +197,13 @@ static int on_event(struct summary *s, const bt_message *msg)
 		r->cpu = ids.cpu;
 		row_count(r, ns);
 	}
+	/* Spans pair on the tracks of sink.ust.perfetto: per thread, else per CPU. */
+	ret = ust_span_stats_event(&s->spans, ec, ((uintptr_t)1 << 63) |
+				   ((uintptr_t)((ids.pid == UST_ID_UNKNOWN ? 0 : ids.pid) & 0x7fffffff) << 32) |
+				   (ids.tid != UST_ID_UNKNOWN ? (uint32_t)ids.tid :
+				    ids.cpu != UST_ID_UNKNOWN ? 0x40000000u + (uint32_t)ids.cpu : 0), ns);
+	if (ret < 0)
+		return ret;
 	if (ids.tid != UST_ID_UNKNOWN) {
 		int64_t pid = ids.pid == UST_ID_UNKNOWN ? 0 : ids.pid;
 
@@ -370,7 +380,8 @@ bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_compon
 		.threads = rows_of(&s->by_thread), .nr_threads = s->by_thread.nr,
 	};
 	tables.nr_events = nr_names;
-	if (tables.events && tables.procs && tables.cpus && tables.threads) {
+	tables.spans = ust_span_stats_rows(&s->spans, &tables.nr_spans);
+	if (tables.events && tables.procs && tables.cpus && tables.threads && tables.spans) {
 		ust_sum_print(s->out.f, &s->totals, &tables, s->xml);
 		if (!s->xml)
 			ust_func_profile_print(&s->prof, s->out.f);
@@ -380,6 +391,7 @@ bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_compon
 	free(tables.procs);
 	free(tables.cpus);
 	free(tables.threads);
+	free(tables.spans);
 	if (ret < 0) {
 		ust_sink_error(&s->sink, "writing the summary: %s", strerror(-ret));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
@@ -403,5 +415,6 @@ void ust_summary_finalize(bt_self_component_sink *self)
 	ust_ptrmap_fini(&s->by_thread, free);
 	ust_ptrmap_fini(&s->func_kinds, NULL);
 	ust_func_profile_fini(&s->prof);
+	ust_span_stats_fini(&s->spans);
 	free(s);
 }

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """sink.ust.perfetto and sink.ust.summary against babeltrace2's own reading
 of the same traces: every event exactly once with its time and fields, spans
-nested, counters, discarded ranges; usttrace --perfetto/--summary;
+nested, counters, discarded ranges; usttrace --perfetto/--summary; the
+summary's span durations (count, min, p50, p90, p99, max) against those
+babeltrace2's events give, and against the sleeps the program made;
 ust-summary --mi xml against its schema; bad input leaves no file behind."""
 
 import json
@@ -14,6 +16,7 @@ from ustest import (BT2_PLUGIN_PATH, TOP_SRC, UST_SUMMARY, Tap, Workspace, app, 
                     bt2_sink, read_trace)
 
 N = 200
+SLEEP_US = 20   # the parse span of request i sleeps SLEEP_US * (1 + i % 10)
 SUFFIXES = {"B": ("_begin", "_entry"), "E": ("_end", "_exit")}
 
 t = Tap()
@@ -23,7 +26,7 @@ out_json = os.path.join(ws.root, "timeline.json")
 # One CPU: without a vtid context the tracks are per CPU, and a span whose
 # thread migrates would start on one track and end on another.
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-res = ws.usttrace(["--summary", "--perfetto", out_json, app("timeline"), str(N)])
+res = ws.usttrace(["--summary", "--perfetto", out_json, app("timeline"), str(N), str(SLEEP_US)])
 t.eq(res.returncode, 0, "usttrace --summary --perfetto succeeds")
 dirs = ws.trace_dirs()
 t.eq(len(dirs), 1, "one trace")
@@ -92,6 +95,34 @@ t.eq(int(m.group(1)) if m else None, N, "--summary counts per event")
 t.ok(re.search(r"^events\s+%d recorded, 0 discarded" % len(events), res.stderr, re.M),
      "--summary totals", res.stderr)
 
+# Span durations, from babeltrace2's events: begin/end pairs nest (one
+# thread on one CPU: one track).
+def nearest_rank(sorted_durs, p):
+    return sorted_durs[max(1, -(-p * len(sorted_durs) // 100)) - 1]
+
+
+durs, stack = {}, []
+for ev in events:
+    if ev.name.endswith("_begin"):
+        stack.append((ev.name[:-len("_begin")], ev.ts))
+    elif ev.name.endswith("_end") and stack and stack[-1][0] == ev.name[:-len("_end")]:
+        name, ts = stack.pop()
+        durs.setdefault(name, []).append(ev.ts - ts)
+want = {name: [len(d), d[0], nearest_rank(d, 50), nearest_rank(d, 90), nearest_rank(d, 99), d[-1]]
+        for name, d in ((n, sorted(d)) for n, d in durs.items())}
+t.eq(sorted(want), ["tl:parse", "tl:request"], "babeltrace2's events hold two span names")
+known = sorted(SLEEP_US * 1000 * (1 + i % 10) for i in range(N))
+parse = sorted(durs.get("tl:parse", []))
+t.ok(len(parse) == N and all(d >= k for d, k in zip(parse, known)),
+     "each parse span lasts at least its sleep", parse[:3])
+rows = {m.group(1): [int(m.group(2))] + [round(float(x) * 1000) for x in m.group(3).split()] + [int(m.group(4))]
+        for m in re.finditer(r"^(tl:\w+)\s+(\d+)((?:\s+\d+\.\d{3}){5})\s+(\d+)$", res.stderr, re.M)}
+t.ok(re.search(r"^span\s+count\s+min \(us\)\s+p50 \(us\)\s+p90 \(us\)\s+p99 \(us\)\s+"
+               r"max \(us\)\s+unclosed$", res.stderr, re.M), "--summary has a span table", res.stderr)
+t.eq({n: r[:6] for n, r in rows.items()}, want,
+     "span count, min, p50, p90, p99, max (us, to the ns) equal babeltrace2's")
+t.ok(rows and all(r[6] == 0 for r in rows.values()), "no span left open")
+
 # ust-summary --mi xml, valid against the schema, same counts.
 xml = subprocess.run([UST_SUMMARY, "--mi", "xml", trace], capture_output=True, text=True,
                      env=ws.env())
@@ -101,6 +132,12 @@ val = subprocess.run(["xmllint", "--noout", "--schema", xsd, "-"], input=xml.std
                      capture_output=True, text=True)
 t.ok(val.returncode == 0, "its XML is valid against ust-summary.xsd", val.stderr)
 t.ok('<event name="tl:sample" count="%d"' % N in xml.stdout, "XML per-event count")
+xspans = {m.group(1): [int(x) for x in m.groups()[1:]] for m in re.finditer(
+    r'<span name="([^"]+)" count="(\d+)" min_ns="(\d+)" p50_ns="(\d+)" p90_ns="(\d+)" '
+    r'p99_ns="(\d+)" max_ns="(\d+)" total_ns="(\d+)" unclosed="(\d+)"/>', xml.stdout)}
+t.eq({n: v[:6] for n, v in xspans.items()}, want, "XML span statistics equal babeltrace2's")
+t.eq({n: v[6:] for n, v in xspans.items()}, {n: [sum(d), 0] for n, d in durs.items()},
+     "XML span totals, none unclosed")
 bad = subprocess.run([UST_SUMMARY, "--mi", "json", trace], capture_output=True, text=True)
 t.ok(bad.returncode == 2 and "xml" in bad.stderr, "ust-summary refuses an unknown format")
 
