@@ -228,9 +228,8 @@ demo)
 	install_missing
 	build "$top/build"
 	out=$(mktemp -d "${TMPDIR:-/tmp}/ust-demo.XXXXXX")
-	# From the build tree usttrace needs to be told where ustd is.
-	UST_USTD="$top/build/ustd/ustd" "$top/build/usttrace/usttrace" -o "$out" \
-		"$top/build/tests/apps/hello" 3
+	# From the build tree usttrace finds the ustd built beside it.
+	"$top/build/usttrace/usttrace" -o "$out" "$top/build/tests/apps/hello" 3
 	for trace in "$out"/*/; do
 		babeltrace2 "$trace"
 	done
