@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -79,6 +80,8 @@ struct usttrace {
 	char *live_timer;		/* --live-timer USEC */
 	char *relay_backlog;		/* --relay-backlog SIZE, for ustd */
 	char **argv;			/* PROGRAM ARGS... */
+	char *attach_arg;		/* -p PID, as given */
+	pid_t attach_pid;		/* -p: the running program to trace */
 
 	char output[PATH_MAX];
 	char rundir[PATH_MAX - 16];	/* private, room for "/ustd"; empty with -s */
@@ -293,6 +296,38 @@ static void usttrace_print_help(poptContext pc)
 	       USTTRACE_EXIT_FAILURE, USTTRACE_EXIT_CANNOT_RUN, USTTRACE_EXIT_NOT_FOUND);
 }
 
+/* -p PID: a pid, no program, and only the options that apply to a
+ * program already running (its buffers and settings are its own). */
+static int usttrace_check_attach(struct usttrace *ut, int follow, int overwrite)
+{
+	const char *refused = follow ? "-f" : overwrite ? "--overwrite" :
+		ut->session_file ? "--session" : ut->subbuf_size ? "--subbuf-size" :
+		ut->subbuf_num ? "--subbuf-num" : ut->blocking ? "--blocking-timeout" :
+		ut->tracefile_size ? "--tracefile-size" :
+		ut->tracefile_count ? "--tracefile-count" : NULL;
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(ut->attach_arg, &end, 10);
+	if (!ut->attach_arg[0] || *end || errno || pid <= 0 || pid > INT_MAX) {
+		ustcomm_err("-p %s: expected the pid of a running program", ut->attach_arg);
+		return -EINVAL;
+	}
+	if (ut->argv && ut->argv[0]) {
+		ustcomm_err("-p %s and a program to run (%s): give one or the other",
+			    ut->attach_arg, ut->argv[0]);
+		return -EINVAL;
+	}
+	if (refused) {
+		ustcomm_err("-p cannot be used with %s: the running program's settings are its own (see ustctl(1) to change them)",
+			    refused);
+		return -EINVAL;
+	}
+	ut->attach_pid = (pid_t)pid;
+	return 0;
+}
+
 /*
  * Returns 0 with the options in ut, USTTRACE_DONE after --help or --version,
  * or -EINVAL after saying what is wrong.
@@ -355,6 +390,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "perfetto", '\0', POPT_ARG_STRING, &ut->perfetto, 0,
 		  "when the program has exited, write the timeline (Trace Event JSON for Perfetto UI) to FILE",
 		  "FILE" },
+		{ "pid", 'p', POPT_ARG_STRING, &ut->attach_arg, 0,
+		  "attach to the running program PID (linked with libust) instead of starting one: trace it until Ctrl-C or until it exits",
+		  "PID" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTTRACE_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
@@ -369,7 +407,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	/* Options end at PROGRAM: its own options are not ours. */
 	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
 	*pcp = pc;
-	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]");
+	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]\n   or: usttrace [OPTION...] -p PID");
 	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == USTTRACE_OPT_HELP ||
 	       rc == USTTRACE_OPT_VERSION) {
 		/* At once, whatever else is given: the answer is all that is asked. */
@@ -411,7 +449,11 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		goto end;
 	}
 	ut->argv = (char **)poptGetArgs(pc);
-	if (!ut->argv || !ut->argv[0]) {
+	if (ut->attach_arg) {
+		ret = usttrace_check_attach(ut, follow, overwrite);
+		if (ret < 0)
+			goto end;
+	} else if (!ut->argv || !ut->argv[0]) {
 		ustcomm_err("no program to trace: usttrace [OPTION...] [--] PROGRAM [ARG...]");
 		ret = -EINVAL;
 		goto end;
@@ -1174,6 +1216,215 @@ static int usttrace_prepare(struct usttrace *ut)
 	return usttrace_start_ustd(ut);
 }
 
+/* -p: the name of the trace usttrace creates in the program, apart from
+ * its own (auto) and those of ustctl users. */
+static void usttrace_attach_trace_name(char *buf, size_t len)
+{
+	snprintf(buf, len, "usttrace-%d", (int)getpid());
+}
+
+/* Is the program gone (exited, a zombie included)? pidfd says so when
+ * the kernel has it; else its state in /proc. */
+static bool usttrace_attach_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Until a signal or until the program is gone: true when it is gone. */
+static bool usttrace_attach_wait(pid_t pid)
+{
+	struct pollfd pfd = { .fd = -1, .events = POLLIN };
+	int n;
+
+#ifdef SYS_pidfd_open
+	pfd.fd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	while (!usttrace_got_signal) {
+		if (pfd.fd >= 0) {
+			n = poll(&pfd, 1, 1000);
+			if (n > 0)
+				break;
+		} else {
+			poll(NULL, 0, 100);
+		}
+		if (usttrace_attach_gone(pid))
+			break;
+	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	return !usttrace_got_signal || usttrace_attach_gone(pid);
+}
+
+/* -p: the rules of the -m patterns (all events without), with --filter
+ * and the log level, in the program's trace. */
+static int usttrace_attach_rules(struct usttrace *ut, const char *trace)
+{
+	const char *level = ut->loglevel ? ut->loglevel : ut->loglevel_only;
+	struct ustctl_rule rule = { .enable = 1, .filter = ut->filter };
+	char *copy, *tok, *save = NULL;
+	pid_t pid = ut->attach_pid;
+	int ret = 0, matched;
+
+	if (level) {
+		rule.loglevel = ustctl_loglevel_parse(level);
+		rule.loglevel_match = ut->loglevel ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
+	}
+	copy = strdup(ut->patterns.len ? ut->patterns.buf : "*");
+	if (!copy) {
+		ustcomm_err("out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (level || ut->filter) {
+			rule.pattern = tok;
+			ret = ustctl_enable_rule(pid, trace, &rule);
+		} else {
+			const char *patterns[1] = { tok };
+
+			ret = ustctl_enable_marker_matches(pid, trace, patterns, 1, &matched);
+			if (ret >= 0 && matched == 0)
+				ustcomm_warn("pid %d: pattern '%s' matches no event of the program now",
+					     (int)pid, tok);
+		}
+		if (ret < 0) {
+			ustcomm_err("pid %d: -m %s: %s", (int)pid, tok, ustctl_last_error());
+			break;
+		}
+	}
+	free(copy);
+	return ret < 0 ? ret : 0;
+}
+
+/* -p: the --context ones, for every channel. */
+static int usttrace_attach_contexts(struct usttrace *ut, const char *trace)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!ut->contexts.len)
+		return 0;
+	copy = strdup(ut->contexts.buf);
+	if (!copy) {
+		ustcomm_err("out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		ret = ustctl_add_context(ut->attach_pid, trace, "*", tok);
+		if (ret < 0 && ret != -EEXIST) {
+			ustcomm_err("pid %d: --context %s: %s", (int)ut->attach_pid, tok,
+				    ustctl_last_error());
+			break;
+		}
+		ret = 0;
+	}
+	free(copy);
+	return ret;
+}
+
+/*
+ * usttrace -p PID: points the program at the private ustd (unless -s),
+ * creates a trace of its own in it with the -m rules, starts it, and
+ * waits for Ctrl-C (SIGINT, SIGTERM, SIGHUP) or for the program to exit;
+ * then stops and destroys the trace (destroy returns once ustd has it on
+ * disk) and gives the program back its ustd. Returns usttrace's status.
+ */
+static int usttrace_attach(struct usttrace *ut)
+{
+	pid_t pid = ut->attach_pid;
+	char trace[64], *old_sock = NULL, **dirs = NULL;
+	bool created = false, gone;
+	size_t nr_dirs;
+	int ret, rc = USTTRACE_EXIT_FAILURE;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		ustcomm_err("-p %d: no such process", (int)pid);
+		return USTTRACE_EXIT_FAILURE;
+	}
+	/* Is it a program with libust, and can we talk to it? */
+	ret = ustctl_get_sock_path(pid, &old_sock);
+	if (ret < 0) {
+		ustcomm_err("-p %d: %s", (int)pid, ustctl_last_error());
+		return USTTRACE_EXIT_FAILURE;
+	}
+	if (usttrace_prepare(ut) < 0)
+		goto out;
+	usttrace_attach_trace_name(trace, sizeof(trace));
+	if (!ut->shared && ustctl_set_sock_path(pid, ut->sock_path) < 0) {
+		ustcomm_err("pid %d: cannot point it at the private ustd: %s", (int)pid,
+			    ustctl_last_error());
+		goto out;
+	}
+	if (ustctl_create_trace(pid, trace) < 0) {
+		ustcomm_err("pid %d: cannot create trace %s: %s", (int)pid, trace,
+			    ustctl_last_error());
+		goto restore;
+	}
+	created = true;
+	if (usttrace_attach_contexts(ut, trace) < 0 || usttrace_attach_rules(ut, trace) < 0)
+		goto destroy;
+	if (ustctl_start_trace(pid, trace) < 0) {
+		ustcomm_err("pid %d: cannot start trace %s: %s", (int)pid, trace,
+			    ustctl_last_error());
+		goto destroy;
+	}
+	fprintf(stderr, "usttrace: tracing pid %d; Ctrl-C to stop\n", (int)pid);
+	gone = usttrace_attach_wait(pid);
+	if (gone) {
+		/* Its libust wrote the trace out at exit. */
+		fprintf(stderr, "usttrace: pid %d has exited\n", (int)pid);
+		created = false;
+	} else if (ut->verbose) {
+		fprintf(stderr, "usttrace: %s: stopping the trace of pid %d\n",
+			strsignal(usttrace_got_signal), (int)pid);
+	}
+	rc = 0;
+	if (created && ustctl_stop_trace(pid, trace) < 0 && !usttrace_attach_gone(pid)) {
+		ustcomm_err("pid %d: cannot stop trace %s: %s", (int)pid, trace,
+			    ustctl_last_error());
+		rc = USTTRACE_EXIT_FAILURE;
+	}
+destroy:
+	if (created && ustctl_destroy_trace(pid, trace) < 0 && !usttrace_attach_gone(pid)) {
+		ustcomm_err("pid %d: cannot destroy trace %s: %s; the trace may be incomplete",
+			    (int)pid, trace, ustctl_last_error());
+		rc = USTTRACE_EXIT_FAILURE;
+	}
+restore:
+	if (!ut->shared && !usttrace_attach_gone(pid) &&
+	    ustctl_set_sock_path(pid, old_sock) < 0)
+		ustcomm_err("pid %d: cannot point it back at %s: %s", (int)pid, old_sock,
+			    ustctl_last_error());
+	usttrace_stop_ustd(ut);
+	if (rc == 0) {
+		nr_dirs = usttrace_report(ut, pid, 0, &dirs);
+		if (!ut->relay) {
+			usttrace_report_loss(dirs, nr_dirs);
+			usttrace_warn_unmatched(ut->patterns.buf, dirs, nr_dirs);
+		}
+		usttrace_view(ut, dirs, nr_dirs);
+		usttrace_free_dirs(dirs);
+	}
+out:
+	free(old_sock);
+	return rc;
+}
+
 int main(int argc, const char **argv)
 {
 	struct usttrace ut = { .patterns = USTCOMM_STRBUF_INIT,
@@ -1203,6 +1454,10 @@ int main(int argc, const char **argv)
 		ustcomm_err("-f: cannot become the subreaper of the program's descendants: %s",
 			    strerror(errno));
 		goto end;
+	}
+	if (ut.attach_pid) {
+		rc = usttrace_attach(&ut);
+		goto stop;
 	}
 	if (usttrace_prepare(&ut) < 0)
 		goto stop;
@@ -1246,6 +1501,7 @@ end:
 	free(ut.live_timer);
 	free(ut.relay_backlog);
 	free(ut.output_arg);
+	free(ut.attach_arg);
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);
 	free(ut.blocking);

@@ -79,9 +79,12 @@ want = ["bin/ustd", "bin/usttrace", "include/ust/ust.h", "include/ust/marker.h",
         "lib/libust.so.1", "share/man/man3/ust.3", "share/man/man1/usttrace.1",
         "share/man/man1/ustd.1", "include/ust/span.h", "bin/ust-summary",
         "lib/babeltrace2/plugins/babeltrace-plugin-ust.so", "share/ust/xml/ust-summary.xsd",
-        "share/ust/viewer/ust-timeline.html", "share/man/man1/ust-summary.1"]
+        "share/ust/viewer/ust-timeline.html", "share/man/man1/ust-summary.1",
+        "share/doc/ust/manual.md", "share/bash-completion/completions/ustctl",
+        "share/bash-completion/completions/usttrace", "share/bash-completion/completions/ustd",
+        "share/bash-completion/completions/ust-summary", "lib/systemd/user/ustd.service"]
 t.eq([w for w in want if not os.path.exists(os.path.join(prefix, w))], [],
-     "headers, versioned library, programs and man pages installed")
+     "headers, versioned library, programs, man pages, manual, bash completion and systemd unit installed")
 soname = subprocess.run(["readelf", "-d", os.path.join(lib, "libust.so")],
                         capture_output=True, text=True).stdout
 t.ok("[libust.so.1]" in soname, "libust has a versioned soname", soname)
