@@ -17,6 +17,18 @@ BT_PLUGIN_LICENSE("LGPL-2.1");
 BT_PLUGIN_SINK_COMPONENT_CLASS(perfetto, ust_perfetto_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(perfetto,
 	"Write Trace Event JSON for Perfetto UI and chrome://tracing (param path)");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(perfetto,
+	"Writes every event of the traces it is given as Chrome Trace Event JSON,\n"
+	"which Perfetto UI, chrome://tracing and UST's offline viewer\n"
+	"(doc/viewer/) show as a timeline: a track per process and thread, spans\n"
+	"from *_begin/*_end pairs, functions from ust_func, losses on a track of\n"
+	"their own. The file appears only once complete.\n"
+	"\n"
+	"Parameters:\n"
+	"  path (string, required)  the JSON file to write\n"
+	"\n"
+	"Example: babeltrace2 TRACE_DIR -c sink.ust.perfetto -p 'path=\"trace.json\"'\n"
+	"See the UST manual, 4.4.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(perfetto, ust_perfetto_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(perfetto,
 	ust_perfetto_graph_is_configured);
@@ -25,6 +37,18 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(perfetto, ust_perfetto_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS(summary, ust_summary_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(summary,
 	"Print counts per event, CPU and thread, loss, duration and size (params path, mi=\"xml\")");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(summary,
+	"Prints what the traces it is given hold: counts and rates per event,\n"
+	"process, CPU and thread, the events lost, the duration, span duration\n"
+	"statistics and the traced functions' profile (what ust-summary prints).\n"
+	"\n"
+	"Parameters:\n"
+	"  path (string)       the file to write; default: standard output\n"
+	"  mi (string)         \"xml\": XML valid against ust-summary.xsd instead\n"
+	"  trace-dir (string)  the trace's directory, for its size on disk\n"
+	"\n"
+	"Example: babeltrace2 TRACE_DIR -c sink.ust.summary -p 'mi=\"xml\"'\n"
+	"See ust-summary(1) and the UST manual, 4.4.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(summary, ust_summary_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(summary,
 	ust_summary_graph_is_configured);

@@ -9,7 +9,8 @@ import os
 import re
 import subprocess
 
-from ustest import TOP_SRC, UST_SUMMARY, USTCTL, USTD, USTTRACE, Tap
+from ustest import (BABELTRACE2, BT2_PLUGIN_PATH, TOP_SRC, UST_SUMMARY, USTCTL, USTD, USTTRACE,
+                    Tap)
 
 MAN = os.path.join(TOP_SRC, "doc", "man")
 
@@ -167,4 +168,17 @@ for name, text in helps.items():
         t.ok("%s.%s" % (ref, section) in pages, "%s --help cites %s(%s), a page that exists" % (name, ref, section))
 t.eq([f for f in pages if "/.ust\\-traces" in open(os.path.join(MAN, f)).read()], [],
      "no page shows ~/.ust-traces (the default is ~/ust-traces)")
+
+# babeltrace2 help sink.ust.NAME describes every parameter the sink takes
+# (its allowed[] list in the source).
+for sink in ("perfetto", "summary"):
+    with open(os.path.join(TOP_SRC, "bt2plugin", "%s_sink.c" % sink)) as f:
+        m = re.search(r"allowed\[\] = \{([^}]*)\}", f.read())
+    params = re.findall(r'"([^"]+)"', m.group(1)) if m else []
+    res = subprocess.run([BABELTRACE2, "--plugin-path=" + BT2_PLUGIN_PATH, "help",
+                          "sink.ust." + sink], capture_output=True, text=True)
+    missing = [p for p in params if not re.search(r"^\s+%s \(" % re.escape(p), res.stdout, re.M)]
+    t.ok(res.returncode == 0 and params and not missing,
+         "babeltrace2 help sink.ust.%s describes its parameters %s" % (sink, params),
+         "missing %s\n%s" % (missing, res.stdout + res.stderr))
 t.done()
