@@ -573,25 +573,40 @@ end:
 	return ret;
 }
 
+/*
+ * The rule every -m pattern gets (enable, --filter, the log level) in
+ * rule, and a copy of the patterns, ","-separated ("*" without -m), for
+ * strtok_r(); NULL when out of memory, said.
+ */
+static char *usttrace_rule_patterns(const struct usttrace *ut, struct ustctl_rule *rule)
+{
+	const char *level = ut->loglevel ? ut->loglevel : ut->loglevel_only;
+	char *copy;
+
+	*rule = (struct ustctl_rule){ .enable = 1, .filter = ut->filter };
+	if (level) {
+		rule->loglevel = ustctl_loglevel_parse(level);
+		rule->loglevel_match = ut->loglevel ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
+	}
+	copy = strdup(ut->patterns.len ? ut->patterns.buf : "*");
+	if (!copy)
+		ustcomm_err("out of memory");
+	return copy;
+}
+
 /* The -m patterns (all events without), each with the level and filter options. */
 static int usttrace_pattern_rules(struct usttrace *ut)
 {
 	const char *level = ut->loglevel ? ut->loglevel : ut->loglevel_only;
-	struct ustctl_rule rule = { .enable = 1, .filter = ut->filter };
+	struct ustctl_rule rule;
 	char *copy, *tok, *save = NULL;
 	int ret = 0;
 
 	if (!ut->patterns.len && !ut->filter && !level)
 		return 0;
-	if (level) {
-		rule.loglevel = ustctl_loglevel_parse(level);
-		rule.loglevel_match = ut->loglevel ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
-	}
-	copy = strdup(ut->patterns.len ? ut->patterns.buf : "*");
-	if (!copy) {
-		ustcomm_err("out of memory");
+	copy = usttrace_rule_patterns(ut, &rule);
+	if (!copy)
 		return -ENOMEM;
-	}
 	for (tok = strtok_r(copy, ",", &save); tok && ret >= 0; tok = strtok_r(NULL, ",", &save)) {
 		rule.pattern = tok;
 		ret = usttrace_rule_append(&ut->autoprobe, &rule, "-m");
@@ -1276,20 +1291,14 @@ static bool usttrace_attach_wait(pid_t pid)
 static int usttrace_attach_rules(struct usttrace *ut, const char *trace)
 {
 	const char *level = ut->loglevel ? ut->loglevel : ut->loglevel_only;
-	struct ustctl_rule rule = { .enable = 1, .filter = ut->filter };
+	struct ustctl_rule rule;
 	char *copy, *tok, *save = NULL;
 	pid_t pid = ut->attach_pid;
 	int ret = 0, matched;
 
-	if (level) {
-		rule.loglevel = ustctl_loglevel_parse(level);
-		rule.loglevel_match = ut->loglevel ? USTCTL_LOGLEVEL_RANGE : USTCTL_LOGLEVEL_ONLY;
-	}
-	copy = strdup(ut->patterns.len ? ut->patterns.buf : "*");
-	if (!copy) {
-		ustcomm_err("out of memory");
+	copy = usttrace_rule_patterns(ut, &rule);
+	if (!copy)
 		return -ENOMEM;
-	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (level || ut->filter) {
 			rule.pattern = tok;
