@@ -1173,6 +1173,59 @@ static void usttrace_report_loss(char **dirs, size_t nr_dirs)
 }
 
 /* Has the private ustd write out everything and waits for it. */
+/*
+ * ustd writes what its programs left in their buffers before it exits on
+ * SIGTERM: milliseconds, seconds for a slow disk. The wait has a bound all
+ * the same: past USTTRACE_USTD_SAY_MS the user is told what usttrace waits
+ * for, past USTTRACE_USTD_KILL_MS ustd is killed and that is said.
+ */
+#define USTTRACE_USTD_SAY_MS	10000
+#define USTTRACE_USTD_KILL_MS	60000
+
+/* Whether pid exited within ms (pidfd; without one, a wait in 10 ms steps). */
+static bool usttrace_exits_within(pid_t pid, int ms)
+{
+	struct pollfd pfd = { .fd = -1, .events = POLLIN };
+	siginfo_t si;
+	bool gone = false;
+
+#ifdef SYS_pidfd_open
+	pfd.fd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	if (pfd.fd >= 0) {
+		/* A second Ctrl-C interrupts the poll: waited for anyway,
+		 * in 100 ms steps, so that the bound stays. */
+		for (; ms > 0 && !gone; ms -= 100) {
+			int n = poll(&pfd, 1, ms < 100 ? ms : 100);
+
+			gone = n > 0;
+		}
+		close(pfd.fd);
+		return gone;
+	}
+	for (; ms > 0 && !gone; ms -= 10) {
+		si.si_pid = 0;
+		gone = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			si.si_pid == pid;
+		if (!gone)
+			poll(NULL, 0, 10);
+	}
+	return gone;
+}
+
+static pid_t usttrace_wait_ustd(pid_t pid, int *status)
+{
+	if (!usttrace_exits_within(pid, USTTRACE_USTD_SAY_MS)) {
+		ustcomm_err("still waiting for ustd (pid %d) to write the trace out", (int)pid);
+		if (!usttrace_exits_within(pid, USTTRACE_USTD_KILL_MS - USTTRACE_USTD_SAY_MS)) {
+			ustcomm_err("ustd (pid %d) did not finish within %d s of SIGTERM: killed; the trace may be incomplete",
+				    (int)pid, USTTRACE_USTD_KILL_MS / 1000);
+			kill(pid, SIGKILL);
+		}
+	}
+	return usttrace_wait(pid, status);
+}
+
 static void usttrace_stop_ustd(struct usttrace *ut)
 {
 	char text[128];
@@ -1181,7 +1234,7 @@ static void usttrace_stop_ustd(struct usttrace *ut)
 	if (ut->ustd_pid <= 0)
 		return;
 	kill(ut->ustd_pid, SIGTERM);
-	if (usttrace_wait(ut->ustd_pid, &status) > 0 &&
+	if (usttrace_wait_ustd(ut->ustd_pid, &status) > 0 &&
 	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		usttrace_describe_status(text, sizeof(text), status);
 		ustcomm_err("ustd %s; the trace may be incomplete", text);
