@@ -11,8 +11,18 @@ from ustest import USTTRACE, Tap, Workspace, read_trace, wait_for
 t = Tap()
 ws = Workspace()
 prog = ws.start_app("ticker", ["-i", "2000"])
+
+
+def at_a_terminal():
+    """SIGINT as a terminal's Ctrl-C finds it: the suite may run with it
+    ignored (started in the background), and usttrace, as every program,
+    keeps a signal it was started with ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 proc = subprocess.Popen([USTTRACE, "-o", ws.out, "-p", str(prog.pid)], env=ws.env(),
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        preexec_fn=at_a_terminal)
 # "tracing pid N" once the trace runs.
 line = proc.stderr.readline()
 t.ok("tracing pid %d" % prog.pid in line, "usttrace -p says it traces the pid", line)
@@ -41,7 +51,7 @@ ws2 = Workspace()
 prog = ws2.start_app("ticker", ["-i", "2000"])
 proc = subprocess.Popen([USTTRACE, "-o", ws2.out, "-m", "ust:tock", "-p", str(prog.pid)],
                         env=ws2.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
+                        text=True, preexec_fn=at_a_terminal)
 line = proc.stderr.readline()
 time.sleep(0.5)
 ws2.stop_app(prog)
