@@ -224,9 +224,10 @@ for label, env in (("traced", {}), ("untraced", {"UST_RUNDIR": os.path.join(ws.r
                          env=ws.env(**env), capture_output=True, text=True, timeout=120)
     stamps[label] = statistics.median(int(x) for x in res.stdout.split()[:30]
                                       if x.isdigit()) if res.returncode == 0 else None
-# A sanitizer's runtime start-up is part of both and far larger: not a
-# comparison there.
-bound = 50000 if os.environ.get("SANITIZE_CFLAGS") else 5000
+# Not a timing: bench measures it ("fork to main"), 0.8 ms over here on a
+# quiet machine, several ms under the suite's load. The bound only catches
+# a child that makes its whole trace before main() again (82 ms, issue M).
+bound = 50000
 t.ok(None not in stamps.values() and stamps["traced"] < stamps["untraced"] + bound,
      "fork() to main(): traced child %s us, untraced %s us, bound +%d us (median of 30; "
      "bench measures it)" % (stamps["traced"], stamps["untraced"], bound))
