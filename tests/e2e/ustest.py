@@ -5,6 +5,7 @@ babeltrace2 (the command for validity and for the values of large traces,
 its Python bindings for the values of the others)."""
 
 import atexit
+import faulthandler
 import fcntl
 import os
 import queue
@@ -30,6 +31,12 @@ USTCTL = os.path.join(TOP_BUILD, "ustctl", "ustctl")
 # The babeltrace2 plugin of the build tree (sink.ust.perfetto, sink.ust.summary).
 BT2_PLUGIN_PATH = os.path.join(TOP_BUILD, "bt2plugin", ".libs")
 UST_SUMMARY = os.path.join(TOP_BUILD, "bt2plugin", "ust-summary")
+
+# tests/bounded.sh stops a test after UST_TEST_TIMEOUT seconds; every
+# thread's stack, printed to the test's log just before, says where it hung.
+_BOUND = int(os.environ.get("UST_TEST_TIMEOUT", "0"))
+if _BOUND > 30:
+    faulthandler.dump_traceback_later(_BOUND - 15, exit=False)
 
 
 def app(name):

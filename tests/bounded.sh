@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tests/bounded.sh TEST [ARG...]: runs one test of the suite (make check's
+# LOG_COMPILER) in a process group of its own, bounded in time.
+#
+# Why: a test that hangs, or a daemon it started that never exits (it
+# keeps the test's standard output open, so the TAP driver never sees the
+# end), held CI until CI's own limit killed everything, with nothing said
+# of which test or where. Here:
+#  - after UST_TEST_TIMEOUT seconds (default 900) the test fails: its
+#    processes are listed with what each waits in, then stopped (TERM, then
+#    KILL 10 s later). ustest.py prints a Python test's stack 15 s before;
+#  - once the test has ended, what it started and left running gets 10 s
+#    to exit, then the test fails with those processes listed, and they are
+#    killed: tests stop what they start.
+# Processes are stopped by process group, which setsid made the test's,
+# never by name.
+set -u
+
+limit=${UST_TEST_TIMEOUT:-900}
+export UST_TEST_TIMEOUT="$limit"
+t0=$(date +%s)
+# The test's own name: the last argument (the others are its interpreter).
+for name; do :; done
+
+# group_procs PGID: the processes of that group, one line each, as "# " lines.
+group_procs() {
+	ps -e -o pgid=,pid=,ppid=,stat=,wchan:24=,etime=,args= 2>/dev/null |
+		awk -v g="$1" '$1 == g { $1 = ""; print "#  " $0 }'
+}
+
+# Without job control a background job is not a group leader, so setsid
+# makes the test the leader of a new session without forking: $! is the
+# test itself, and its pid is its group's id.
+setsid "$@" &
+test_pid=$!
+
+(
+	sleep "$limit" >/dev/null 2>&1 &
+	s=$!
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	wait "$s"
+	kill -0 "$test_pid" 2>/dev/null || exit 0
+	echo "# bounded.sh: $name still running after $limit s (UST_TEST_TIMEOUT); its processes:"
+	group_procs "$test_pid"
+	kill -s TERM -- "-$test_pid" 2>/dev/null
+	i=0
+	while [ "$i" -lt 10 ] && [ -n "$(group_procs "$test_pid")" ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -s KILL -- "-$test_pid" 2>/dev/null
+) &
+watchdog=$!
+
+wait "$test_pid"
+rc=$?
+kill -TERM "$watchdog" 2>/dev/null
+wait "$watchdog" 2>/dev/null
+took=$(($(date +%s) - t0))
+
+if [ "$took" -ge "$limit" ]; then
+	echo "Bail out! $name did not end within $limit s (UST_TEST_TIMEOUT): see its processes above"
+	exit 1
+fi
+
+left=""
+i=0
+while [ "$i" -lt 10 ]; do
+	left=$(group_procs "$test_pid")
+	[ -z "$left" ] && break
+	sleep 1
+	i=$((i + 1))
+done
+if [ -n "$left" ]; then
+	echo "# bounded.sh: $name ended (status $rc) and left these running 10 s later:"
+	echo "$left"
+	kill -s KILL -- "-$test_pid" 2>/dev/null
+	echo "Bail out! $name left processes running (listed above): a test stops what it starts"
+	exit 1
+fi
+echo "# bounded.sh: $name took $took s"
+exit "$rc"
