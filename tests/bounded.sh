@@ -8,7 +8,7 @@
 # keeps the test's standard output open, so the TAP driver never sees the
 # end), held CI until CI's own limit killed everything, with nothing said
 # of which test or where. Here:
-#  - after UST_TEST_TIMEOUT seconds (default 900) the test fails: its
+#  - after UST_TEST_TIMEOUT seconds (default 600) the test fails: its
 #    processes are listed with what each waits in, then stopped (TERM, then
 #    KILL 10 s later). ustest.py prints a Python test's stack 15 s before;
 #  - once the test has ended, what it started and left running gets 10 s
@@ -18,7 +18,7 @@
 # never by name.
 set -u
 
-limit=${UST_TEST_TIMEOUT:-900}
+limit=${UST_TEST_TIMEOUT:-600}
 export UST_TEST_TIMEOUT="$limit"
 t0=$(date +%s)
 # The test's own name: the last argument (the others are its interpreter).
