@@ -27,6 +27,20 @@ def _run(prog, env, arg=None):
     return time.perf_counter() - t0
 
 
+def _stamp(prog, env):
+    """(ms from before the exec to main(), ms of the program's CPU time,
+    user and system, start to exit)."""
+    t0 = time.monotonic_ns()
+    proc = subprocess.Popen([prog, "stamp"], env=env, stdout=subprocess.PIPE)
+    out = proc.stdout.read()
+    proc.stdout.close()
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, prog)
+    return (int(out) - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3
+
+
 def _ustctl(builddir, env, *args):
     subprocess.run([os.path.join(builddir, "ustctl", "ustctl")] + list(args), env=env,
                    check=True, stdout=subprocess.DEVNULL)
@@ -46,7 +60,8 @@ def _ustd(builddir, env, work):
 
 def measure(builddir, runs, tmp):
     """{"plain": ms, "none", "nomatch": ms over plain, "threads": n,
-    "apply": ms over nomatch}. Three run directories, runs interleaved:
+    "apply": ms over nomatch, "join": ms from exec to main() over nomatch,
+    "cpu": ms of the program's CPU time over nomatch}. Three run directories, runs interleaved:
     none without ustd or session, nomatch and match each with a ustd whose
     one active session matches nothing or bench_idle's marker."""
     idle = os.path.join(builddir, "tests/benchmark/bench_idle")
@@ -56,6 +71,7 @@ def measure(builddir, runs, tmp):
             if k not in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET")}
     envs, daemons = {}, []
     times = {"plain": [], "none": [], "nomatch": [], "match": []}
+    stamps = {"nomatch": [], "match": []}
     try:
         for kind, pattern in (("none", None), ("nomatch", "nothing:*"),
                               ("match", "ustbench:*")):
@@ -71,6 +87,8 @@ def measure(builddir, runs, tmp):
             times["plain"].append(_run(plain, base))
             for kind in ("none", "nomatch", "match"):
                 times[kind].append(_run(idle, envs[kind]))
+            for kind in ("nomatch", "match"):
+                stamps[kind].append(_stamp(idle, envs[kind]))
         threads = int(subprocess.run([idle, "threads"], env=envs["nomatch"], check=True,
                                      stdout=subprocess.PIPE, text=True).stdout)
     finally:
@@ -79,9 +97,14 @@ def measure(builddir, runs, tmp):
             d.wait()
         shutil.rmtree(work, ignore_errors=True)
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    # The differences of the runs' pairs (each match run beside a nomatch
+    # run), their median: the machine's load changes between pairs.
+    pairs = list(zip(stamps["match"], stamps["nomatch"]))
     return {"plain": med["plain"], "none": med["none"] - med["plain"],
             "nomatch": med["nomatch"] - med["plain"], "threads": threads,
-            "apply": med["match"] - med["nomatch"]}
+            "apply": med["match"] - med["nomatch"],
+            "join": statistics.median(m[0] - n[0] for m, n in pairs),
+            "cpu": statistics.median(m[1] - n[1] for m, n in pairs)}
 
 
 def _cpu_s(pid):
@@ -150,4 +173,8 @@ def rows(r):
              "match it, ms over the plain one (threads)",
              "%.2f (%d)" % (r["nomatch"], r["threads"]), "–", "–", "< 1 ms, 1 thread"),
             ("session apply time for a newly started program (join, buffers, connection "
-             "to ustd, one event, flush at exit), ms", "%.2f" % r["apply"], "–", "–", "")]
+             "to ustd, one event, flush at exit), ms", "%.2f" % r["apply"], "–", "–", ""),
+            ("session join of a newly started program, exec to main(), ms over one the "
+             "session does not match", "%.2f" % r["join"], "–", "–", "< 1 ms"),
+            ("CPU time of a program that joins a session, start to exit, ms over one "
+             "the session does not match", "%.2f" % r["cpu"], "–", "–", "< 1 ms")]
