@@ -14,6 +14,8 @@
  * "Buffers"), the cache is one thread-local pointer stored in one
  * instruction, and ust_statedump_find() says when it is.
  */
+#include "config.h"
+
 #include <stdint.h>
 
 #include "libust/statedump.h"
@@ -23,8 +25,33 @@
 
 #define UST_FUNC_HOOK	__attribute__((no_instrument_function, visibility("default")))
 
-void __cyg_profile_func_enter(void *func, void *call_site) UST_FUNC_HOOK;
-void __cyg_profile_func_exit(void *func, void *call_site) UST_FUNC_HOOK;
+#ifdef UST_LIBC_CYG_VERSION
+/*
+ * An object built with -finstrument-functions but linked without
+ * libust-func (a plugin built with `gcc -shared -fPIC
+ * -finstrument-functions`) was linked against the C library, whose empty
+ * stubs define the hooks: its references carry the C library's version
+ * (GLIBC_2.2.5 on x86-64). The dynamic linker matches a versioned
+ * reference by the version's name, not by the object that gave it, so the
+ * hooks are exported under that version too, and catch those references
+ * wherever libust-func comes before the C library in the lookup order (the
+ * program links it, or it is preloaded). Both versions name one function:
+ * two .symver of one definition (a second definition aliased to the
+ * first would be merged with it by the linker, leaving one version).
+ */
+#define UST_FUNC_ENTER	ust_func_enter
+#define UST_FUNC_EXIT	ust_func_exit
+__asm__(".symver ust_func_enter, __cyg_profile_func_enter@@LIBUST_FUNC_1");
+__asm__(".symver ust_func_enter, __cyg_profile_func_enter@" UST_LIBC_CYG_VERSION);
+__asm__(".symver ust_func_exit, __cyg_profile_func_exit@@LIBUST_FUNC_1");
+__asm__(".symver ust_func_exit, __cyg_profile_func_exit@" UST_LIBC_CYG_VERSION);
+#else
+#define UST_FUNC_ENTER	__cyg_profile_func_enter
+#define UST_FUNC_EXIT	__cyg_profile_func_exit
+#endif
+
+void UST_FUNC_ENTER(void *func, void *call_site) UST_FUNC_HOOK;
+void UST_FUNC_EXIT(void *func, void *call_site) UST_FUNC_HOOK;
 
 /* initial-exec: no allocation on first use, so usable in a signal handler. */
 static __thread const struct ust_statedump_range *known
@@ -43,7 +70,7 @@ void note_object(const void *func)
 		known = r;
 }
 
-void __cyg_profile_func_enter(void *func, void *call_site)
+void UST_FUNC_ENTER(void *func, void *call_site)
 {
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___entry.enabled))) {
 		note_object(func);
@@ -51,10 +78,11 @@ void __cyg_profile_func_enter(void *func, void *call_site)
 	}
 }
 
-void __cyg_profile_func_exit(void *func, void *call_site)
+void UST_FUNC_EXIT(void *func, void *call_site)
 {
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled))) {
 		note_object(func);
 		__ust_probe_ust_func___exit(func, call_site);
 	}
 }
+

@@ -37,27 +37,36 @@ static uint32_t next_serial = 1;
 /*
  * libust's own events (the statedump's) are recorded only when a pattern
  * names their provider: "*" keeps meaning the program's events, so that
- * enabling everything does not add a dump of every loaded object.
+ * enabling everything does not add a dump of every loaded object. A
+ * pattern naming libust-func's provider without a filter selects them
+ * too: a function's address cannot be named without the statedump, and
+ * who asks for the functions asks for their names (a filter on the
+ * functions' fields is not for the statedump's events).
  */
 #define UST_OWN_PROVIDER	"ust_statedump:"
+#define UST_FUNC_PROVIDER	"ust_func:"
 
-static int name_matches(const char *pattern, const char *name)
+static int has_prefix(const char *s, const char *prefix)
 {
-	if (!strncmp(name, UST_OWN_PROVIDER, strlen(UST_OWN_PROVIDER)) &&
-	    strncmp(pattern, UST_OWN_PROVIDER, strlen(UST_OWN_PROVIDER)))
-		return 0;
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int name_matches(const char *pattern, int filtered, const char *name)
+{
+	if (has_prefix(name, UST_OWN_PROVIDER) && !has_prefix(pattern, UST_OWN_PROVIDER))
+		return has_prefix(pattern, UST_FUNC_PROVIDER) && !filtered;
 	return ustcomm_pattern_match(pattern, name);
 }
 
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev)
 {
-	return name_matches(spec->pattern, ev->full_name) &&
+	return name_matches(spec->pattern, spec->filter && *spec->filter, ev->full_name) &&
 	       ustcomm_level_matches(spec->level_match, spec->level, ev->loglevel);
 }
 
 static int rule_matches(const struct rule *r, const struct ust_event_state *ev)
 {
-	return name_matches(r->pattern, ev->full_name) &&
+	return name_matches(r->pattern, r->filter != NULL, ev->full_name) &&
 	       ustcomm_level_matches(r->level_match, r->level, ev->loglevel);
 }
 

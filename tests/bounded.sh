@@ -10,7 +10,8 @@
 # of which test or where. Here:
 #  - after UST_TEST_TIMEOUT seconds (default 600) the test fails: its
 #    processes are listed with what each waits in, then stopped (TERM, then
-#    KILL 10 s later). ustest.py prints a Python test's stack 15 s before;
+#    KILL 10 s later), with a Python test's stacks, which ustest.py writes
+#    15 s before to UST_TEST_STACKS;
 #  - once the test has ended, what it started and left running gets 10 s
 #    to exit, then the test fails with those processes listed, and they are
 #    killed: tests stop what they start.
@@ -20,6 +21,9 @@ set -u
 
 limit=${UST_TEST_TIMEOUT:-600}
 export UST_TEST_TIMEOUT="$limit"
+UST_TEST_STACKS=$(mktemp "${TMPDIR:-/tmp}/ust-test-stacks.XXXXXX") || exit 99
+export UST_TEST_STACKS
+trap 'rm -f "$UST_TEST_STACKS"' EXIT
 t0=$(date +%s)
 # The test's own name: the last argument (the others are its interpreter).
 for name; do :; done
@@ -44,6 +48,7 @@ test_pid=$!
 	kill -0 "$test_pid" 2>/dev/null || exit 0
 	echo "# bounded.sh: $name still running after $limit s (UST_TEST_TIMEOUT); its processes:"
 	group_procs "$test_pid"
+	sed 's/^/#  /' "$UST_TEST_STACKS"
 	kill -s TERM -- "-$test_pid" 2>/dev/null
 	i=0
 	while [ "$i" -lt 10 ] && [ -n "$(group_procs "$test_pid")" ]; do

@@ -105,6 +105,22 @@ def trees_from_json(evs):
     return forests, problems
 
 
+def summary_rows(trace, desc):
+    """ust-summary's function table of trace: {name: (calls, total s, self s)}."""
+    summ = subprocess.run([UST_SUMMARY, trace], capture_output=True, text=True, env=ws.env())
+    t.eq(summ.returncode, 0, desc)
+    table, section = {}, False
+    for line in summ.stdout.splitlines():
+        if "function, by total time" in line:
+            section = True
+        elif not line.strip():
+            section = False
+        elif section:
+            m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)\s+(.+)$", line)
+            table[m.group(4)] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+    return table
+
+
 def as_lists(forest):
     return [[n, as_lists(c)] for n, c in forest]
 
@@ -150,17 +166,7 @@ t.eq({tid: as_lists(f) for tid, f in jforests.items()},
 
 # The summary: every function's calls, total and self time, as computed
 # here from babeltrace2's events (to the microsecond it prints).
-summ = subprocess.run([UST_SUMMARY, dirs[0]], capture_output=True, text=True, env=ws.env())
-t.eq(summ.returncode, 0, "ust-summary reads the trace")
-rows, section = {}, False
-for line in summ.stdout.splitlines():
-    if "function, by total time" in line:
-        section = True
-    elif not line.strip():
-        section = False
-    elif section:
-        m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)\s+(.+)$", line)
-        rows[m.group(4)] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+rows = summary_rows(dirs[0], "ust-summary reads the trace")
 want, stacks, active = {}, {}, {}
 for ev in events:
     if not ev.name.startswith("ust_func:"):
@@ -200,4 +206,28 @@ fev = read_trace(os.path.join(ws.root, "filtered"))[0]
 t.eq(sorted({(e.name, e.fields["addr"]) for e in fev}),
      [("ust_func:entry", leaf), ("ust_func:exit", leaf)], "only leaf's entries and exits are kept")
 t.eq(len(fev), 2 * 4 * MIDDLE, "all of them")
+
+# A plugin built the ordinary way, with the flag and without libust-func:
+# the linker bound its hooks to the C library's stubs, under the C
+# library's symbol version, which libust-func exports too.
+PLUGIN_CALLS = 1000
+src = os.path.join(ws.root, "plugin.c")
+with open(src, "w") as f:
+    f.write("static volatile int sink;\n"
+            "__attribute__((noinline)) void plugin_step(int i) { sink += i; }\n"
+            "int func_cxx_run(int n) { for (int i = 0; i < n * %d; i++) plugin_step(i);"
+            " return sink; }\n" % (PLUGIN_CALLS // CXX_CALLS))
+plugin = os.path.join(ws.root, "plugin.so")
+cc = subprocess.run([os.environ.get("CC", "cc").split()[0], "-shared", "-fPIC", "-O1",
+                     "-finstrument-functions", "-o", plugin, src], capture_output=True, text=True)
+t.ok(cc.returncode == 0, "a plugin built with cc -shared -fPIC -finstrument-functions", cc.stderr)
+refs = subprocess.run(["objdump", "-T", plugin], capture_output=True, text=True).stdout
+t.ok(re.search(r"GLIBC_[\d.]+\)?\s+__cyg_profile_func_enter", refs),
+     "its hooks are bound to the C library's version", refs)
+res = ws.usttrace(["-o", os.path.join(ws.root, "plugin"), "-m", "ust_func:*",
+                   app("func_calls"), plugin])
+t.ok(res.returncode == 0, "usttrace -m 'ust_func:*' traces func_calls loading it", res.stderr)
+prow = summary_rows(os.path.join(ws.root, "plugin"), "ust-summary reads that trace")
+t.eq((prow.get("plugin_step", (0,))[0], prow.get("func_cxx_run", (0,))[0]), (PLUGIN_CALLS, 1),
+     "every call into the plugin is recorded and named, with the one pattern")
 t.done()

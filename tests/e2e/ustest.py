@@ -33,10 +33,12 @@ BT2_PLUGIN_PATH = os.path.join(TOP_BUILD, "bt2plugin", ".libs")
 UST_SUMMARY = os.path.join(TOP_BUILD, "bt2plugin", "ust-summary")
 
 # tests/bounded.sh stops a test after UST_TEST_TIMEOUT seconds; every
-# thread's stack, printed to the test's log just before, says where it hung.
+# thread's stack, written to UST_TEST_STACKS just before, which bounded.sh
+# then prints into the test's log, says where it hung.
 _BOUND = int(os.environ.get("UST_TEST_TIMEOUT", "0"))
-if _BOUND > 30:
-    faulthandler.dump_traceback_later(_BOUND - 15, exit=False)
+if _BOUND > 30 and os.environ.get("UST_TEST_STACKS"):
+    _STACKS = open(os.environ["UST_TEST_STACKS"], "w")
+    faulthandler.dump_traceback_later(_BOUND - 15, exit=False, file=_STACKS)
 
 
 def app(name):
