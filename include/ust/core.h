@@ -48,6 +48,13 @@ extern "C" {
 #define ust_unlikely(x)	__builtin_expect(!!(x), 0)
 
 /*
+ * On every function these headers put in the program's objects: code built
+ * with -finstrument-functions would otherwise profile UST's registration
+ * and probes as the program's own functions (libust-func).
+ */
+#define __ust_noinstr	__attribute__((no_instrument_function))
+
+/*
  * Argument-list wrappers of DECLARE_TRACE (TP_PROTO: the prototype, TP_ARGS:
  * the names) and TRACE_EVENT (TP_ARGS: type, name pairs): plain pass-through,
  * each consuming macro reads its list its own way.
@@ -301,14 +308,14 @@ extern struct ust_tracepoint *const __stop___ust_tracepoints[]
  * ranges; libust counts the registrations of one range, so the object is
  * registered once and unregistered when its last destructor runs (dlclose).
  */
-static void __attribute__((constructor, used)) __ust_object_register(void)
+static void __ust_noinstr __attribute__((constructor, used)) __ust_object_register(void)
 {
 	ust_register_object2(__start___ust_events, __stop___ust_events,
 			     __start___ust_tracepoints, __stop___ust_tracepoints,
 			     UST_DESC_VERSION);
 }
 
-static void __attribute__((destructor, used)) __ust_object_unregister(void)
+static void __ust_noinstr __attribute__((destructor, used)) __ust_object_unregister(void)
 {
 	ust_unregister_object(__start___ust_events, __stop___ust_events,
 			      __start___ust_tracepoints, __stop___ust_tracepoints);

@@ -57,7 +57,7 @@
 #define __UST_ARG_TAIL_MORE(first, ...)	__VA_ARGS__
 
 /* Never called: gives the compiler a printf prototype to check against. */
-static inline void __attribute__((format(printf, 1, 2)))
+static inline void __ust_noinstr __attribute__((format(printf, 1, 2)))
 __ust_marker_check_format(const char *format, ...)
 {
 	(void)format;

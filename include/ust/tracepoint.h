@@ -62,7 +62,7 @@
 #define __UST_DECLARE_TRACE(name, proto, args, data_proto, data_args) \
 	__UST_EXTERN_C struct ust_tracepoint __ust_tracepoint_##name \
 		__attribute__((visibility("hidden"))); \
-	static __attribute__((noinline, unused)) void \
+	static __ust_noinstr __attribute__((noinline, unused)) void \
 	__ust_tracepoint_call_##name proto \
 	{ \
 		const struct ust_tracepoint_probe *__ust_p; \
@@ -74,18 +74,18 @@
 				((void (*) data_proto)__ust_p->func) data_args; \
 		ust_rcu_read_unlock(); \
 	} \
-	static inline __attribute__((unused)) void trace_##name proto \
+	static inline __ust_noinstr __attribute__((unused)) void trace_##name proto \
 	{ \
 		if (ust_unlikely(ust_site_enabled(__ust_tracepoint_##name.enabled))) \
 			__ust_tracepoint_call_##name args; \
 	} \
-	static inline __attribute__((unused)) int register_trace_##name(void (*__ust_probe) data_proto, \
+	static inline __ust_noinstr __attribute__((unused)) int register_trace_##name(void (*__ust_probe) data_proto, \
 						 void *__ust_probe_data) \
 	{ \
 		return ust_tracepoint_probe_register(#name, (void (*)(void))__ust_probe, \
 						     __ust_probe_data); \
 	} \
-	static inline __attribute__((unused)) int unregister_trace_##name(void (*__ust_probe) data_proto, \
+	static inline __ust_noinstr __attribute__((unused)) int unregister_trace_##name(void (*__ust_probe) data_proto, \
 						   void *__ust_probe_data) \
 	{ \
 		return ust_tracepoint_probe_unregister(#name, (void (*)(void))__ust_probe, \

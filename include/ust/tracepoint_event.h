@@ -119,7 +119,7 @@
 #include <ust/sdt.h>
 #define __UST_TE_FIRE(prov, ev)	__ust_sdt_##prov##___##ev
 #define __UST_TE_SDT(prov, ev, pargs) \
-	static inline __attribute__((unused, always_inline)) void \
+	static inline __ust_noinstr __attribute__((unused, always_inline)) void \
 	__ust_sdt_##prov##___##ev(__UST_TE_PROTO pargs) \
 	{ \
 		__UST_SDT_PROBE(prov, ev, __UST_SDT_SEM(__ust_event_##prov##___##ev), \
@@ -142,7 +142,7 @@
 	__UST_EXTERN_C void __ust_probe_##prov##___##ev(__UST_TE_PROTO pargs) \
 		__attribute__((visibility("hidden"))); \
 	__UST_TE_SDT(prov, ev, pargs) \
-	static inline __attribute__((unused)) void trace_##prov##_##ev(__UST_TE_PROTO pargs) \
+	static inline __ust_noinstr __attribute__((unused)) void trace_##prov##_##ev(__UST_TE_PROTO pargs) \
 	{ \
 		if (ust_unlikely(ust_site_enabled(__ust_event_##prov##___##ev.enabled))) \
 			__UST_TE_FIRE(prov, ev)(__UST_TE_NAMES pargs); \
@@ -172,7 +172,7 @@
 		&__ust_event_##prov##___##ev; \
 	/* Filtered or watched by a trigger: out of line, so that the common \
 	 * probe below saves no more registers than it needs itself. */ \
-	static __attribute__((noinline, cold)) void \
+	static __ust_noinstr __attribute__((noinline, cold)) void \
 	__ust_probe_filtered_##prov##___##ev(__UST_TE_PROTO_IP pargs) \
 	{ \
 		__UST_TE_EACH(PREP, fseq) \
@@ -192,7 +192,7 @@
 				 UST_SITE_TRIGGER)) \
 			ust_event_trigger(&__ust_event_##prov##___##ev, __ust_fargs, __ust_ip); \
 	} \
-	void __ust_probe_##prov##___##ev(__UST_TE_PROTO_UNUSED pargs) \
+	__ust_noinstr void __ust_probe_##prov##___##ev(__UST_TE_PROTO_UNUSED pargs) \
 	{ \
 		__UST_TE_EACH(PREP, fseq) \
 		size_t __ust_len = 0 __UST_TE_EACH(SIZE, fseq); \
@@ -413,13 +413,13 @@
 		memcpy(__ust_p, __ust_f_##field, (size_t)__ust_l_##field * sizeof(type)); \
 	__ust_p += (size_t)__ust_l_##field * sizeof(type);
 
-static inline const char *__ust_te_string(const char *s)
+static inline __ust_noinstr const char *__ust_te_string(const char *s)
 {
 	return s ? s : "(null)";
 }
 
 /* Union members by name without C99's designators, which C++ lacks. */
-static inline union ust_filter_arg __ust_te_farg_s64(int64_t v)
+static inline __ust_noinstr union ust_filter_arg __ust_te_farg_s64(int64_t v)
 {
 	union ust_filter_arg a;
 
@@ -427,7 +427,7 @@ static inline union ust_filter_arg __ust_te_farg_s64(int64_t v)
 	return a;
 }
 
-static inline union ust_filter_arg __ust_te_farg_dbl(double v)
+static inline __ust_noinstr union ust_filter_arg __ust_te_farg_dbl(double v)
 {
 	union ust_filter_arg a;
 
@@ -435,7 +435,7 @@ static inline union ust_filter_arg __ust_te_farg_dbl(double v)
 	return a;
 }
 
-static inline union ust_filter_arg __ust_te_farg_str(const char *v)
+static inline __ust_noinstr union ust_filter_arg __ust_te_farg_str(const char *v)
 {
 	union ust_filter_arg a;
 
@@ -443,7 +443,7 @@ static inline union ust_filter_arg __ust_te_farg_str(const char *v)
 	return a;
 }
 
-static inline int __ust_te_sequence_fits(uint64_t length, size_t elem_size)
+static inline __ust_noinstr int __ust_te_sequence_fits(uint64_t length, size_t elem_size)
 {
 	return length <= __UST_TE_SEQ_MAX_BYTES / elem_size;
 }

@@ -14,7 +14,7 @@ import platform
 import re
 import subprocess
 
-from ustest import TOP_BUILD, UST_SUMMARY, USTTRACE, Tap, Workspace, app, read_trace
+from ustest import TOP_BUILD, TOP_SRC, UST_SUMMARY, USTTRACE, Tap, Workspace, app, read_trace
 
 LIB = os.path.join(TOP_BUILD, "tests", "apps", ".libs", "libfunc_cxx.so")
 DEPTH, MIDDLE, CXX_CALLS = 8, 3, 4
@@ -209,17 +209,24 @@ t.eq(len(fev), 2 * 4 * MIDDLE, "all of them")
 
 # A plugin built the ordinary way, with the flag and without libust-func:
 # the linker bound its hooks to the C library's stubs, under the C
-# library's symbol version, which libust-func exports too.
+# library's symbol version, which libust-func exports too. It has a marker:
+# the functions UST's headers put in it (registration, probes) are not
+# the plugin's and are not profiled.
 PLUGIN_CALLS = 1000
 src = os.path.join(ws.root, "plugin.c")
 with open(src, "w") as f:
-    f.write("static volatile int sink;\n"
+    f.write("#include <ust/marker.h>\n"
+            "static volatile int sink;\n"
             "__attribute__((noinline)) void plugin_step(int i) { sink += i; }\n"
             "int func_cxx_run(int n) { for (int i = 0; i < n * %d; i++) plugin_step(i);"
-            " return sink; }\n" % (PLUGIN_CALLS // CXX_CALLS))
+            " trace_mark(plugin, done, \"n %%d\", n); return sink; }\n"
+            % (PLUGIN_CALLS // CXX_CALLS))
 plugin = os.path.join(ws.root, "plugin.so")
 cc = subprocess.run([os.environ.get("CC", "cc").split()[0], "-shared", "-fPIC", "-O1",
-                     "-finstrument-functions", "-o", plugin, src], capture_output=True, text=True)
+                     "-finstrument-functions", "-I", os.path.join(TOP_SRC, "include"),
+                     "-I", os.path.join(TOP_BUILD, "include"), "-o", plugin, src,
+                     "-L", os.path.join(TOP_BUILD, ".libs"), "-lust"],
+                    capture_output=True, text=True)
 t.ok(cc.returncode == 0, "a plugin built with cc -shared -fPIC -finstrument-functions", cc.stderr)
 refs = subprocess.run(["objdump", "-T", plugin], capture_output=True, text=True).stdout
 t.ok(re.search(r"GLIBC_[\d.]+\)?\s+__cyg_profile_func_enter", refs),
@@ -230,4 +237,6 @@ t.ok(res.returncode == 0, "usttrace -m 'ust_func:*' traces func_calls loading it
 prow = summary_rows(os.path.join(ws.root, "plugin"), "ust-summary reads that trace")
 t.eq((prow.get("plugin_step", (0,))[0], prow.get("func_cxx_run", (0,))[0]), (PLUGIN_CALLS, 1),
      "every call into the plugin is recorded and named, with the one pattern")
+t.eq(sorted(n for n in prow if n.startswith("__ust") or "ust_object" in n), [],
+     "none of the functions UST's headers made in it is profiled")
 t.done()
