@@ -25,6 +25,7 @@ struct fp_frame {
 struct fp_thread {
 	struct fp_frame *frames;
 	size_t depth, cap;
+	int64_t last_ns;		/* of its last entry or exit */
 };
 
 static struct fp_func *func_get(struct ust_func_profile *fp, const char *name)
@@ -75,21 +76,41 @@ static int enter(struct fp_thread *t, struct fp_func *f, int64_t ns)
 	return 0;
 }
 
-static void leave(struct fp_thread *t, struct fp_func *f, int64_t ns)
+static void close_frame(struct fp_thread *t, int64_t ns)
 {
-	struct fp_frame *fr;
-	int64_t dur;
+	struct fp_frame *fr = &t->frames[--t->depth];
+	struct fp_func *f = fr->func;
+	int64_t dur = ns - fr->start_ns;
 
-	if (!t->depth || t->frames[t->depth - 1].func != f)
-		return;
-	fr = &t->frames[--t->depth];
-	dur = ns - fr->start_ns;
 	f->calls++;
 	f->self_ns += dur - fr->child_ns;
 	if (!--f->active)
 		f->total_ns += dur;
 	if (t->depth)
 		t->frames[t->depth - 1].child_ns += dur;
+}
+
+/*
+ * Closes f's innermost open call. Calls above it whose exits never came
+ * (a longjmp() out of them) end here too; an exit with no open call of f
+ * (entered before the trace started, or its entry lost) is counted apart.
+ */
+static void leave(struct ust_func_profile *fp, struct fp_thread *t, struct fp_func *f,
+		  int64_t ns)
+{
+	size_t k = t->depth;
+
+	while (k && t->frames[k - 1].func != f)
+		k--;
+	if (!k) {
+		fp->unmatched++;
+		return;
+	}
+	while (t->depth > k) {
+		close_frame(t, ns);
+		fp->unwound++;
+	}
+	close_frame(t, ns);
 }
 
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
@@ -108,10 +129,52 @@ int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind,
 	f = name ? func_get(fp, name) : NULL;
 	if (!t || !f)
 		return -ENOMEM;
+	t->last_ns = ns;
 	if (kind == UST_FUNC_ENTRY)
 		return enter(t, f, ns);
-	leave(t, f, ns);
+	leave(fp, t, f, ns);
 	return 0;
+}
+
+/*
+ * Events were lost: the open calls of every thread may have lost their
+ * exits, or their callees' entries and exits, and the stream that lost
+ * them does not say which threads wrote there. They are dropped, not
+ * counted, so that no call is timed across a hole; calls that start after
+ * the loss are counted as before.
+ */
+void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events)
+{
+	size_t i;
+
+	fp->lost += events;
+	fp->losses++;
+	for (i = 0; i < fp->threads.cap; i++) {
+		struct fp_thread *t = fp->threads.slots[i].value;
+
+		if (!fp->threads.slots[i].key)
+			continue;
+		fp->dropped += t->depth;
+		while (t->depth)
+			t->frames[--t->depth].func->active--;
+	}
+}
+
+/* Calls open at the end of the trace (the function called exit(), or was
+ * running when tracing stopped) end at their thread's last event. */
+static void close_open_calls(struct ust_func_profile *fp)
+{
+	size_t i;
+
+	for (i = 0; i < fp->threads.cap; i++) {
+		struct fp_thread *t = fp->threads.slots[i].value;
+
+		if (!fp->threads.slots[i].key)
+			continue;
+		fp->unreturned += t->depth;
+		while (t->depth)
+			close_frame(t, t->last_ns);
+	}
 }
 
 static int by_total(const void *a, const void *b)
@@ -151,6 +214,7 @@ void ust_func_profile_print(struct ust_func_profile *fp, FILE *f)
 
 	if (!fp->nr_funcs)
 		return;
+	close_open_calls(fp);
 	funcs = calloc(fp->nr_funcs, sizeof(*funcs));
 	if (!funcs)
 		return;
@@ -163,6 +227,21 @@ void ust_func_profile_print(struct ust_func_profile *fp, FILE *f)
 	qsort(funcs, n, sizeof(*funcs), by_self);
 	table(f, "function, by self time", funcs, n, ROWS_BY_SELF);
 	free(funcs);
+	if (fp->unreturned)
+		fprintf(f, "%" PRIu64 " calls had not returned when the trace ended (exit(), or "
+			"still running): they end at their thread's last function event\n",
+			fp->unreturned);
+	if (fp->unwound)
+		fprintf(f, "%" PRIu64 " calls ended without their exit, with a caller's "
+			"(longjmp(), or lost)\n", fp->unwound);
+	if (fp->unmatched)
+		fprintf(f, "%" PRIu64 " exits had no entry (entered before the trace started, "
+			"or lost): not counted\n", fp->unmatched);
+	if (fp->losses)
+		fprintf(f, "warning: the function figures are partial: events were discarded "
+			"%" PRIu64 " times (%" PRIu64 " events counted); the %" PRIu64 " calls open "
+			"at a loss are not counted, calls after it are\n",
+			fp->losses, fp->lost, fp->dropped);
 }
 
 static void thread_free(void *p)

@@ -4,8 +4,10 @@
  * calls completed, the total time (inclusive, counted once for recursive
  * calls: only the outermost frame of a function adds) and the self time
  * (exclusive of its callees), from each thread's stack of entries and
- * exits. An exit that does not close the innermost open call (its entry
- * came before the trace) is not counted.
+ * exits. An exit closes the innermost open call of its function (and the
+ * calls above it, left by longjmp()); one with no open call is not
+ * counted. At a loss of events every open call is dropped; at the end, the
+ * calls still open end at their thread's last event. The text says each.
  */
 #ifndef UST_BT2_FUNC_PROFILE_H
 #define UST_BT2_FUNC_PROFILE_H
@@ -21,12 +23,16 @@ struct ust_func_profile {
 	struct ust_ptrmap threads;	/* (pid, tid) key -> struct fp_thread */
 	struct ust_ptrmap funcs;	/* interned name -> struct fp_func */
 	size_t nr_funcs;
+	/* What the text says under the tables. */
+	uint64_t unmatched, unwound, unreturned, dropped, losses, lost;
 };
 
 /* An event of kind (ust_func_kind_of()) at ns in thread tid of pid;
  * 0 or -ENOMEM. */
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
 			   int64_t tid, int64_t ns, const bt_field *payload);
+/* events were discarded (0: an unknown number) before what comes next. */
+void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events);
 /* The functions by total time, then the first ones by self time; nothing
  * when no function was traced. */
 void ust_func_profile_print(struct ust_func_profile *fp, FILE *f);

@@ -232,6 +232,8 @@ static int on_msg(void *data, const bt_message *msg)
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		ust_discarded_read(msg, &d);
+		if (!d.suspect)
+			ust_func_profile_loss(&s->prof, d.have_count && !d.packets ? d.count : 0);
 		if (d.suspect)
 			s->totals.suspect++;
 		else if (d.have_count && d.packets)

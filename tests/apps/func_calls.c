@@ -5,11 +5,16 @@
  * calls recurse() FUNC_DEPTH deep and middle() FUNC_MIDDLE times, each
  * middle() calling leaf() twice; then the main thread loads the C++
  * library argv[1] and calls its func_cxx_run(FUNC_CXX_CALLS).
+ * With "exit" after it, main() then calls finish(), which never returns
+ * (exit()). With "loop N" instead of all that, main() calls middle() N
+ * times: calls enough to fill small buffers.
  * It includes no UST header: function tracing needs no edit of the code.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define FUNC_DEPTH	8
 #define FUNC_MIDDLE	3
@@ -44,6 +49,12 @@ static __attribute__((noinline)) void work(void)
 		middle(i);
 }
 
+static __attribute__((noinline, noreturn)) void finish(int status)
+{
+	fflush(stdout);
+	exit(status);
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -57,8 +68,15 @@ int main(int argc, char **argv)
 	pthread_t th;
 	void *lib;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s LIBFUNC_CXX.so\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "loop")) {
+		long i, n = atol(argv[2]);
+
+		for (i = 0; i < n; i++)
+			middle((int)i);
+		return 0;
+	}
+	if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "exit"))) {
+		fprintf(stderr, "usage: %s LIBFUNC_CXX.so [exit] | loop N\n", argv[0]);
 		return 2;
 	}
 	if (pthread_create(&th, NULL, worker, NULL)) {
@@ -78,5 +96,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("func_cxx_run: %d\n", run(FUNC_CXX_CALLS));
+	if (argc == 3)
+		finish(0);
 	return 0;
 }

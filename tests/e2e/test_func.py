@@ -106,7 +106,8 @@ def trees_from_json(evs):
 
 
 def summary_rows(trace, desc):
-    """ust-summary's function table of trace: {name: (calls, total s, self s)}."""
+    """ust-summary's function table of trace, {name: (calls, total s, self s)},
+    and its whole text."""
     summ = subprocess.run([UST_SUMMARY, trace], capture_output=True, text=True, env=ws.env())
     t.eq(summ.returncode, 0, desc)
     table, section = {}, False
@@ -118,7 +119,7 @@ def summary_rows(trace, desc):
         elif section:
             m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)\s+(.+)$", line)
             table[m.group(4)] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
-    return table
+    return table, summ.stdout
 
 
 def as_lists(forest):
@@ -166,7 +167,9 @@ t.eq({tid: as_lists(f) for tid, f in jforests.items()},
 
 # The summary: every function's calls, total and self time, as computed
 # here from babeltrace2's events (to the microsecond it prints).
-rows = summary_rows(dirs[0], "ust-summary reads the trace")
+rows, text = summary_rows(dirs[0], "ust-summary reads the trace")
+t.ok("partial" not in text and "had not returned" not in text and "had no entry" not in text,
+     "and says of no loss, no open call and no unmatched exit", text)
 want, stacks, active = {}, {}, {}
 for ev in events:
     if not ev.name.startswith("ust_func:"):
@@ -234,9 +237,42 @@ t.ok(re.search(r"GLIBC_[\d.]+\)?\s+__cyg_profile_func_enter", refs),
 res = ws.usttrace(["-o", os.path.join(ws.root, "plugin"), "-m", "ust_func:*",
                    app("func_calls"), plugin])
 t.ok(res.returncode == 0, "usttrace -m 'ust_func:*' traces func_calls loading it", res.stderr)
-prow = summary_rows(os.path.join(ws.root, "plugin"), "ust-summary reads that trace")
+prow = summary_rows(os.path.join(ws.root, "plugin"), "ust-summary reads that trace")[0]
 t.eq((prow.get("plugin_step", (0,))[0], prow.get("func_cxx_run", (0,))[0]), (PLUGIN_CALLS, 1),
      "every call into the plugin is recorded and named, with the one pattern")
 t.eq(sorted(n for n in prow if n.startswith("__ust") or "ust_object" in n), [],
      "none of the functions UST's headers made in it is profiled")
+
+# main() calls finish(), which calls exit(): neither returns; both are
+# counted, up to the last function event of the main thread.
+res = ws.usttrace(["-o", os.path.join(ws.root, "exit"), "-m", "ust_func:*",
+                   app("func_calls"), LIB, "exit"])
+t.ok(res.returncode == 0, "usttrace traces func_calls ending in exit()", res.stderr)
+erow, etext = summary_rows(os.path.join(ws.root, "exit"), "ust-summary reads that trace")
+t.eq((erow.get("main", (0,))[0], erow.get("finish", (0,))[0]), (1, 1),
+     "main() and finish(), which never return, are counted once each")
+t.ok("main" in erow and erow["main"][1] >= erow["work"][1] + erow["func_cxx_run"][1],
+     "main()'s total time holds the calls it made", etext)
+t.ok("2 calls had not returned when the trace ended" in etext, "the summary says so", etext)
+
+# Buffers too small for the calls: events are discarded; the profile stays
+# consistent (no self time above the total), says it is partial, and counts
+# the calls made after each loss.
+loss_dir = os.path.join(ws.root, "loss")
+res = ws.usttrace(["-o", loss_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
+                   "-m", "ust_func:*", app("func_calls"), "loop", "50000"])
+t.ok(res.returncode == 0, "usttrace traces 50 000 calls of middle() with 2 x 4 KiB buffers",
+     res.stderr)
+levents, ldiscarded = read_trace(os.path.join(loss_dir, os.listdir(loss_dir)[0]))
+t.ok(ldiscarded > 0, "events are discarded (%d)" % ldiscarded)
+lrow, ltext = summary_rows(loss_dir, "ust-summary reads that trace")
+t.ok("warning: the function figures are partial" in ltext, "the summary says its figures are partial",
+     ltext)
+t.eq([n for n, r in lrow.items() if r[2] > r[1] + 1e-6 and n != "recurse"], [],
+     "no function's self time exceeds its total time")
+lname = namer([e.fields for e in levents if e.name == "ust_statedump:bin_info"])
+leaf_exits = sum(1 for e in levents if e.name == "ust_func:exit" and lname(e.fields["addr"]) == "leaf")
+t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.9 * leaf_exits,
+     "the calls after each loss are counted: %d of leaf's %d exits in the trace"
+     % (lrow.get("leaf", (0,))[0], leaf_exits))
 t.done()
