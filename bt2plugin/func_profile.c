@@ -14,12 +14,24 @@ struct fp_func {
 	const char *name;		/* interned by ust_func_names */
 	uint64_t calls;
 	int64_t total_ns, self_ns;
-	uint64_t active;		/* frames open in any thread */
 };
 
+/*
+ * A call open in a thread. A recursive call (one of a function already
+ * open below it in the thread) hands its calls and self time to the
+ * nearest such frame, its outer one, rather than to the function: they
+ * are counted when the thread's outermost call of the function closes,
+ * which adds its duration to the total. So self time never exceeds total
+ * time, even when a loss left a stale frame in the stack that a later
+ * call of the same function takes for its outer one; and calls nested in
+ * a frame dropped at a loss go with it.
+ */
 struct fp_frame {
 	struct fp_func *func;
 	int64_t start_ns, child_ns;
+	size_t outer;			/* index + 1 of the outer frame; 0: none */
+	uint64_t inner_calls;
+	int64_t inner_self_ns;
 };
 
 struct fp_thread {
@@ -62,6 +74,8 @@ static struct fp_thread *thread_get(struct ust_func_profile *fp, int64_t pid, in
 
 static int enter(struct fp_thread *t, struct fp_func *f, int64_t ns)
 {
+	size_t k = t->depth;
+
 	if (t->depth == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
 		struct fp_frame *frames = realloc(t->frames, cap * sizeof(*frames));
@@ -71,8 +85,9 @@ static int enter(struct fp_thread *t, struct fp_func *f, int64_t ns)
 		t->frames = frames;
 		t->cap = cap;
 	}
-	t->frames[t->depth++] = (struct fp_frame) { .func = f, .start_ns = ns };
-	f->active++;
+	while (k && t->frames[k - 1].func != f)
+		k--;
+	t->frames[t->depth++] = (struct fp_frame) { .func = f, .start_ns = ns, .outer = k };
 	return 0;
 }
 
@@ -81,11 +96,17 @@ static void close_frame(struct fp_thread *t, int64_t ns)
 	struct fp_frame *fr = &t->frames[--t->depth];
 	struct fp_func *f = fr->func;
 	int64_t dur = ns - fr->start_ns;
+	uint64_t calls = fr->inner_calls + 1;
+	int64_t self_ns = fr->inner_self_ns + dur - fr->child_ns;
 
-	f->calls++;
-	f->self_ns += dur - fr->child_ns;
-	if (!--f->active)
+	if (fr->outer) {
+		t->frames[fr->outer - 1].inner_calls += calls;
+		t->frames[fr->outer - 1].inner_self_ns += self_ns;
+	} else {
+		f->calls += calls;
+		f->self_ns += self_ns;
 		f->total_ns += dur;
+	}
 	if (t->depth)
 		t->frames[t->depth - 1].child_ns += dur;
 }
@@ -155,8 +176,7 @@ void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events)
 		if (!fp->threads.slots[i].key)
 			continue;
 		fp->dropped += t->depth;
-		while (t->depth)
-			t->frames[--t->depth].func->active--;
+		t->depth = 0;
 	}
 }
 

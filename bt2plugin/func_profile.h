@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * The function profile of the summary: per function (func_names.h), the
- * calls completed, the total time (inclusive, counted once for recursive
- * calls: only the outermost frame of a function adds) and the self time
+ * calls completed, the total time (inclusive, summed over threads, counted
+ * once for recursive calls: only a thread's outermost frame of a function
+ * adds) and the self time
  * (exclusive of its callees), from each thread's stack of entries and
  * exits. An exit closes the innermost open call of its function (and the
  * calls above it, left by longjmp()); one with no open call is not

@@ -169,6 +169,26 @@ static void usttrace_describe_status(char *buf, size_t len, int status)
 		snprintf(buf, len, "ended with wait status %#x", status);
 }
 
+/*
+ * Does a -m pattern name libust-func's events? Function tracing writes two
+ * events per call, faster than any other instrumentation: a run that
+ * discards some has a profile with holes, so usttrace makes such a run
+ * lossless unless told otherwise.
+ */
+static bool usttrace_traces_functions(const struct usttrace *ut)
+{
+	const char *p = ut->patterns.buf;
+
+	while (p && *p) {
+		if (!strncmp(p, "ust_func:", strlen("ust_func:")))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
 /* A --subbuf-size or --subbuf-num checked already, or 0 when not given. */
 static uint32_t usttrace_u32(const char *text)
 {
@@ -560,6 +580,15 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ustcomm_err("--blocking-timeout and --overwrite exclude each other: a flight recorder never waits for ustd");
 		ret = -EINVAL;
 		goto end;
+	}
+	if (!ut->blocking && !overwrite && !ut->session_file && usttrace_traces_functions(ut)) {
+		ut->blocking = strdup("inf");
+		if (!ut->blocking) {
+			ret = -ENOMEM;
+			ustcomm_err("out of memory");
+			goto end;
+		}
+		ustcomm_note("function tracing is lossless: the program waits for ustd when a buffer is full (--blocking-timeout 0 discards instead)");
 	}
 	ret = usttrace_check_tracefile(ut);
 	if (ret < 0)

@@ -170,20 +170,21 @@ t.eq({tid: as_lists(f) for tid, f in jforests.items()},
 rows, text = summary_rows(dirs[0], "ust-summary reads the trace")
 t.ok("partial" not in text and "had not returned" not in text and "had no entry" not in text,
      "and says of no loss, no open call and no unmatched exit", text)
-want, stacks, active = {}, {}, {}
+# Total time: summed over threads, a thread's outermost call of a
+# function only (recursion counted once).
+want, stacks = {}, {}
 for ev in events:
     if not ev.name.startswith("ust_func:"):
         continue
     fname, stack = name(ev.fields["addr"]), stacks.setdefault(ev.context["vtid"], [])
     if ev.name == "ust_func:entry":
         stack.append([fname, ev.ts, 0])
-        active[fname] = active.get(fname, 0) + 1
         continue
     fname, start, child = stack.pop()
     dur = ev.ts - start
     calls, total, self_ns = want.get(fname, (0, 0, 0))
-    active[fname] -= 1
-    want[fname] = (calls + 1, total + (dur if not active[fname] else 0), self_ns + dur - child)
+    outermost = all(f[0] != fname for f in stack)
+    want[fname] = (calls + 1, total + (dur if outermost else 0), self_ns + dur - child)
     if stack:
         stack[-1][2] += dur
 t.eq({n: r[0] for n, r in rows.items()}, {n: w[0] for n, w in want.items()},
@@ -255,14 +256,26 @@ t.ok("main" in erow and erow["main"][1] >= erow["work"][1] + erow["func_cxx_run"
      "main()'s total time holds the calls it made", etext)
 t.ok("2 calls had not returned when the trace ended" in etext, "the summary says so", etext)
 
-# Buffers too small for the calls: events are discarded; the profile stays
+# Function tracing under usttrace is lossless unless told otherwise: every
+# call of 50 000 middle() is in the trace, through buffers far too small.
+calls_dir = os.path.join(ws.root, "lossless")
+res = ws.usttrace(["-o", calls_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
+                   "-m", "ust_func:*", app("func_calls"), "loop", "50000"])
+t.ok(res.returncode == 0 and "function tracing is lossless" in res.stderr,
+     "usttrace -m 'ust_func:*' says it traces functions losslessly", res.stderr)
+cevents, cdiscarded = read_trace(os.path.join(calls_dir, os.listdir(calls_dir)[0]))
+t.eq((cdiscarded, sum(1 for e in cevents if e.name == "ust_func:exit")), (0, 3 * 50000 + 1),
+     "with 2 x 4 KiB buffers, nothing is discarded: every exit is there")
+
+# With --blocking-timeout 0, the same buffers discard: the profile stays
 # consistent (no self time above the total), says it is partial, and counts
 # the calls made after each loss.
 loss_dir = os.path.join(ws.root, "loss")
 res = ws.usttrace(["-o", loss_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
-                   "-m", "ust_func:*", app("func_calls"), "loop", "50000"])
-t.ok(res.returncode == 0, "usttrace traces 50 000 calls of middle() with 2 x 4 KiB buffers",
-     res.stderr)
+                   "--blocking-timeout", "0", "-m", "ust_func:*", app("func_calls"), "loop",
+                   "50000"])
+t.ok(res.returncode == 0 and "lossless" not in res.stderr,
+     "usttrace --blocking-timeout 0 traces them with discards allowed", res.stderr)
 levents, ldiscarded = read_trace(os.path.join(loss_dir, os.listdir(loss_dir)[0]))
 t.ok(ldiscarded > 0, "events are discarded (%d)" % ldiscarded)
 lrow, ltext = summary_rows(loss_dir, "ust-summary reads that trace")
