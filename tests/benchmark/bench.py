@@ -20,30 +20,22 @@ import shutil
 import signal
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
 import bench_func
+import bench_machine
 import bench_sessions
 import bench_triggers
+from bench_util import interleaved, parse_worker, read, settle, stream_stats
 
-CTF_MAGIC = 0xC1FC1FC1
 KINDS = ("ints", "string", "mark")
 
 
 def log(msg):
     print("bench: " + msg, file=sys.stderr, flush=True)
-
-
-def read(path, default=""):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return default
 
 
 def machine():
@@ -126,51 +118,6 @@ def children_named(ppid, prefix):
     return out
 
 
-def stream_stats(trace_root):
-    """(bytes of stream files, events discarded) under trace_root: the
-    discarded count is cumulative per stream, so the last packet of each
-    stream file holds it (UST and LTTng-UST 2.13 share that packet layout:
-    packet_size @56, events_discarded @72, both u64)."""
-    total, discarded = 0, 0
-    for dirpath, _, files in os.walk(trace_root):
-        for name in files:
-            if name == "metadata" or name.endswith(".idx"):
-                continue
-            path = os.path.join(dirpath, name)
-            size = os.path.getsize(path)
-            total += size
-            last = 0
-            with open(path, "rb") as f:
-                pos = 0
-                while pos + 80 <= size:
-                    f.seek(pos)
-                    head = f.read(80)
-                    if struct.unpack_from("<I", head, 0)[0] != CTF_MAGIC:
-                        break
-                    psize = struct.unpack_from("<Q", head, 56)[0] // 8
-                    last = struct.unpack_from("<Q", head, 72)[0]
-                    if psize <= 0:
-                        break
-                    pos += psize
-            discarded += last
-    return total, discarded
-
-
-def settle(trace_root, pause):
-    """Waits until the stream files under trace_root stop growing: the
-    consumer wrote what the last run left (at most 100 pauses)."""
-    for _ in range(100):
-        before = stream_stats(trace_root)[0]
-        time.sleep(pause)
-        if stream_stats(trace_root)[0] == before:
-            return
-
-
-def parse_worker(out):
-    ns, elapsed, events, threads = out.split()
-    return float(ns), int(events), int(threads)
-
-
 class Ust:
     name = "UST"
 
@@ -188,6 +135,7 @@ class Ust:
         self.channels = None
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
+        self.realtime = True        # ustd --realtime
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
         self.stats_seen = 0
@@ -200,8 +148,8 @@ class Ust:
         # default until ustd took a real-time policy only when asked.
         with open(self.stats_path, "a") as err:
             self.proc = subprocess.Popen(
-                [self.ustd, "--realtime", "--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)]
-                + relay, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
+                [self.ustd] + (["--realtime"] if self.realtime else []) +
+                ["--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)] + relay, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
         os.close(wfd)
         ready = os.read(rfd, 1)
         os.close(rfd)
@@ -267,11 +215,14 @@ class Ust:
         self.autoprobe = None
         self.channels = None
 
+    def command(self, kind, threads, count, traced=True, rate=None):
+        """(argv, environment) of a run of the worker."""
+        return ([self.worker, kind, str(threads), str(count)] + ([str(rate)] if rate else []),
+                self.env(traced))
+
     def fire(self, kind, threads, count, traced=True, rate=None):
-        out = subprocess.run([self.worker, kind, str(threads), str(count)] +
-                             ([str(rate)] if rate else []),
-                             env=self.env(traced), check=True,
-                             stdout=subprocess.PIPE, text=True).stdout
+        argv, env = self.command(kind, threads, count, traced, rate)
+        out = subprocess.run(argv, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
         return parse_worker(out)
 
     def trace_stats(self):
@@ -364,14 +315,17 @@ class Lttng:
         self.lttng("stop", name)
         self.lttng("destroy", name)
 
-    def fire(self, kind, threads, count, traced=True, rate=None):
+    def command(self, kind, threads, count, traced=True, rate=None):
+        """(argv, environment) of a run of the worker."""
         env = self.environ()
         if not traced:
             env["LTTNG_UST_REGISTER_TIMEOUT"] = "0"
-        out = subprocess.run(self.prefix + [self.worker, kind, str(threads), str(count)] +
-                             ([str(rate)] if rate else []),
-                             env=env, check=True, stdout=subprocess.PIPE,
-                             text=True).stdout
+        return (self.prefix + [self.worker, kind, str(threads), str(count)] +
+                ([str(rate)] if rate else []), env)
+
+    def fire(self, kind, threads, count, traced=True, rate=None):
+        argv, env = self.command(kind, threads, count, traced, rate)
+        out = subprocess.run(argv, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
         return parse_worker(out)
 
     def trace_stats(self):
@@ -401,7 +355,7 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup", "func", "sessions", "triggers")
+            "startup", "func", "sessions", "triggers", "machine")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -418,18 +372,6 @@ def perf_available(libpath, ctx):
     lib = ctypes.CDLL(libpath)
     why = ctypes.create_string_buffer(256)
     return lib.ustcomm_perf_check(lib.ustcomm_ctx_parse(ctx.encode()), why, 256) == 0
-
-
-def interleaved(items, runs, fire):
-    """runs of fire(item) for each item in turn (UST, LTTng-UST, UST, ...),
-    so that a figure of each comes from the same minutes of a shared
-    machine whose speed drifts, and run i of one item can be paired with
-    run i of another; a list of results per item."""
-    out = [[] for _ in items]
-    for _ in range(runs):
-        for i, item in enumerate(items):
-            out[i].append(fire(item))
-    return out
 
 
 def measure(tracers, args, contexts):
@@ -886,6 +828,9 @@ def main():
                       if "triggers" in args.only else None)
         func_r = (bench_func.measure(args.builddir, args.runs, tmp, Lttng)
                   if "func" in args.only else None)
+        machine_r = (bench_machine.measure([ust, lt] if lt else [ust], args.runs,
+                                           args.loss_events, log)
+                     if "machine" in args.only else None)
     finally:
         ust.cleanup()
         if lt:
@@ -910,6 +855,9 @@ def main():
     if func_r:
         print()
         print(bench_func.table(*func_r))
+    if machine_r:
+        print()
+        print(bench_machine.table(machine_r[0], machine_r[1] if lt else None))
     return 0
 
 

@@ -1,0 +1,148 @@
+"""The "machine" section of bench.py: what draining a trace costs the whole
+machine, counted the same way for both tracers.
+
+The consumer row of the events section counts the consumer daemon's own
+threads only. ustd writes back and drops its pages itself (its writeback
+thread's sync_file_range() and fadvise()), so that work is in its
+figure; lttng-consumerd leaves it to the kernel's flusher threads, which
+that row does not see. Here each run counts, from the writer's start to
+the moment its trace is on disk:
+- the consumer daemon's threads and every kernel thread (the flushers,
+  kswapd, ksoftirqd...: the children of kthreadd), from
+  /proc/PID/task/TID/schedstat (nanoseconds);
+- then `sync -f` on the output directory, whose writeback runs in those
+  kernel threads, so that the pages lttng-consumerd left dirty are
+  written within the window as ustd's are;
+- the writer's own CPU time (wait4()'s rusage: every thread of the
+  program, LTTng-UST's listener threads included) beside its wall time.
+Other user processes of a shared machine are not counted; kernel threads
+also work for them (their writeback), which the median over runs and the
+interleaving of the tracers' runs even out. ustd runs at its ordinary
+priority here (no --realtime), as lttng-consumerd does. The 1-minute load
+average at the end of each run is printed with the table."""
+
+import os
+import statistics
+import subprocess
+
+from bench_util import interleaved, parse_worker, read, settle
+
+
+def _tasks_ns(pids):
+    """{tid: CPU ns} of the tasks of pids and of every kernel thread, and
+    the set of the tids of pids."""
+    procs, own = set(pids), set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        stat = read("/proc/%s/stat" % d)
+        if stat and (d == "2" or stat.rsplit(")", 1)[1].split()[1] == "2"):
+            procs.add(int(d))
+    out = {}
+    for pid in procs:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            stat = read("/proc/%d/task/%s/schedstat" % (pid, tid))
+            if stat:
+                out[int(tid)] = int(stat.split()[0])
+                if pid in pids:
+                    own.add(int(tid))
+    return out, own
+
+
+def _wait_cpu_s(proc):
+    """Waits for proc; (its exit status, its CPU seconds, user and system)."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, ru.ru_utime + ru.ru_stime
+
+
+def one_run(tracer, events):
+    """A run of 1 writer thread of `events` typed events, in a session of
+    its own: {"drain": machine ns beyond the writer, "consumer": the
+    consumer daemon's ns, "writer": writer CPU ns, "wall": writer ns per
+    event, "events": n, "discarded": n, "load": 1-minute load average}."""
+    token = tracer.session("ints")
+    pids = tracer.consumer_pids()
+    before, _ = _tasks_ns(pids)
+    argv, env = tracer.command("ints", 1, events)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read()
+    proc.stdout.close()
+    status, writer_s = _wait_cpu_s(proc)
+    if status:
+        raise RuntimeError("%s's worker exited with %d" % (tracer.name, status))
+    ns, n, _ = parse_worker(out)
+    settle(tracer.out, 0.1)
+    sync = subprocess.Popen(["sync", "-f", tracer.out])
+    _wait_cpu_s(sync)
+    after, own = _tasks_ns(pids)
+    delta = {tid: v - before.get(tid, 0) for tid, v in after.items()}
+    tracer.end_session(token)
+    _, discarded = tracer.trace_stats()
+    return {"drain": sum(delta.values()), "consumer": sum(delta[tid] for tid in own), "writer": writer_s * 1e9,
+            "wall": ns, "events": n, "discarded": discarded, "load": os.getloadavg()[0]}
+
+
+def measure(tracers, runs, events, log):
+    """runs of one_run() per tracer, interleaved; a list per tracer. ustd
+    runs at its ordinary priority, as lttng-consumerd does."""
+    for t in tracers:
+        t.realtime = False
+        t.start()
+    try:
+        res = interleaved(tracers, runs, lambda t: one_run(t, events))
+    finally:
+        for t in tracers:
+            t.stop()
+    for t, rs in zip(tracers, res):
+        for r in rs:
+            log("%s machine: drain %.2f ms/M (consumer %.2f), writer %.1f ns/event CPU, "
+                "%.1f wall, %d discarded, load %.2f"
+                % (t.name, r["drain"] / r["events"], r["consumer"] / r["events"],
+                   r["writer"] / r["events"], r["wall"], r["discarded"], r["load"]))
+    return res
+
+
+def _med(rs, f):
+    return statistics.median(f(r) for r in rs)
+
+
+def _ratio(us, lt, f):
+    return "%.2f" % statistics.median(f(u) / f(l) for u, l in zip(us, lt) if f(l) > 0)
+
+
+def table(us, lt):
+    """The section's table: medians, and ratios as medians of the runs'
+    ratios (run i of UST beside run i of LTTng-UST)."""
+    rows = (
+        ("drain, machine-wide beyond the writer (consumer daemon, kernel threads, "
+         "writeback by sync -f), CPU ms per million events",
+         lambda r: r["drain"] / r["events"], "%.2f", "≤ 0.5× LTTng-UST"),
+        ("of it in the consumer daemon's own threads, CPU ms per million events",
+         lambda r: r["consumer"] / r["events"], "%.2f", ""),
+        ("writer, CPU ns per event (process CPU clock, 1 thread)",
+         lambda r: r["writer"] / r["events"], "%.1f", ""),
+        ("writer, wall ns per event (same runs)", lambda r: r["wall"], "%.1f", ""),
+        ("writer CPU plus machine-wide drain, ns per event",
+         lambda r: (r["writer"] + r["drain"]) / r["events"], "%.1f", "≤ 0.3× LTTng-UST"),
+        ("events discarded in those runs (all runs)", None, "%d", "0"),
+    )
+    out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |", "|---|---|---|---|---|"]
+    for label, f, fmt, target in rows:
+        if f is None:
+            u = fmt % sum(r["discarded"] for r in us)
+            l = fmt % sum(r["discarded"] for r in lt) if lt else "–"
+            out.append("| %s | %s | %s | – | %s |" % (label, u, l, target))
+            continue
+        out.append("| %s | %s | %s | %s | %s |" % (
+            label, fmt % _med(us, f), fmt % _med(lt, f) if lt else "–",
+            _ratio(us, lt, f) if lt else "–", target))
+    out.append("")
+    out.append("1-minute load average at the end of each run: UST %s; LTTng-UST %s" % (
+        " ".join("%.2f" % r["load"] for r in us),
+        " ".join("%.2f" % r["load"] for r in lt) if lt else "–"))
+    return "\n".join(out)

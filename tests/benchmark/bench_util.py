@@ -1,0 +1,74 @@
+"""What bench.py and its sections share: reading /proc files, the stream
+files' sizes and discarded counts, waiting for a consumer to settle, the
+worker's output, and interleaved runs."""
+
+import os
+import struct
+import time
+
+CTF_MAGIC = 0xC1FC1FC1
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def stream_stats(trace_root):
+    """(bytes of stream files, events discarded) under trace_root: the
+    discarded count is cumulative per stream, so the last packet of each
+    stream file holds it (UST and LTTng-UST 2.13 share that packet layout:
+    packet_size @56, events_discarded @72, both u64)."""
+    total, discarded = 0, 0
+    for dirpath, _, files in os.walk(trace_root):
+        for name in files:
+            if name == "metadata" or name.endswith(".idx"):
+                continue
+            path = os.path.join(dirpath, name)
+            size = os.path.getsize(path)
+            total += size
+            last = 0
+            with open(path, "rb") as f:
+                pos = 0
+                while pos + 80 <= size:
+                    f.seek(pos)
+                    head = f.read(80)
+                    if struct.unpack_from("<I", head, 0)[0] != CTF_MAGIC:
+                        break
+                    psize = struct.unpack_from("<Q", head, 56)[0] // 8
+                    last = struct.unpack_from("<Q", head, 72)[0]
+                    if psize <= 0:
+                        break
+                    pos += psize
+            discarded += last
+    return total, discarded
+
+
+def settle(trace_root, pause):
+    """Waits until the stream files under trace_root stop growing: the
+    consumer wrote what the last run left (at most 100 pauses)."""
+    for _ in range(100):
+        before = stream_stats(trace_root)[0]
+        time.sleep(pause)
+        if stream_stats(trace_root)[0] == before:
+            return
+
+
+def parse_worker(out):
+    ns, elapsed, events, threads = out.split()
+    return float(ns), int(events), int(threads)
+
+
+def interleaved(items, runs, fire):
+    """runs of fire(item) for each item in turn (UST, LTTng-UST, UST, ...),
+    so that a figure of each comes from the same minutes of a shared
+    machine whose speed drifts, and run i of one item can be paired with
+    run i of another; a list of results per item."""
+    out = [[] for _ in items]
+    for _ in range(runs):
+        for i, item in enumerate(items):
+            out[i].append(fire(item))
+    return out
