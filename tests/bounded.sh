@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # tests/bounded.sh TEST [ARG...]: runs one test of the suite (make check's
-# LOG_COMPILER) in a process group of its own, bounded in time.
+# LOG_COMPILER) in a session of its own, bounded in time.
 #
 # Why: a test that hangs, or a daemon it started that never exits (it
 # keeps the test's standard output open, so the TAP driver never sees the
@@ -15,8 +15,11 @@
 #  - once the test has ended, what it started and left running gets 10 s
 #    to exit, then the test fails with those processes listed, and they are
 #    killed: tests stop what they start.
-# Processes are stopped by process group, which setsid made the test's,
-# never by name.
+# Processes are found by session, which setsid made the test's, and
+# stopped by PID, never by name: a session holds every process group the
+# test makes (usttrace puts its ustd in a group of its own, which a kill
+# of the test's group would miss, leaving it to hold the test's output
+# open).
 set -u
 
 limit=${UST_TEST_TIMEOUT:-600}
@@ -28,15 +31,22 @@ t0=$(date +%s)
 # The test's own name: the last argument (the others are its interpreter).
 for name; do :; done
 
-# group_procs PGID: the processes of that group, one line each, as "# " lines.
-group_procs() {
-	ps -e -o pgid=,pid=,ppid=,stat=,wchan:24=,etime=,args= 2>/dev/null |
-		awk -v g="$1" '$1 == g { $1 = ""; print "#  " $0 }'
+# session_procs SID: the processes of that session, one line each, as "# "
+# lines.
+session_procs() {
+	ps -e -o sid=,pid=,ppid=,stat=,wchan:24=,etime=,args= 2>/dev/null |
+		awk -v s="$1" '$1 == s { $1 = ""; print "#  " $0 }'
+}
+
+# kill_session SIGNAL SID
+kill_session() {
+	ps -e -o sid=,pid= 2>/dev/null | awk -v s="$2" '$1 == s { print $2 }' |
+		xargs -r kill -s "$1" 2>/dev/null
 }
 
 # Without job control a background job is not a group leader, so setsid
 # makes the test the leader of a new session without forking: $! is the
-# test itself, and its pid is its group's id.
+# test itself, and its pid is its session's id.
 setsid "$@" &
 test_pid=$!
 
@@ -47,15 +57,15 @@ test_pid=$!
 	wait "$s"
 	kill -0 "$test_pid" 2>/dev/null || exit 0
 	echo "# bounded.sh: $name still running after $limit s (UST_TEST_TIMEOUT); its processes:"
-	group_procs "$test_pid"
+	session_procs "$test_pid"
 	sed 's/^/#  /' "$UST_TEST_STACKS"
-	kill -s TERM -- "-$test_pid" 2>/dev/null
+	kill_session TERM "$test_pid"
 	i=0
-	while [ "$i" -lt 10 ] && [ -n "$(group_procs "$test_pid")" ]; do
+	while [ "$i" -lt 10 ] && [ -n "$(session_procs "$test_pid")" ]; do
 		sleep 1
 		i=$((i + 1))
 	done
-	kill -s KILL -- "-$test_pid" 2>/dev/null
+	kill_session KILL "$test_pid"
 ) &
 watchdog=$!
 
@@ -73,7 +83,7 @@ fi
 left=""
 i=0
 while [ "$i" -lt 10 ]; do
-	left=$(group_procs "$test_pid")
+	left=$(session_procs "$test_pid")
 	[ -z "$left" ] && break
 	sleep 1
 	i=$((i + 1))
@@ -81,7 +91,7 @@ done
 if [ -n "$left" ]; then
 	echo "# bounded.sh: $name ended (status $rc) and left these running 10 s later:"
 	echo "$left"
-	kill -s KILL -- "-$test_pid" 2>/dev/null
+	kill_session KILL "$test_pid"
 	echo "Bail out! $name left processes running (listed above): a test stops what it starts"
 	exit 1
 fi
