@@ -122,6 +122,12 @@ def summary_rows(trace, desc):
     return table, summ.stdout
 
 
+def trace_to(out, args):
+    """usttrace -o out args (ws.usttrace traces to the workspace's own)."""
+    return subprocess.run([USTTRACE, "-o", out] + args, env=ws.env(), capture_output=True,
+                          text=True, timeout=120)
+
+
 def as_lists(forest):
     return [[n, as_lists(c)] for n, c in forest]
 
@@ -235,7 +241,7 @@ t.ok(cc.returncode == 0, "a plugin built with cc -shared -fPIC -finstrument-func
 refs = subprocess.run(["objdump", "-T", plugin], capture_output=True, text=True).stdout
 t.ok(re.search(r"GLIBC_[\d.]+\)?\s+__cyg_profile_func_enter", refs),
      "its hooks are bound to the C library's version", refs)
-res = ws.usttrace(["-o", os.path.join(ws.root, "plugin"), "-m", "ust_func:*",
+res = trace_to(os.path.join(ws.root, "plugin"), ["-m", "ust_func:*",
                    app("func_calls"), plugin])
 t.ok(res.returncode == 0, "usttrace -m 'ust_func:*' traces func_calls loading it", res.stderr)
 prow = summary_rows(os.path.join(ws.root, "plugin"), "ust-summary reads that trace")[0]
@@ -246,7 +252,7 @@ t.eq(sorted(n for n in prow if n.startswith("__ust") or "ust_object" in n), [],
 
 # main() calls finish(), which calls exit(): neither returns; both are
 # counted, up to the last function event of the main thread.
-res = ws.usttrace(["-o", os.path.join(ws.root, "exit"), "-m", "ust_func:*",
+res = trace_to(os.path.join(ws.root, "exit"), ["-m", "ust_func:*",
                    app("func_calls"), LIB, "exit"])
 t.ok(res.returncode == 0, "usttrace traces func_calls ending in exit()", res.stderr)
 erow, etext = summary_rows(os.path.join(ws.root, "exit"), "ust-summary reads that trace")
@@ -259,7 +265,7 @@ t.ok("2 calls had not returned when the trace ended" in etext, "the summary says
 # Function tracing under usttrace is lossless unless told otherwise: every
 # call of 50 000 middle() is in the trace, through buffers far too small.
 calls_dir = os.path.join(ws.root, "lossless")
-res = ws.usttrace(["-o", calls_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
+res = trace_to(calls_dir, ["--subbuf-size", "4096", "--subbuf-num", "2",
                    "-m", "ust_func:*", app("func_calls"), "loop", "50000"])
 t.ok(res.returncode == 0 and "function tracing is lossless" in res.stderr,
      "usttrace -m 'ust_func:*' says it traces functions losslessly", res.stderr)
@@ -271,7 +277,7 @@ t.eq((cdiscarded, sum(1 for e in cevents if e.name == "ust_func:exit")), (0, 3 *
 # consistent (no self time above the total), says it is partial, and counts
 # the calls made after each loss.
 loss_dir = os.path.join(ws.root, "loss")
-res = ws.usttrace(["-o", loss_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
+res = trace_to(loss_dir, ["--subbuf-size", "4096", "--subbuf-num", "2",
                    "--blocking-timeout", "0", "-m", "ust_func:*", app("func_calls"), "loop",
                    "50000"])
 t.ok(res.returncode == 0 and "lossless" not in res.stderr,
