@@ -15,6 +15,7 @@
 #include "libustcomm/log.h"
 #include "ustd/output/output.h"
 #include "ustd/session/session.h"
+#include "ustd/session/session_track.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)
 {
@@ -177,6 +178,12 @@ int ustd_sessions_publish(struct ustd_sessions *ss)
 		if (!ret)
 			ret = ustd_session_encode_load(s, NULL, 0, &msg, &len);
 		if (!ret) {
+			ret = ustd_write_all(fd, msg, len);
+			free(msg);
+		}
+		if (!ret)
+			ret = ustd_session_encode_trackers(s, &msg, &len);
+		if (!ret && msg) {
 			ret = ustd_write_all(fd, msg, len);
 			free(msg);
 		}

@@ -6,8 +6,11 @@
  * (session_ctl.c), applying a session to programs (session_apply.c), its
  * settings (session_settings.c), rotation and its archives
  * (session_rotate.c, on_rotate.c, session_final.c), a streamed session's
- * relay connection (session_relay.c), its triggers (session_trigger.c) and
- * what its traces lost (session_loss.c). Sessions drive programs through
+ * relay connection (session_relay.c), its triggers (session_trigger.c),
+ * what its traces lost (session_loss.c), its process trackers
+ * (session_track.c), snapshots of the whole session (session_snapshot.c),
+ * clear-session (session_clear.c) and list-sessions NAME
+ * (session_status.c). Sessions drive programs through
  * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
  * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
  * fills in. What the session files share is here.
@@ -87,6 +90,7 @@ struct ustd_session_rotation {
 
 struct ustd_session_trigger;
 struct ustd_loss_tally;
+struct ustd_session_tracked;
 
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
@@ -103,6 +107,8 @@ struct ustd_session {
 	size_t nr_triggers;
 	uint32_t last_trigger_id;	/* numbers are not reused */
 	struct ustd_loss_tally *tally;	/* session_loss.h, or NULL */
+	struct ustd_session_tracked *tracked;	/* session_track.h */
+	size_t nr_tracked;
 	struct ustd_session *next;
 };
 
