@@ -88,24 +88,27 @@ static void trackers_out(const struct ustctl_session_status *st)
 		printf("  tracking:");
 	for (k = 0; k < 3; k++) {
 		n = restricted = 0;
-		ustctl_mi_open("tracker");
-		ustctl_mi_attr("kind", "%s", kinds[k]);
 		for (i = 0; i < st->nr_trackers; i++) {
 			if (strcmp(st->trackers[i].kind, kinds[k]))
 				continue;
 			restricted = 1;
-			if (!st->trackers[i].value[0])
+			n += st->trackers[i].value[0] != '\0';
+		}
+		ustctl_mi_open("tracker");
+		ustctl_mi_attr("kind", "%s", kinds[k]);
+		ustctl_mi_attr("policy", "%s", !restricted ? "all" : n ? "set" : "none");
+		if (!ustctl_out_mi())
+			printf(" %s%s", !restricted ? "every " : n ? "" : "no ", kinds[k]);
+		for (i = n = 0; i < st->nr_trackers; i++) {
+			if (strcmp(st->trackers[i].kind, kinds[k]) || !st->trackers[i].value[0])
 				continue;
 			ustctl_mi_element("value", "%s", st->trackers[i].value);
 			if (!ustctl_out_mi())
-				printf("%s%s", n ? "," : " ", st->trackers[i].value);
-			n++;
+				printf("%s%s", n++ ? "," : " ", st->trackers[i].value);
 		}
-		ustctl_mi_attr("policy", "%s", !restricted ? "all" : n ? "set" : "none");
 		ustctl_mi_close();
 		if (!ustctl_out_mi())
-			printf("%s %s%s", n ? "" : !restricted ? " every" : " no", kinds[k],
-			       k < 2 ? ";" : "\n");
+			printf("%s", k < 2 ? ";" : "\n");
 	}
 }
 

@@ -67,6 +67,7 @@ struct conn {
 	char loss_name[USTCOMM_SESSION_NAME_MAX];
 	char *loss_dir;
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
+	size_t tracked_now;		/* track, untrack: the reply */
 };
 
 static void rule_free(struct ustd_session_rule *r)
@@ -226,6 +227,8 @@ static void conn_done(struct ustd_apply_waiter *w)
 		conn_reply_end(c, w->ok);
 	else if (c->waiting_cmd == USTCOMM_CTL_SESSION_START)
 		conn_reply_start(c, w->ok);
+	else if (c->waiting_cmd == USTCOMM_CTL_SESSION_TRACK)
+		conn_reply_u(c, c->waiting_cmd, c->tracked_now);
 	else
 		conn_reply_u(c, c->waiting_cmd, w->ok);
 }
@@ -843,7 +846,7 @@ static void untracked_stop(struct ustd_app *app, void *arg)
 	struct each_arg *ea = arg;
 
 	if (!ustd_session_tracks_pid(ea->s, app->pid))
-		ustd_apply_begin(&ea->ss->apply, USTD_APPLY_STOP, app->pid, ea->s, NULL, 0, NULL);
+		ustd_apply_begin(&ea->ss->apply, USTD_APPLY_STOP, app->pid, ea->s, NULL, 0, ea->w);
 }
 
 static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
@@ -851,7 +854,7 @@ static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	const char *pos = NULL, *name = ustcomm_ctl_next(msg, &pos);
 	const char *a[USTCOMM_CTL_MAX_ARGS];
 	struct ustd_session *s = find_or_say(c, msg->cmd, name);
-	struct each_arg ea = { .ss = c->ss, .s = s };
+	struct each_arg ea = { .ss = c->ss, .s = s, .w = &c->waiter };
 	char why[512];
 	size_t nr = 0, now;
 	int ret;
@@ -865,12 +868,15 @@ static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		conn_error(c, msg->cmd, ret, "%s", why);
 		return;
 	}
+	/* Answered once the processes it stops or starts answered. */
+	c->tracked_now = now;
+	conn_wait_begin(c, msg->cmd);
 	if (s->state == USTD_SESSION_ACTIVE) {
 		ustd_sessions_publish(c->ss);
 		ustd_session_for_each_app(c->ss, s, untracked_stop, &ea);
-		join_all(c->ss, s, NULL);
+		join_all(c->ss, s, &c->waiter);
 	}
-	conn_reply_u(c, msg->cmd, now);
+	conn_wait_end(c);
 }
 
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
