@@ -153,7 +153,8 @@ static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_c
 }
 
 /* After session name's LOAD_SESSION at *off: whether this process
- * passes its trackers, taking them (true when it has none). */
+ * passes its trackers, taking them (true when it has none).
+ * Async-signal-safe: decoding, prctl(), getpid(), getuid(). */
 static int session_tracks_me(size_t *off, const char *name)
 {
 	const char *pairs[USTCOMM_CTL_MAX_ARGS], *pos = NULL;
@@ -170,6 +171,18 @@ static int session_tracks_me(size_t *off, const char *name)
 		nr++;
 	prctl(PR_GET_NAME, comm);
 	return ustcomm_track_pass(pairs, nr, getpid(), comm, getuid());
+}
+
+int ust_session_join_tracks(const char *name)
+{
+	struct ustcomm_ctl_msg msg;
+	size_t off = 0;
+
+	while (published && next_msg(&off, &msg)) {
+		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
+			return session_tracks_me(&off, name);
+	}
+	return 1;
 }
 
 void ust_session_join_event(const struct ust_event_state *ev)

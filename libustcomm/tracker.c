@@ -39,23 +39,40 @@ int ustcomm_track_value(int kind, const char *value, char *out, size_t size)
 	return 0;
 }
 
+/* Decimal without sign or leading zero, as ustcomm_track_value() spells
+ * it; -1 for anything else. */
+static long long decimal(const char *s)
+{
+	long long v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > INT32_MAX)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/* Async-signal-safe (a fork child's first event tests it, libust's
+ * trace_fork.c): comparisons only. */
 bool ustcomm_track_pass(const char *const *pairs, size_t nr, pid_t pid, const char *comm,
 			uid_t uid)
 {
 	bool present[NR_KINDS] = { false }, matched[NR_KINDS] = { false };
-	char own[NR_KINDS][USTCOMM_TRACK_PROCNAME_MAX];
 	size_t i;
 	int k;
 
-	snprintf(own[0], sizeof(own[0]), "%d", (int)pid);
-	snprintf(own[1], sizeof(own[1]), "%s", comm);
-	snprintf(own[2], sizeof(own[2]), "%u", (unsigned)uid);
 	for (i = 0; i + 1 < nr; i += 2) {
 		k = ustcomm_track_kind(pairs[i]);
 		if (k < 0)
 			continue;
 		present[k] = true;
-		if (!strcmp(pairs[i + 1], own[k]))
+		if ((k == 0 && decimal(pairs[i + 1]) == (long long)pid) ||
+		    (k == 1 && pairs[i + 1][0] && !strncmp(pairs[i + 1], comm,
+							   USTCOMM_TRACK_PROCNAME_MAX - 1)) ||
+		    (k == 2 && decimal(pairs[i + 1]) == (long long)uid))
 			matched[k] = true;
 	}
 	for (k = 0; k < (int)NR_KINDS; k++) {

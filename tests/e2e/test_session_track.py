@@ -148,4 +148,41 @@ for argv, code, text in CASES:
 ctl("destroy-session", "tr")
 for p in procs:
     t.eq(quit_service(p), 0, "process %d ends normally" % p.pid)
+
+# A fork child of a tracked pid: its own pid is not tracked. The server's
+# pid is tracked before it runs (it waits for a byte, then execs).
+res = ctl("create-session", "-o", ws.out, "fk")
+fdir = ustest.session_dir(ws.out, "fk")
+ctl("enable-marker", "-s", "fk", "svc:*")
+ctl("start-session", "fk")
+go_r, go_w = os.pipe()
+in_r, in_w = os.pipe()
+out_r, out_w = os.pipe()
+env = ws.env()
+pid = os.fork()
+if pid == 0:
+    os.dup2(in_r, 0)
+    os.dup2(out_w, 1)
+    os.read(go_r, 1)
+    os.execve(app("forking_server"), [app("forking_server"), "50", "2"], env)
+for fd in (go_r, in_r, out_w):
+    os.close(fd)
+res = ctl("track", "-s", "fk", "--pid", pid)
+t.ok(res.returncode == 0, "track -s fk --pid of a forking server about to run", res.stderr)
+os.write(go_w, b"x")
+ready = os.read(out_r, 64)
+t.ok(ready.startswith(b"ready"), "the server forked its 2 workers, which ended", ready)
+os.close(in_w)
+_, status = os.waitpid(pid, 0)
+t.ok(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the server ends normally")
+for fd in (go_w, out_r):
+    os.close(fd)
+ctl("destroy-session", "fk")
+found = sorted(os.listdir(fdir))
+t.eq(found, ["forking_server-%d" % pid], "only the tracked server traced for the session, "
+     "not its workers")
+events, _ = read_trace(os.path.join(fdir, found[0])) if found else ([], None)
+names_seen = {e.name for e in events}
+t.ok("svc:start" in names_seen and "svc:work" not in names_seen,
+     "its trace holds its own events, none of its workers'", names_seen)
 t.done()
