@@ -20,6 +20,11 @@ int ustcomm_track_kind(const char *kind)
 	return -1;
 }
 
+const char *ustcomm_track_kind_name(int kind)
+{
+	return kinds[kind];
+}
+
 int ustcomm_track_value(int kind, const char *value, char *out, size_t size)
 {
 	uint32_t n;

@@ -18,6 +18,8 @@
 
 /* "pid", "procname" or "uid"; -1 for anything else. */
 USTCOMM_API int ustcomm_track_kind(const char *kind);
+/* The name of kind (0 to 2). */
+USTCOMM_API const char *ustcomm_track_kind_name(int kind);
 
 /* A value of kind checked and written in its one spelling into out
  * (decimal numbers; a process name cut to 15 characters, as comm is).

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "libustcomm/tracker.h"
 #include "ustd/output/output.h"
 #include "ustd/session/session.h"
-#include "ustd/session/session_track.h"
 
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name)
 {
@@ -144,6 +144,35 @@ int ustd_session_encode_load(const struct ustd_session *s, const struct ustd_ses
 end:
 	free(args);
 	free(nums);
+	return ret;
+}
+
+size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_tracked; i++) {
+		args[n++] = ustcomm_track_kind_name(s->tracked[i].kind);
+		args[n++] = s->tracked[i].value;
+	}
+	return n;
+}
+
+int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len)
+{
+	const char **args;
+	int ret;
+
+	*msg = NULL;
+	if (!s->nr_tracked)
+		return 0;
+	args = calloc(1 + 2 * s->nr_tracked, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	args[0] = s->name;
+	ret = ustcomm_ctl_encode(USTCOMM_CTL_SESSION_TRACKERS, 0, 0, args,
+				 1 + ustd_session_trackers_args(s, args + 1), msg, len);
+	free(args);
 	return ret;
 }
 

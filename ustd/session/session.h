@@ -90,7 +90,14 @@ struct ustd_session_rotation {
 
 struct ustd_session_trigger;
 struct ustd_loss_tally;
-struct ustd_session_tracked;
+
+/* A value of a process tracker (session_track.h): kind as
+ * ustcomm_track_kind() numbers it, value "" for the mark of a kind that
+ * tracks a set. */
+struct ustd_session_tracked {
+	int kind;
+	char value[16];			/* USTCOMM_TRACK_PROCNAME_MAX */
+};
 
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
@@ -154,6 +161,12 @@ int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *
 struct ustd_session_channel *ustd_session_channel(struct ustd_session *s, const char *name);
 /* Copies the five strings of a rule in. 0, -ENOSPC or -ENOMEM. */
 int ustd_session_add_rule(struct ustd_session *s, const char *const *five);
+/* The tracked values, KIND and VALUE each, into args (2 per value);
+ * returns how many strings. */
+size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args);
+/* The published file's SESSION_TRACKERS request of s; 0 without a
+ * tracker (*msg NULL), or a negative errno. */
+int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len);
 /* Rewrites the file of active sessions; reports a failure. */
 int ustd_sessions_publish(struct ustd_sessions *ss);
 int ustd_session_make_dir(struct ustd_session *s, const char *output);

@@ -7,12 +7,8 @@
 #include "libustcomm/tracker.h"
 #include "ustd/session/session_track.h"
 
-struct ustd_session_tracked {
-	int kind;			/* ustcomm_track_kind() */
-	char value[USTCOMM_TRACK_PROCNAME_MAX];
-};
-
-static const char *const kind_names[] = { "pid", "procname", "uid" };
+_Static_assert(sizeof(((struct ustd_session_tracked *)0)->value) == USTCOMM_TRACK_PROCNAME_MAX,
+	       "a tracked value holds a process name");
 
 /* A kind that tracks a set of values, even none, holds an entry with the
  * value "": no process has it, and it says the kind no longer takes
@@ -142,17 +138,6 @@ int ustd_session_track(struct ustd_session *s, const char *const *a, size_t nr, 
 	return 0;
 }
 
-size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->nr_tracked; i++) {
-		args[n++] = kind_names[s->tracked[i].kind];
-		args[n++] = s->tracked[i].value;
-	}
-	return n;
-}
-
 /* /proc/PID/comm without its newline, and the real uid of status. */
 static int read_proc(pid_t pid, char *comm, size_t size, uid_t *uid)
 {
@@ -191,18 +176,6 @@ bool ustd_session_tracks_pid(const struct ustd_session *s, pid_t pid)
 	if (read_proc(pid, comm, sizeof(comm), &uid) < 0)
 		return false;
 	return ustcomm_track_pass(args, ustd_session_trackers_args(s, args), pid, comm, uid);
-}
-
-int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len)
-{
-	const char *args[1 + 2 * USTD_SESSION_TRACKED_MAX];
-
-	*msg = NULL;
-	if (!s->nr_tracked)
-		return 0;
-	args[0] = s->name;
-	return ustcomm_ctl_encode(USTCOMM_CTL_SESSION_TRACKERS, 0, 0, args,
-				  1 + ustd_session_trackers_args(s, args + 1), msg, len);
 }
 
 void ustd_session_trackers_free(struct ustd_session *s)

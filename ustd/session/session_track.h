@@ -31,14 +31,6 @@ int ustd_session_track(struct ustd_session *s, const char *const *a, size_t nr, 
  * /proc: its comm and its real uid. A process gone does not pass. */
 bool ustd_session_tracks_pid(const struct ustd_session *s, pid_t pid);
 
-/* The tracked values, KIND and VALUE each, into args (2 *
- * USTD_SESSION_TRACKED_MAX); returns how many strings. */
-size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args);
-
-/* The published file's SESSION_TRACKERS request of s; 0 without a
- * tracker (*msg NULL), or a negative errno. */
-int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len);
-
 void ustd_session_trackers_free(struct ustd_session *s);
 
 #endif
