@@ -152,9 +152,29 @@ static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_c
 		ustcomm_dbg("cannot join session %s: %s", name, ust_trace_error());
 }
 
+/* The process's name as ustd reads it, the main thread's
+ * (/proc/PID/comm), whichever thread asks; the caller's own name where
+ * /proc is not mounted. Async-signal-safe: open(), read(), close(). */
+static void own_comm(char *comm, size_t size)
+{
+	ssize_t n = -1;
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, comm, size - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		prctl(PR_GET_NAME, comm);
+		return;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
 /* After session name's LOAD_SESSION at *off: whether this process
  * passes its trackers, taking them (true when it has none).
- * Async-signal-safe: decoding, prctl(), getpid(), getuid(). */
+ * Async-signal-safe: decoding, own_comm(), getpid(), getuid(). */
 static int session_tracks_me(size_t *off, const char *name)
 {
 	const char *pairs[USTCOMM_CTL_MAX_ARGS], *pos = NULL;
@@ -169,7 +189,7 @@ static int session_tracks_me(size_t *off, const char *name)
 	ustcomm_ctl_next(&msg, &pos);
 	while (nr < USTCOMM_CTL_MAX_ARGS && (pairs[nr] = ustcomm_ctl_next(&msg, &pos)))
 		nr++;
-	prctl(PR_GET_NAME, comm);
+	own_comm(comm, sizeof(comm));
 	return ustcomm_track_pass(pairs, nr, getpid(), comm, getuid());
 }
 
