@@ -6,6 +6,7 @@
  * and lost. Three requests to ustd: its settings (as save-session -s
  * reads them), its triggers and its status.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,42 @@ static void trackers_out(const struct ustctl_session_status *st)
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The archived chunks, in the order of their names (begin times); ustd
+ * is on this machine, its directory ours to read. */
+static void chunks_out(const struct ustctl_session_status *st)
+{
+	char path[4200], **names = NULL, **grown;
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/archives", st->dir);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.' || !(grown = realloc(names, (n + 1) * sizeof(*names))))
+			continue;
+		names = grown;
+		if ((names[n] = strdup(de->d_name)) != NULL)
+			n++;
+	}
+	if (dir)
+		closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i < n; i++) {
+		ustctl_mi_element("chunk", "%s/%s", path, names[i]);
+		if (!ustctl_out_mi())
+			printf("  chunk %s/%s\n", path, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
 static void status_out(const char *name, const struct ustctl_session_status *st)
 {
 	char when[32] = "";
@@ -125,9 +162,11 @@ static void status_out(const char *name, const struct ustctl_session_status *st)
 	if (when[0])
 		ustctl_mi_element("chunk-begin", "%s", when);
 	ustctl_mi_element("bytes", "%" PRIu64, st->bytes);
-	if (!ustctl_out_mi() && !st->overwrite)
+	if (!ustctl_out_mi() && !st->overwrite) {
 		printf("  chunks archived: %u%s%s\n", st->chunks, when[0] ? "; current chunk since " : "",
 		       when);
+		chunks_out(st);
+	}
 	trackers_out(st);
 	for (i = 0; i < st->nr_processes; i++) {
 		ustctl_mi_open("process");
@@ -180,6 +219,8 @@ int ustctl_cmd_session_show(const struct ustctl_args *args)
 		settings_text(s, x);
 	}
 	ustctl_mi_element("events-discarded", "%" PRIu64, st->discarded);
+	if (ustctl_out_mi())
+		chunks_out(st);
 	ustctl_session_channels_mi(s, x);
 	ustctl_rotation_out(&x->rotation, "  ");
 	ustctl_session_triggers_out(t, nr, "  trigger ");

@@ -18,6 +18,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import ustest
+from relayd import Relayd
 from service_app import command, quit_service, start_service
 from ustest import TOP_SRC, Tap, Workspace, babeltrace_check, read_trace, wait_for
 
@@ -93,6 +94,9 @@ t.ok(re.search(r"^  enable 'app:\*' filter 'seq >= 0'\n"
 t.ok(re.search(r"^  rotation: every 1h$", out, re.M) is not None, "the rotation schedule", out)
 t.ok(re.search(r"^  chunks archived: 1; current chunk since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$",
                out, re.M) is not None, "the chunks archived so far", out)
+chunks = sorted(os.listdir(os.path.join(sdir, "archives")))
+t.ok(len(chunks) == 1 and "  chunk %s\n" % os.path.join(sdir, "archives", chunks[0]) in out,
+     "the archived chunk's directory", out)
 t.ok("  tracking: every pid; every procname; every uid\n" in out,
      "the trackers: every process", out)
 for p in procs:
@@ -105,7 +109,7 @@ res, root, why = mi("list-sessions", "disk")
 s = root.find("./ustd-session") if root is not None else None
 t.ok(s is not None and s.get("name") == "disk" and s.get("state") == "active" and
      sorted(int(x.get("pid")) for x in s.findall("process")) == sorted(p.pid for p in procs)
-     and s.find("chunks").text == "1" and
+     and s.find("chunks").text == "1" and len(s.findall("chunk")) == 1 and
      [x.get("policy") for x in s.findall("tracker")] == ["all", "all", "all"] and
      len(s.findall("rule")) == 3 and s.find("rotation").get("every") == "1h",
      "list-sessions disk --mi xml: valid against ustctl-mi.xsd, processes, chunks, trackers, "
@@ -159,6 +163,21 @@ t.ok(m and int(m.group(1)) == du(sdir), "list-sessions disk: the bytes are those
 ctl("destroy-session", "disk")
 for p in procs:
     quit_service(p)
+
+# 3b. A session streamed to lttng-relayd: shown with its URL, not cleared.
+relayd = Relayd(ws, "relay")
+res = ctl("create-session", "-r", relayd.url, "st")
+t.ok(res.returncode == 0, "create-session -r URL st", res.stderr)
+res = ctl("list-sessions", "st")
+t.ok(re.search(r"^  output: streamed to lttng-relayd at %s \(local fallback \S+\)$"
+               % re.escape(relayd.url), res.stdout, re.M) is not None,
+     "list-sessions st: streamed to the URL, with the local fallback", res.stdout)
+res = ctl("clear-session", "st")
+t.ok(res.returncode == 1 and "streamed to lttng-relayd" in res.stderr and
+     "has no clear" in res.stderr, "clear-session st: exit 1, says relayd's protocol has no "
+     "clear", res.stderr)
+ctl("destroy-session", "st")
+relayd.kill()
 
 # 4. A flight-recorder session: snapshot -s, clear-session.
 res = ctl("create-session", "-o", ws.out, "--overwrite", "--subbuf-size", "16k",
