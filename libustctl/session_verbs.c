@@ -72,7 +72,7 @@ int ustctl_session_track(const char *name, int track, const char *kind,
 		return -EINVAL;
 	}
 	for (i = 0; i < nr; i++) {
-		if (strcmp(values[i], "*") &&
+		if ((strcmp(values[i], "*") || nr > 1) &&
 		    ustcomm_track_value(k, values[i], value, sizeof(value)) < 0) {
 			ustctl_set_error("invalid %s '%s'%s", kind, values[i],
 					 k == 1 ? ": a process name has no '/'" :

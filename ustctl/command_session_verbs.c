@@ -26,8 +26,6 @@ int ustctl_cmd_session_snapshot(const struct ustctl_args *args)
 
 	if (status)
 		return status;
-	if (strcmp(args->trace, USTCTL_DEFAULT_TRACE))
-		return ustctl_usage_error(args->cmd, "-s names the session: -t does not go with it");
 	n = ustctl_snapshot_session(args->session, args->dir, &path);
 	if (n < 0)
 		return ustctl_session_failed(args->cmd, args->session);

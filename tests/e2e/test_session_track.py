@@ -138,6 +138,7 @@ CASES = [
     (["track", "--pid", "1"], 2, "-s NAME"),
     (["track", "-s", "tr", "--pid", "x1"], 2, "invalid pid 'x1'"),
     (["track", "-s", "tr", "--pid", "0"], 2, "invalid pid '0'"),
+    (["track", "-s", "tr", "--pid", "5", "*"], 2, "invalid pid '*'"),
     (["untrack", "-s", "tr", "--pid", "123"], 1, "session 'tr' does not track pid 123"),
     (["track", "-s", "nosuch", "--pid", "1"], 1, "no session 'nosuch'"),
 ]

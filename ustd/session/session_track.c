@@ -59,10 +59,9 @@ static int check_values(struct ustd_session *s, bool track, int kind, const char
 
 	*adding = track && !find(s, kind, RESTRICTED);
 	for (i = 2; i < nr; i++) {
-		if (!strcmp(a[i], "*"))
-			continue;
 		if (ustcomm_track_value(kind, a[i], value, sizeof(value)) < 0) {
 			snprintf(why, why_size, "invalid %s '%s'%s", a[1], a[i],
+				 !strcmp(a[i], "*") ? " ('*', every value, goes alone)" :
 				 kind == 1 ? ": a process name has no '/'" :
 				 " (a decimal number; a pid is not 0)");
 			return -EINVAL;
