@@ -146,6 +146,14 @@ for argv, code, text in CASES:
     res = ctl(*argv)
     t.ok(res.returncode == code and text in res.stderr,
          "%s: exit %d, says %r" % (" ".join(argv), code, text), res.stdout + res.stderr)
+res = ctl("--mi", "xml", "track", "-s", "tr", "--uid", os.getuid(), 0)
+valid = subprocess.run(["xmllint", "--noout", "--schema", XSD, "-"], input=res.stdout,
+                       capture_output=True, text=True, timeout=60)
+tr = ET.fromstring(res.stdout).findall("./ustd-session/tracker") if valid.returncode == 0 else []
+t.ok(res.returncode == 0 and [(x.get("kind"), x.get("action"), [v.text for v in x])
+                              for x in tr] == [("uid", "track", [str(os.getuid()), "0"])],
+     "track -s tr --uid UID 0 --mi xml: the values, valid against the schema",
+     res.stdout + res.stderr + valid.stderr)
 ctl("destroy-session", "tr")
 for p in procs:
     t.eq(quit_service(p), 0, "process %d ends normally" % p.pid)

@@ -211,8 +211,11 @@ res = ctl("snapshot", "-s", "fr")
 t.ok(res.returncode == 0 and "session fr: snapshot of 2 processes in %s\n"
      % os.path.join(fdir, "snapshots", "snapshot-1") == res.stdout,
      "snapshot -s fr: in <session dir>/snapshots/snapshot-1", res.stdout + res.stderr)
-res = ctl("clear-session", "fr")
-t.ok(res.returncode == 0, "clear-session fr", res.stdout + res.stderr)
+res, root, why = mi("clear-session", "fr")
+s = root.find("./ustd-session") if root is not None else None
+t.ok(res.returncode == 0 and s is not None and s.get("success") == "true" and
+     s.find("processes").text == "2", "clear-session fr --mi xml: 2 processes cleared, valid "
+     "against the schema", why)
 for k, p in enumerate(procs):
     command(p, "warn %d" % (50 + k))
 res = ctl("snapshot", "-s", "fr")
