@@ -158,6 +158,30 @@ ctl("destroy-session", "tr")
 for p in procs:
     t.eq(quit_service(p), 0, "process %d ends normally" % p.pid)
 
+# The child of a program that joined through ustd (it read no file, so
+# its child knows of no tracker): ustd stops the child's trace at its
+# hello. The child's first warn starts its trace; the one 1.5 s later is
+# not recorded.
+ctl("create-session", "-o", ws.out, "fb")
+bdir = ustest.session_dir(ws.out, "fb")
+ctl("enable-marker", "-s", "fb", "app:warn")
+parent = start_service(ws)
+ctl("track", "-s", "fb", "--pid", parent.pid)
+res = ctl("start-session", "fb")
+t.ok(res.returncode == 0 and "(1 running program trace it now)" in res.stdout,
+     "start-session fb: the tracked service joins through ustd", res.stdout + res.stderr)
+parent.stdin.write("fork 100 1500\n")
+parent.stdin.flush()
+m = re.match(r"child (\d+)", parent.stdout.readline())
+child = int(m.group(1)) if m else 0
+t.ok(child > 0 and parent.stdout.readline().strip() == "done", "its child ran and ended")
+ctl("destroy-session", "fb")
+events, _ = (read_trace(os.path.join(bdir, "service-%d" % child))
+             if os.path.isdir(os.path.join(bdir, "service-%d" % child)) else ([], None))
+t.eq(sorted(e.fields["seq"] for e in events if e.name == "app:warn"), [100],
+     "the child's trace holds its first warn only: ustd stopped it at its hello")
+t.eq(quit_service(parent), 0, "the service ends normally")
+
 # A fork child of a tracked pid: its own pid is not tracked. The server's
 # pid is tracked before it runs (it waits for a byte, then execs).
 res = ctl("create-session", "-o", ws.out, "fk")
