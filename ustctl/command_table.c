@@ -269,8 +269,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "uid is in the list of that kind join it, running ones (now, when the\n"
 	  "session is active) and those started later. A process must pass\n"
 	  "every kind tracked. --all: every process of that kind again. A fork\n"
-	  "child is tested with its own pid: a tracked pid's child is not\n"
-	  "tracked (its trace of the session is stopped once ustd hears of it).\n",
+	  "child is tested with its own pid: a tracked pid's child does not\n"
+	  "trace (when its parent joined through ustd, not by itself, ustd\n"
+	  "stops the child's trace when it says hello).\n",
 	  false, 0, -1, ustctl_cmd_track, .takes_session = true, .takes_tracker = true },
 	{ "untrack", "-s NAME --pid PID... | --procname NAME... | --uid UID... | --pid|--procname|--uid --all",
 	  "remove processes from a session's trackers",

@@ -9,10 +9,10 @@ then: a process must pass every kind, so the other svc-a stops recording
 track --pid --all. untrack of the last svc-a: no process of that name,
 the running ones stop, one started later does not join; track --procname
 --all takes every process again, the svc-b ones included. Each phase is
-told apart by the app:warn markers each process emits. Fork children of
-a tracked pid: a forking server's workers do not trace (libust tests
-them at their first event), and the child of a program that joined
-through ustd is stopped by ustd at its hello. Then bad input."""
+told apart by the app:warn markers each process emits. Then bad input.
+Then fork children of a tracked pid: the child of a program that joined
+through ustd is stopped by ustd at its hello, and a forking server's
+workers do not trace (libust tests them at their first event)."""
 
 import os
 import re
