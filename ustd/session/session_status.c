@@ -11,6 +11,8 @@
 #include "ustd/session/session_status.h"
 #include "ustd/session/session_track.h"
 
+/* The strings before the trackers: STATE to NR_TRACKED. */
+#define STATUS_HEAD	9
 /* Numbers, then per process a pid (procnames point into the apps). */
 #define STATUS_NUMS	5
 #define NUM_LEN		24
@@ -61,7 +63,7 @@ ssize_t ustd_session_status(struct ustd_sessions *ss, struct ustd_session *s,
 	*args = NULL;
 	*text = NULL;
 	ustd_session_for_each_app(ss, s, count_proc, &pa);
-	pa.args = calloc(8 + 2 * USTD_SESSION_TRACKED_MAX + 2 * pa.cap, sizeof(*pa.args));
+	pa.args = calloc(STATUS_HEAD + 2 * s->nr_tracked + 2 * pa.cap, sizeof(*pa.args));
 	pa.nums = calloc(STATUS_NUMS + pa.cap, sizeof(*pa.nums));
 	if (!pa.args || !pa.nums) {
 		free(pa.args);
