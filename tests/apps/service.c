@@ -12,6 +12,7 @@
  * and answers each with "done" on stdout once the event is committed.
  * "ready" on stdout once the request thread runs; SIGTERM also ends it.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,7 +57,9 @@ static void fork_child(unsigned seq, int ms)
 	pid = fork();
 	if (pid == 0) {
 		trace_mark(app, warn, "seq %u", seq);
-		nanosleep(&ts, NULL);
+		/* The whole time: ustd's control signal interrupts the sleep. */
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
 		trace_mark(app, warn, "seq %u", seq + 1);
 		exit(0);
 	}

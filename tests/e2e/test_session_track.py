@@ -182,7 +182,7 @@ ctl("destroy-session", "fb")
 events, _ = (read_trace(os.path.join(bdir, "service-%d" % child))
              if os.path.isdir(os.path.join(bdir, "service-%d" % child)) else ([], None))
 t.eq(sorted(e.fields["seq"] for e in events if e.name == "app:warn"), [100],
-     "the child's trace holds its first warn only: ustd stopped it at its hello")
+     "the child's trace holds its first warn only: ustd stopped it (at its hello, or when its socket appeared)")
 t.eq(quit_service(parent), 0, "the service ends normally")
 
 # A fork child of a tracked pid: its own pid is not tracked. The server's

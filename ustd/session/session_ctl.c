@@ -1053,8 +1053,33 @@ static void on_listen(struct ustd_session_watch *w, uint32_t events)
 	}
 }
 
-/* A program's socket appeared: it joins every active session (a program
- * that joined by itself says so and is left alone). */
+struct untracked_arg {
+	struct ustd_sessions *ss;
+	struct ustd_session *s;
+	pid_t pid;
+};
+
+static void stop_pid(struct ustd_app *app, void *arg)
+{
+	struct untracked_arg *ua = arg;
+
+	if (app->pid == ua->pid)
+		ustd_apply_begin(&ua->ss->apply, USTD_APPLY_STOP, app->pid, ua->s, NULL, 0, NULL);
+}
+
+/* A fork child the trackers leave out that started its parent's trace
+ * (ustd_session_trace_dir() stops it at its hello) opens its control
+ * socket only after: it may not have been there to be stopped. */
+static void stop_untracked(struct ustd_sessions *ss, struct ustd_session *s, pid_t pid)
+{
+	struct untracked_arg ua = { .ss = ss, .s = s, .pid = pid };
+
+	ustd_session_for_each_app(ss, s, stop_pid, &ua);
+}
+
+/* A program's socket appeared: it joins every active session that
+ * tracks it (a program that joined by itself says so and is left
+ * alone). */
 static void on_inotify(struct ustd_session_watch *w, uint32_t events)
 {
 	struct ustd_sessions *ss = (struct ustd_sessions *)((char *)w -
@@ -1076,10 +1101,13 @@ static void on_inotify(struct ustd_session_watch *w, uint32_t events)
 			if (!isdigit((unsigned char)ie->name[0]) || *end || pid <= 0)
 				continue;
 			for (s = ss->list; s; s = s->next) {
-				if (s->state == USTD_SESSION_ACTIVE &&
-				    ustd_session_tracks_pid(s, (pid_t)pid))
+				if (s->state != USTD_SESSION_ACTIVE)
+					continue;
+				if (ustd_session_tracks_pid(s, (pid_t)pid))
 					ustd_apply_begin(&ss->apply, USTD_APPLY_JOIN, (pid_t)pid, s,
 							 NULL, 0, NULL);
+				else
+					stop_untracked(ss, s, (pid_t)pid);
 			}
 		}
 	}
