@@ -13,12 +13,16 @@
  * program in both cases answers ustd's SESSION_STATE with "waiting" or
  * with its trace's state, and ustd leaves it alone.
  *
+ * A session with process trackers has its SESSION_TRACKERS request after
+ * its LOAD_SESSION: the program joins only when it passes them.
+ *
  * With no session active the cost is one failed open().
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +34,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/rundir.h"
+#include "libustcomm/tracker.h"
 
 /* The whole file, kept (read-only after init) while no trace runs. */
 static char *published;
@@ -147,6 +152,59 @@ static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_c
 		ustcomm_dbg("cannot join session %s: %s", name, ust_trace_error());
 }
 
+/* The process's name as ustd reads it, the main thread's
+ * (/proc/PID/comm), whichever thread asks; the caller's own name where
+ * /proc is not mounted. Async-signal-safe: open(), read(), close(). */
+static void own_comm(char *comm, size_t size)
+{
+	ssize_t n = -1;
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, comm, size - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		prctl(PR_GET_NAME, comm);
+		return;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+/* After session name's LOAD_SESSION at *off: whether this process
+ * passes its trackers, taking them (true when it has none).
+ * Async-signal-safe: decoding, own_comm(), getpid(), getuid(). */
+static int session_tracks_me(size_t *off, const char *name)
+{
+	const char *pairs[USTCOMM_CTL_MAX_ARGS], *pos = NULL;
+	char comm[USTCOMM_TRACK_PROCNAME_MAX] = "";
+	struct ustcomm_ctl_msg msg;
+	size_t at = *off, nr = 0;
+
+	if (!next_msg(&at, &msg) || msg.cmd != USTCOMM_CTL_SESSION_TRACKERS ||
+	    strcmp(msg_name(&msg), name))
+		return 1;
+	*off = at;
+	ustcomm_ctl_next(&msg, &pos);
+	while (nr < USTCOMM_CTL_MAX_ARGS && (pairs[nr] = ustcomm_ctl_next(&msg, &pos)))
+		nr++;
+	own_comm(comm, sizeof(comm));
+	return ustcomm_track_pass(pairs, nr, getpid(), comm, getuid());
+}
+
+int ust_session_join_tracks(const char *name)
+{
+	struct ustcomm_ctl_msg msg;
+	size_t off = 0;
+
+	while (published && next_msg(&off, &msg)) {
+		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
+			return session_tracks_me(&off, name);
+	}
+	return 1;
+}
+
 void ust_session_join_event(const struct ust_event_state *ev)
 {
 	struct ustcomm_ctl_msg overwrite, load;
@@ -158,7 +216,7 @@ void ust_session_join_event(const struct ust_event_state *ev)
 		if (overwrite.cmd != USTCOMM_CTL_SET_OVERWRITE ||
 		    load.cmd != USTCOMM_CTL_LOAD_SESSION)
 			break;
-		if (session_matches(&load, ev)) {
+		if (session_tracks_me(&off, msg_name(&load)) && session_matches(&load, ev)) {
 			join(&overwrite, &load);
 			break;
 		}
@@ -204,8 +262,10 @@ const char *ust_session_join_state(const char *name, const char *const *rules, u
 	/* A fork() child's trace starts at its first event (trace_fork.c). */
 	if (ust_t.fork_pending)
 		return strcmp(ust_t.name, name) ? "busy" : "waiting";
+	/* One the file's trackers leave out does not join by itself. */
 	while (next_msg(&off, &msg)) {
-		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name))
+		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name) &&
+		    session_tracks_me(&off, name))
 			return "waiting";
 	}
 	return any_event_matches(rules, nr) ? "free" : "nomatch";

@@ -24,6 +24,10 @@ void ust_session_join_event(const struct ust_event_state *ev);
  * are nr strings, pattern and level in turn: "waiting" when the program
  * read it and starts it by itself at the first match. Under ust_lock. */
 const char *ust_session_join_state(const char *name, const char *const *rules, uint32_t nr);
+/* Whether this process passes the trackers of session name as the file
+ * read at start has them (1 when it has none, or no such session).
+ * Async-signal-safe: a fork child's first event tests it. */
+int ust_session_join_tracks(const char *name);
 /* Whether the enable rule (pattern, level) selects an event the program
  * has now: SESSION_STATE answers it per rule, after the state. */
 int ust_session_rule_matches(const char *pattern, const char *level);

@@ -24,6 +24,7 @@
 
 #include "libust/channel.h"
 #include "libust/lock.h"
+#include "libust/session_join.h"
 #include "libust/trace.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/log.h"
@@ -77,6 +78,15 @@ int ust_trace_fork_resume_locked(void)
 	memcpy(name, ust_t.name, sizeof(name));
 	ust_t.name[0] = '\0';
 	ust_trace_unbind_all();
+	/* The trackers of a session test the child with its own pid, as
+	 * LTTng does: a tracked pid's child is another pid. Tested on the
+	 * file as the parent read it; ustd tests a child the file did not
+	 * tell about when it says hello. */
+	if (!ust_session_join_tracks(name)) {
+		ustcomm_dbg("the child runs untraced: session %s does not track it", name);
+		ret = 0;
+		goto end;
+	}
 	ret = ust_trace_create(name, NULL);
 	if (ret >= 0)
 		ret = ust_trace_start(name);
@@ -85,6 +95,7 @@ int ust_trace_fork_resume_locked(void)
 		ustcomm_err("the child runs untraced: %s", ust_trace_error());
 	else if (ret < 0)
 		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
+end:
 	if (on_resume)
 		on_resume();
 	return ret;

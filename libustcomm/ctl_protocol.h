@@ -235,7 +235,32 @@ enum ustcomm_ctl_cmd {
 	 * TRACEFILE_COUNT in decimal ("0" and "0": keep)) -> (); a channel's
 	 * settings, before the session's first start */
 	USTCOMM_CTL_SESSION_CHANNEL = 56,
-	USTCOMM_CTL_CMD_MAX = 56,
+	/*
+	 * (NAME) -> what list-sessions NAME shows beside SESSION_DESCRIBE:
+	 * STATE, DIR, RELAY URL or "", OVERWRITE "0"|"1", CHUNKS archived,
+	 * CHUNK_BEGIN (seconds since the epoch, "0" before the first start),
+	 * BYTES in the session's directory, DISCARDED events (its processes,
+	 * those that ended included), NR_TRACKED, per tracker value KIND
+	 * ("pid", "procname", "uid") and VALUE, then per process of the
+	 * session PID and PROCNAME
+	 */
+	USTCOMM_CTL_SESSION_STATUS = 57,
+	/* (NAME, DIR: absolute or "" for the session's directory) -> (the
+	 * directory holding one snapshot per process, number of processes);
+	 * flight-recorder sessions only */
+	USTCOMM_CTL_SESSION_SNAPSHOT = 58,
+	/* (NAME) -> (number of processes whose trace was cleared); what the
+	 * session recorded so far is discarded, archived chunks kept */
+	USTCOMM_CTL_SESSION_CLEAR = 59,
+	/* (NAME, "1" track or "0" untrack, KIND, VALUE...) -> (number of
+	 * values of KIND tracked now); VALUE "*" with "0": all of KIND */
+	USTCOMM_CTL_SESSION_TRACK = 60,
+	/* In the published file only, after a session's LOAD_SESSION when it
+	 * has trackers: (NAME, then per tracked value KIND and VALUE); a
+	 * program joins only when, for every KIND present, one VALUE is its
+	 * own (pid, procname as /proc/PID/comm says, real uid) */
+	USTCOMM_CTL_SESSION_TRACKERS = 61,
+	USTCOMM_CTL_CMD_MAX = 61,
 };
 
 struct ustcomm_ctl_header {

@@ -25,6 +25,7 @@ struct ustctl_opts {
 	int overwrite;
 	char *on, *at_most;		/* add-trigger */
 	int snapshot;
+	int track_pid, track_procname, track_uid, track_all;	/* track, untrack */
 };
 
 /* A parsed command line: the trace (-t) and the positional arguments. */
@@ -47,6 +48,11 @@ struct ustctl_args {
 	const char *on;
 	bool snapshot;
 	const char *at_most;
+	/* track, untrack: the kind given (--pid, --procname, --uid; NULL
+	 * when none or more than one), and --all */
+	const char *track_kind;
+	int nr_track_kinds;
+	bool track_all;
 	const char **argv;
 	int argc;
 };
@@ -76,6 +82,7 @@ struct ustctl_cmd {
 	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 	/* enable-rotation: --every, --size, --on-rotate, --on-rotate-timeout */
 	bool rotation_opts;
+	bool takes_tracker;		/* --pid, --procname, --uid, --all */
 };
 
 /* Says what is wrong with the command line, and its usage; returns
@@ -150,6 +157,16 @@ int ustctl_cmd_disable_rotation(const struct ustctl_args *args);
  * (each line after indent), and their MI elements. */
 void ustctl_session_triggers_out(const struct ustctl_session_trigger *t, size_t nr,
 				 const char *indent);
+/* --mi xml: a session's channels, their settings, contexts and
+ * tracefile limits (x may be NULL), then the channels with limits only. */
+void ustctl_session_channels_mi(const struct ustctl_session *s,
+				const struct ustctl_session_extra *x);
+/* list-sessions NAME */
+int ustctl_cmd_session_show(const struct ustctl_args *args);
+/* snapshot -s NAME, clear-session, track and untrack */
+int ustctl_cmd_session_snapshot(const struct ustctl_args *args);
+int ustctl_cmd_clear_session(const struct ustctl_args *args);
+int ustctl_cmd_track(const struct ustctl_args *args);
 int ustctl_cmd_session_markers(const struct ustctl_args *args, bool enable);
 int ustctl_cmd_session_context(const struct ustctl_args *args);
 int ustctl_cmd_rotate_session(const struct ustctl_args *args);

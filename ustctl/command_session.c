@@ -18,9 +18,7 @@ static void tracefile_mi(const struct ustctl_tracefile_conf *tf)
 	ustctl_mi_attr("tracefile-count", "%" PRIu32, tf->count);
 }
 
-/* The channels: their settings, contexts and tracefile limits (x may be
- * NULL), then the channels with limits only. */
-static void channels_mi(const struct ustctl_session *s, const struct ustctl_session_extra *x)
+void ustctl_session_channels_mi(const struct ustctl_session *s, const struct ustctl_session_extra *x)
 {
 	char text[UST_BLOCKING_TEXT_MAX];
 	size_t i, j;
@@ -69,7 +67,7 @@ static void session_mi(const char *file, const struct ustctl_session *s,
 		ustctl_mi_attr("output", "%s", s->output);
 	for (i = 0; i < s->nr_rules; i++)
 		ustctl_mi_rule(&s->rules[i]);
-	channels_mi(s, x);
+	ustctl_session_channels_mi(s, x);
 	ustctl_mi_close();
 }
 
@@ -96,7 +94,7 @@ static void ustd_session_out(const char *verb, const char *name, const char *fil
 	if (dir)
 		ustctl_mi_element("directory", "%s", dir);
 	ustctl_mi_element("file", "%s", file);
-	channels_mi(s, x);
+	ustctl_session_channels_mi(s, x);
 	if (!ustctl_out_mi())
 		printf("session %s %s %s: %s%zu rule%s, %zu channel setting%s, %zu tracefile limit%s, %s, %zu trigger%s%s%s\n",
 		       name, verb, file, s->output && *s->output ? "the output, " : "", s->nr_rules,

@@ -201,6 +201,8 @@ int ustctl_cmd_list_sessions(const struct ustctl_args *args)
 	struct ustctl_session_info *s;
 	size_t nr, i;
 
+	if (args->argc)
+		return ustctl_cmd_session_show(args);
 	if (ustctl_list_sessions(&s, &nr) < 0) {
 		ustctl_fail(0, "%s: %s", args->cmd->name, ustctl_last_error());
 		return ustctl_call_status(args->cmd);

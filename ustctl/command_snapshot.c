@@ -16,6 +16,8 @@ int ustctl_cmd_snapshot(const struct ustctl_args *args)
 	char *path;
 	pid_t *pids;
 
+	if (args->session)
+		return ustctl_cmd_session_snapshot(args);
 	ret = ustctl_parse_pids(args, 0, &pids);
 	if (ret < 0)
 		return ret == -EINVAL ? USTCTL_EXIT_USAGE : USTCTL_EXIT_FAILED;

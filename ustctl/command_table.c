@@ -77,14 +77,20 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "process, so that ustd writes what was recorded so far.\n",
 	  true, 1, -1, ustctl_cmd_trace_op,
 	  ustctl_force_switch, "switched" },
-	{ "snapshot", "[-o DIR] [-t TRACE] PID...", "write a flight-recorder trace's buffers to disk",
+	{ "snapshot", "[-o DIR] [-t TRACE] PID... | -s NAME [-o DIR]",
+	  "write a flight-recorder trace's buffers to disk",
 	  "Has ustd copy what the buffers of trace TRACE hold now into a new\n"
 	  "directory, one per process, in DIR (default: ustd's output directory;\n"
 	  "created if needed), and prints that directory. The trace goes on\n"
 	  "recording. Only for flight-recorder traces: programs started with\n"
 	  "UST_OVERWRITE=1 (usttrace --overwrite). Each process may take the\n"
-	  "timeout plus 10 s to answer.\n",
-	  true, 1, -1, ustctl_cmd_snapshot, .takes_dir = true },
+	  "timeout plus 10 s to answer.\n"
+	  "With -s NAME, a snapshot of every process of ustd's session NAME, as\n"
+	  "lttng snapshot record: one new directory, DIR/snapshot-N (default\n"
+	  "<session dir>/snapshots/snapshot-N), holding a directory per process,\n"
+	  "which babeltrace2 reads merged. Refused for a session not created\n"
+	  "with --overwrite, and for one that is not active.\n",
+	  true, 1, -1, ustctl_cmd_snapshot, .takes_dir = true, .takes_session = true },
 	{ "add-context", "[-t TRACE] PID CHANNEL CONTEXT... | -s NAME CHANNEL CONTEXT...",
 	  "record contexts with each event",
 	  "Records each CONTEXT with every event of CHANNEL in trace TRACE, or of\n"
@@ -235,11 +241,47 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Removes the rotation schedule of session NAME, --on-rotate command\n"
 	  "included; rotate-session still rotates it.\n",
 	  false, 0, 0, ustctl_cmd_disable_rotation, .takes_session = true },
-	{ "list-sessions", "", "list ustd's sessions",
+	{ "list-sessions", "[NAME]", "list ustd's sessions, or one in detail",
 	  "Lists ustd's sessions: name, state, number of programs tracing for\n"
 	  "it, number of rules, directory; then, indented, its rotation schedule\n"
-	  "and its triggers with their counts.\n",
-	  false, 0, 0, ustctl_cmd_list_sessions },
+	  "and its triggers with their counts.\n"
+	  "With NAME, session NAME in detail, as lttng list NAME: its state,\n"
+	  "output, channels (sub-buffers, tracefile limits, contexts), rules\n"
+	  "(patterns, log levels, filters), rotation schedule and chunks\n"
+	  "archived, triggers, trackers, the processes tracing for it (pid and\n"
+	  "name), the bytes in its directory and the events its processes\n"
+	  "discarded, those that ended included. An unknown NAME fails (exit 1).\n",
+	  false, 0, 1, ustctl_cmd_list_sessions },
+	{ "clear-session", "NAME", "discard what a session recorded so far",
+	  "Discards what session NAME recorded so far while it goes on tracing,\n"
+	  "as lttng clear: for a session written to disk, the files of its\n"
+	  "current chunk (every process's trace since the first start or the\n"
+	  "last rotation, those of processes that ended included; archived\n"
+	  "chunks stay); for a flight-recorder session, what its buffers hold\n"
+	  "(the next snapshot begins after the clear; snapshots taken stay).\n"
+	  "Refused for a session streamed to lttng-relayd.\n",
+	  false, 1, 1, ustctl_cmd_clear_session },
+	{ "track", "-s NAME --pid PID... | --procname NAME... | --uid UID... | --pid|--procname|--uid --all",
+	  "restrict a session to some processes",
+	  "Adds values to a process tracker of session NAME, as lttng track. A\n"
+	  "session takes every process; once a kind is tracked, only processes\n"
+	  "whose pid, name (its first 15 characters, as /proc/PID/comm) or real\n"
+	  "uid is in the list of that kind join it, running ones (now, when the\n"
+	  "session is active) and those started later. A process must pass\n"
+	  "every kind tracked. --all: every process of that kind again. A fork\n"
+	  "child is tested with its own pid: a tracked pid's child does not\n"
+	  "trace (when its parent joined through ustd, not by itself, ustd\n"
+	  "stops the child's trace when it says hello).\n",
+	  false, 0, -1, ustctl_cmd_track, .takes_session = true, .takes_tracker = true },
+	{ "untrack", "-s NAME --pid PID... | --procname NAME... | --uid UID... | --pid|--procname|--uid --all",
+	  "remove processes from a session's trackers",
+	  "Removes values from a process tracker of session NAME, as lttng\n"
+	  "untrack. A process of the session that no longer passes the trackers\n"
+	  "stops recording (its trace so far stays in the session's directory);\n"
+	  "tracked again, it records again. Untracking the last value of a kind\n"
+	  "leaves the session with no process of that kind; --all does so at\n"
+	  "once (track --all takes every process again).\n",
+	  false, 0, -1, ustctl_cmd_track, .takes_session = true, .takes_tracker = true },
 	{ "add-trigger", "[-t TRACE] PID | -s NAME, --on PATTERN [--filter EXPR] --snapshot [-o DIR] [--at-most N/MINUTE]",
 	  "take a snapshot when an event is recorded",
 	  "Adds a trigger to process PID: whenever an event matching PATTERN is\n"

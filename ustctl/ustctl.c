@@ -221,6 +221,16 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		{ "size", '\0', POPT_ARG_STRING, &o->rotate_size, 0,
 		  "archive the current chunk once it holds BYTES", "BYTES" },
 	};
+	const struct poptOption tracker_options[] = {
+		{ "pid", '\0', POPT_ARG_NONE, &o->track_pid, 0,
+		  "the values are process ids", NULL },
+		{ "procname", '\0', POPT_ARG_NONE, &o->track_procname, 0,
+		  "the values are process names (their first 15 characters, as comm)", NULL },
+		{ "uid", '\0', POPT_ARG_NONE, &o->track_uid, 0,
+		  "the values are user ids (real)", NULL },
+		{ "all", 'a', POPT_ARG_NONE, &o->track_all, 0,
+		  "track: every process again; untrack: none", NULL },
+	};
 	const struct poptOption help_option = {
 		"help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help", NULL
 	};
@@ -267,6 +277,12 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = trigger_options[0];
 		options[nr++] = trigger_options[1];
 		options[nr++] = trigger_options[2];
+	}
+	if (cmd->takes_tracker) {
+		options[nr++] = tracker_options[0];
+		options[nr++] = tracker_options[1];
+		options[nr++] = tracker_options[2];
+		options[nr++] = tracker_options[3];
 	}
 	options[nr++] = help_option;
 	options[nr] = end;
@@ -317,6 +333,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->on = o->on;
 	args->snapshot = o->snapshot != 0;
 	args->at_most = o->at_most;
+	args->nr_track_kinds = (o->track_pid != 0) + (o->track_procname != 0) + (o->track_uid != 0);
+	args->track_kind = args->nr_track_kinds != 1 ? NULL : o->track_pid ? "pid" :
+			   o->track_procname ? "procname" : "uid";
+	args->track_all = o->track_all != 0;
 	rc = ustctl_parse_rule_options(cmd, o, args);
 	if (rc)
 		return rc;

@@ -342,6 +342,54 @@ int ustctl_list_sessions(struct ustctl_session_info **sessions, size_t *nr);
 void ustctl_free_session_infos(struct ustctl_session_info *sessions, size_t nr);
 
 /*
+ * A session's status (list-sessions NAME), beside its settings
+ * (ustctl_describe_session()) and triggers. Trackers: KIND "pid",
+ * "procname" or "uid" and VALUE; a kind that tracks a set of values has
+ * an entry with VALUE "" (which alone means: no process of that kind);
+ * a kind without any entry takes every process.
+ */
+struct ustctl_session_tracker {
+	char *kind;
+	char *value;
+};
+struct ustctl_session_process {
+	pid_t pid;
+	char *procname;
+};
+struct ustctl_session_status {
+	char *state;			/* "created", "active", "stopped" */
+	char *dir;			/* the session's (local) directory */
+	char *relay;			/* the lttng-relayd URL, or NULL */
+	int overwrite;
+	unsigned chunks;		/* archived by rotations so far */
+	int64_t chunk_begin;		/* the current chunk's, epoch s; 0: never started */
+	uint64_t bytes;			/* in the session's directory now */
+	uint64_t discarded;		/* events, ended processes included */
+	struct ustctl_session_tracker *trackers;
+	size_t nr_trackers;
+	struct ustctl_session_process *processes;	/* tracing for it now */
+	size_t nr_processes;
+};
+int ustctl_session_status(const char *name, struct ustctl_session_status **status);
+void ustctl_session_status_free(struct ustctl_session_status *status);
+/* A snapshot of every program of flight-recorder session name into one
+ * new directory under dir (NULL: <session dir>/snapshots), *path
+ * (malloc'd), a sub-directory per program. Returns the programs
+ * snapshotted; refused for a session not in flight-recorder mode. */
+int ustctl_snapshot_session(const char *name, const char *dir, char **path);
+/* Discards what session name recorded so far (as lttng clear), tracing
+ * going on: a session on disk loses its current chunk's files (archived
+ * chunks stay), a flight recorder its buffers' contents. Returns the
+ * programs whose trace was cleared. */
+int ustctl_clear_session(const char *name);
+/* Tracks (track 1) or untracks values of kind ("pid", "procname",
+ * "uid") in session name; the one value "*" tracks every process of the
+ * kind again (track) or none (untrack). Returns the values of kind
+ * tracked now. */
+int ustctl_session_track(const char *name, int track, const char *kind,
+			 const char *const *values, size_t nr);
+
+/*
  * Rotation: a session's current chunk, archived as
  * <session dir>/archives/<begin>-<end>-<n>/, is a complete trace of its own
  * while tracing goes on into the next. A schedule: every every_us

@@ -8,9 +8,10 @@ import subprocess
 from ustest import app, wait_for
 
 
-def start_service(ws, **env):
-    """service with a request every millisecond, once its control socket is up."""
-    proc = subprocess.Popen([app("service"), "1000"], env=ws.env(**env),
+def start_service(ws, exe=None, **env):
+    """service with a request every millisecond, once its control socket is
+    up; exe: another path to it (a link: another process name)."""
+    proc = subprocess.Popen([exe or app("service"), "1000"], env=ws.env(**env),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     ws.daemons.append(proc)

@@ -53,6 +53,16 @@ got = complete("_ustctl_completion_fn", "ustctl", "stop-session", "")
 t.eq(got, [], "no pid for a session command")
 ws.stop_app(prog)
 
+ws.start_ustd()
+subprocess.run([os.path.join(TOP_BUILD, "ustctl", "ustctl"), "create-session", "web"],
+               capture_output=True, env=ws.env(), timeout=60)
+got = complete("_ustctl_completion_fn", "ustctl", "clear-session", "")
+t.eq(got, ["web"], "clear-session <TAB>: ustd's sessions")
+got = complete("_ustctl_completion_fn", "ustctl", "track", "-s", "")
+t.eq(got, ["web"], "track -s <TAB>: ustd's sessions")
+got = complete("_ustctl_completion_fn", "ustctl", "track", "-s", "web", "--p")
+t.eq(sorted(got), ["--pid", "--procname"], "track -s web --p<TAB>: the tracker kinds")
+
 got = complete("_usttrace_completion_fn", "usttrace", "--sub")
 t.eq(sorted(got), ["--subbuf-num", "--subbuf-size"], "usttrace's options")
 got = complete("_usttrace_completion_fn", "usttrace", "-")

@@ -4,7 +4,8 @@
  *
  * A program's connection to ustd and its streams: the protocol (app.c,
  * handshake.c, accept.c, listen_pause.c), the drain of its buffers into
- * its outputs (stream.c, app_rotate.c), the rescue of a dead program's
+ * its outputs (stream.c, app_rotate.c), a flight recorder's buffers
+ * cleared (app_clear.c), the rescue of a dead program's
  * packets (rescue.c, layouts.c), programs found again (adopt.c,
  * orphan.c), a full disk waited out (space_wait.c) or counted
  * (app_lost.c), a relayed trace and its local fallback (app_relay.c,
@@ -12,7 +13,7 @@
  * is here: the event loop's watches, ustd's context and one application.
  *
  * The sessions above (ustd/session) drive programs through app.h,
- * app_rotate.h and trigger.h; conn tells them what happened through
+ * app_rotate.h, app_clear.h and trigger.h; conn tells them what happened through
  * struct ustd_app_owner, which they fill in, and never calls them.
  */
 #ifndef USTD_CONN_H

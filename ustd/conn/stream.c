@@ -576,7 +576,8 @@ int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
 
 	/* The sub-buffers that began before the writers' position, one ring. */
 	end = (end + s->cb.subbuf_size - 1) & ~(uint64_t)(s->cb.subbuf_size - 1);
-	return stream_take_range(s, out, end > ring ? end - ring : 0, limit, rescue);
+	end = end > ring ? end - ring : 0;
+	return stream_take_range(s, out, end > s->cleared ? end : s->cleared, limit, rescue);
 }
 
 int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *rescue)

@@ -62,6 +62,9 @@ struct ustd_stream {
 	bool overwrite;			/* flight recorder: never drained */
 	bool open;
 	bool held;			/* ustd_stream_hold(): mapped, not drained */
+	/* Flight recorder: the writers' position at the last clear
+	 * (app_clear.h); the ring written begins there. */
+	uint64_t cleared;
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */
 	const char *dir;		/* the trace directory, for messages */
 	struct ustd_drain_stats *stats;	/* the trace's (ustd --stats), or NULL */
@@ -143,7 +146,8 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
 
 /*
  * Flight recorder: writes the complete packets of the last ring, oldest
- * first, that end at or before limit, to out; each is copied and then
+ * first, that begin at or after the last clear and end at or before
+ * limit, to out; each is copied and then
  * checked not to have been overwritten meanwhile (copies that were are
  * left out). With rescue (writers dead), incomplete ones too. Returns 0,
  * 1 (corrupted) or a negative errno, as ustd_stream_drain().

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/log.h"
+#include "libustcomm/tracker.h"
 #include "ustd/output/output.h"
 #include "ustd/session/session.h"
 
@@ -146,6 +147,35 @@ end:
 	return ret;
 }
 
+size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_tracked; i++) {
+		args[n++] = ustcomm_track_kind_name(s->tracked[i].kind);
+		args[n++] = s->tracked[i].value;
+	}
+	return n;
+}
+
+int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len)
+{
+	const char **args;
+	int ret;
+
+	*msg = NULL;
+	if (!s->nr_tracked)
+		return 0;
+	args = calloc(1 + 2 * s->nr_tracked, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	args[0] = s->name;
+	ret = ustcomm_ctl_encode(USTCOMM_CTL_SESSION_TRACKERS, 0, 0, args,
+				 1 + ustd_session_trackers_args(s, args + 1), msg, len);
+	free(args);
+	return ret;
+}
+
 /*
  * Writes the requests of every active session to a temporary file and
  * renames it over the published one, so that a program reads the old file
@@ -177,6 +207,12 @@ int ustd_sessions_publish(struct ustd_sessions *ss)
 		if (!ret)
 			ret = ustd_session_encode_load(s, NULL, 0, &msg, &len);
 		if (!ret) {
+			ret = ustd_write_all(fd, msg, len);
+			free(msg);
+		}
+		if (!ret)
+			ret = ustd_session_encode_trackers(s, &msg, &len);
+		if (!ret && msg) {
 			ret = ustd_write_all(fd, msg, len);
 			free(msg);
 		}

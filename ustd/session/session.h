@@ -6,8 +6,11 @@
  * (session_ctl.c), applying a session to programs (session_apply.c), its
  * settings (session_settings.c), rotation and its archives
  * (session_rotate.c, on_rotate.c, session_final.c), a streamed session's
- * relay connection (session_relay.c), its triggers (session_trigger.c) and
- * what its traces lost (session_loss.c). Sessions drive programs through
+ * relay connection (session_relay.c), its triggers (session_trigger.c),
+ * what its traces lost (session_loss.c), its process trackers
+ * (session_track.c), snapshots of the whole session (session_snapshot.c),
+ * clear-session (session_clear.c) and list-sessions NAME
+ * (session_status.c). Sessions drive programs through
  * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
  * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
  * fills in. What the session files share is here.
@@ -88,6 +91,14 @@ struct ustd_session_rotation {
 struct ustd_session_trigger;
 struct ustd_loss_tally;
 
+/* A value of a process tracker (session_track.h): kind as
+ * ustcomm_track_kind() numbers it, value "" for the mark of a kind that
+ * tracks a set. */
+struct ustd_session_tracked {
+	int kind;
+	char value[16];			/* USTCOMM_TRACK_PROCNAME_MAX */
+};
+
 struct ustd_session {
 	char name[USTCOMM_SESSION_NAME_MAX];
 	char *dir;			/* OUTPUT/NAME-YYYYMMDD-HHMMSS */
@@ -103,6 +114,8 @@ struct ustd_session {
 	size_t nr_triggers;
 	uint32_t last_trigger_id;	/* numbers are not reused */
 	struct ustd_loss_tally *tally;	/* session_loss.h, or NULL */
+	struct ustd_session_tracked *tracked;	/* session_track.h */
+	size_t nr_tracked;
 	struct ustd_session *next;
 };
 
@@ -148,6 +161,12 @@ int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *
 struct ustd_session_channel *ustd_session_channel(struct ustd_session *s, const char *name);
 /* Copies the five strings of a rule in. 0, -ENOSPC or -ENOMEM. */
 int ustd_session_add_rule(struct ustd_session *s, const char *const *five);
+/* The tracked values, KIND and VALUE each, into args (2 per value);
+ * returns how many strings. */
+size_t ustd_session_trackers_args(const struct ustd_session *s, const char **args);
+/* The published file's SESSION_TRACKERS request of s; 0 without a
+ * tracker (*msg NULL), or a negative errno. */
+int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len);
 /* Rewrites the file of active sessions; reports a failure. */
 int ustd_sessions_publish(struct ustd_sessions *ss);
 int ustd_session_make_dir(struct ustd_session *s, const char *output);

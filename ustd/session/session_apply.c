@@ -20,6 +20,7 @@
 #include "libustcomm/log.h"
 #include "ustd/conn/app.h"
 #include "ustd/session/session_apply.h"
+#include "ustd/session/session_track.h"
 #include "ustd/session/session_trigger.h"
 
 #define APPLY_TIMEOUT_S		15	/* destroy waits for ustd to write */
@@ -514,5 +515,10 @@ int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
 	 * it takes as the same). */
 	if (s->nr_triggers)
 		ustd_apply_begin(&ss->apply, USTD_APPLY_TRIGGERS, app->pid, s, NULL, 0, NULL);
+	/* A fork child starts its parent's trace by itself (6, "When the
+	 * program forks"); with its own pid it may not pass the trackers,
+	 * as in LTTng, where a tracked pid's child is another pid. */
+	if (!ustd_session_tracks_pid(s, app->pid))
+		ustd_apply_begin(&ss->apply, USTD_APPLY_STOP, app->pid, s, NULL, 0, NULL);
 	return 1;
 }

@@ -41,6 +41,10 @@
 #include "ustd/session/session_rotate.h"
 #include "ustd/session/session_settings.h"
 #include "ustd/session/session_trigger.h"
+#include "ustd/session/session_clear.h"
+#include "ustd/session/session_snapshot.h"
+#include "ustd/session/session_status.h"
+#include "ustd/session/session_track.h"
 
 /* Session requests taken per wake-up of the session socket. */
 #define SESSION_ACCEPT_BATCH	32
@@ -63,6 +67,7 @@ struct conn {
 	char loss_name[USTCOMM_SESSION_NAME_MAX];
 	char *loss_dir;
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
+	size_t tracked_now;		/* track, untrack: the reply */
 };
 
 static void rule_free(struct ustd_session_rule *r)
@@ -79,6 +84,7 @@ static void session_free(struct ustd_session *s)
 
 	ustd_rotation_fini(s);
 	ustd_session_triggers_free(s);
+	ustd_session_trackers_free(s);
 	ustd_relay_share_put(s->relay);
 	ustd_loss_tally_put(s->tally);
 	for (i = 0; i < s->nr_rules; i++)
@@ -221,6 +227,8 @@ static void conn_done(struct ustd_apply_waiter *w)
 		conn_reply_end(c, w->ok);
 	else if (c->waiting_cmd == USTCOMM_CTL_SESSION_START)
 		conn_reply_start(c, w->ok);
+	else if (c->waiting_cmd == USTCOMM_CTL_SESSION_TRACK)
+		conn_reply_u(c, c->waiting_cmd, c->tracked_now);
 	else
 		conn_reply_u(c, c->waiting_cmd, w->ok);
 }
@@ -434,7 +442,8 @@ static void join_all(struct ustd_sessions *ss, struct ustd_session *s,
 	}
 	while ((de = readdir(dir)) != NULL) {
 		pid = strtol(de->d_name, &end, 10);
-		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0 || pid == getpid())
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0 || pid == getpid() ||
+		    !ustd_session_tracks_pid(s, (pid_t)pid))
 			continue;
 		ustd_apply_begin(&ss->apply, USTD_APPLY_JOIN, (pid_t)pid, s, NULL, 0, w);
 	}
@@ -777,6 +786,99 @@ static void cmd_channel(struct conn *c, const char *const *a)
 		conn_reply(c, USTCOMM_CTL_SESSION_CHANNEL, 0, NULL, 0);
 }
 
+static void cmd_status(struct conn *c, const char *name)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_STATUS, name);
+	const char **args = NULL;
+	char *text = NULL;
+	ssize_t n;
+
+	if (!s)
+		return;
+	n = ustd_session_status(c->ss, s, &args, &text);
+	if (n < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_STATUS, (int)n, "out of memory");
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_STATUS, 0, args, (size_t)n);
+	free(args);
+	free(text);
+}
+
+static void cmd_snapshot(struct conn *c, const char *const *a)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_SNAPSHOT, a[0]);
+	struct ustd_session_snap snap;
+	char num[16];
+	const char *args[2] = { snap.path, num };
+	int ret;
+
+	if (!s)
+		return;
+	ret = ustd_session_snapshot(c->ss, s, a[1], &snap);
+	snprintf(num, sizeof(num), "%u", snap.taken);
+	if (ret < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_SNAPSHOT, ret, "%s", snap.path);
+	else
+		conn_reply(c, USTCOMM_CTL_SESSION_SNAPSHOT, 0, args, 2);
+}
+
+static void cmd_clear(struct conn *c, const char *name)
+{
+	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_CLEAR, name);
+	char why[512];
+	unsigned n;
+	int ret;
+
+	if (!s)
+		return;
+	ret = ustd_session_clear(c->ss, s, &n, why, sizeof(why));
+	if (ret < 0)
+		conn_error(c, USTCOMM_CTL_SESSION_CLEAR, ret, "%s", why);
+	else
+		conn_reply_u(c, USTCOMM_CTL_SESSION_CLEAR, n);
+}
+
+/* A process of the session that no longer passes its trackers stops
+ * recording, as LTTng stops recording an untracked process; tracked
+ * again, the join below starts its trace again. */
+static void untracked_stop(struct ustd_app *app, void *arg)
+{
+	struct each_arg *ea = arg;
+
+	if (!ustd_session_tracks_pid(ea->s, app->pid))
+		ustd_apply_begin(&ea->ss->apply, USTD_APPLY_STOP, app->pid, ea->s, NULL, 0, ea->w);
+}
+
+static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
+{
+	const char *pos = NULL, *name = ustcomm_ctl_next(msg, &pos);
+	const char *a[USTCOMM_CTL_MAX_ARGS];
+	struct ustd_session *s = find_or_say(c, msg->cmd, name);
+	struct each_arg ea = { .ss = c->ss, .s = s, .w = &c->waiter };
+	char why[512];
+	size_t nr = 0, now;
+	int ret;
+
+	if (!s)
+		return;
+	while (nr < USTCOMM_CTL_MAX_ARGS && (a[nr] = ustcomm_ctl_next(msg, &pos)))
+		nr++;
+	ret = ustd_session_track(s, a, nr, &now, why, sizeof(why));
+	if (ret < 0) {
+		conn_error(c, msg->cmd, ret, "%s", why);
+		return;
+	}
+	/* Answered once the processes it stops or starts answered. */
+	c->tracked_now = now;
+	conn_wait_begin(c, msg->cmd);
+	if (s->state == USTD_SESSION_ACTIVE) {
+		ustd_sessions_publish(c->ss);
+		ustd_session_for_each_app(c->ss, s, untracked_stop, &ea);
+		join_all(c->ss, s, &c->waiter);
+	}
+	conn_wait_end(c);
+}
+
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 {
 	const char *a[8] = { 0 }, *pos = NULL;
@@ -830,6 +932,18 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		break;
 	case USTCOMM_CTL_SESSION_CHANNEL:
 		cmd_channel(c, a);
+		break;
+	case USTCOMM_CTL_SESSION_STATUS:
+		cmd_status(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_SNAPSHOT:
+		cmd_snapshot(c, a);
+		break;
+	case USTCOMM_CTL_SESSION_CLEAR:
+		cmd_clear(c, a[0]);
+		break;
+	case USTCOMM_CTL_SESSION_TRACK:
+		cmd_track(c, msg);
 		break;
 	default:
 		conn_error(c, msg->cmd, -EOPNOTSUPP, "%s: not supported by this ustd",
@@ -939,8 +1053,33 @@ static void on_listen(struct ustd_session_watch *w, uint32_t events)
 	}
 }
 
-/* A program's socket appeared: it joins every active session (a program
- * that joined by itself says so and is left alone). */
+struct untracked_arg {
+	struct ustd_sessions *ss;
+	struct ustd_session *s;
+	pid_t pid;
+};
+
+static void stop_pid(struct ustd_app *app, void *arg)
+{
+	struct untracked_arg *ua = arg;
+
+	if (app->pid == ua->pid)
+		ustd_apply_begin(&ua->ss->apply, USTD_APPLY_STOP, app->pid, ua->s, NULL, 0, NULL);
+}
+
+/* A fork child the trackers leave out that started its parent's trace
+ * (ustd_session_trace_dir() stops it at its hello) opens its control
+ * socket only after: it may not have been there to be stopped. */
+static void stop_untracked(struct ustd_sessions *ss, struct ustd_session *s, pid_t pid)
+{
+	struct untracked_arg ua = { .ss = ss, .s = s, .pid = pid };
+
+	ustd_session_for_each_app(ss, s, stop_pid, &ua);
+}
+
+/* A program's socket appeared: it joins every active session that
+ * tracks it (a program that joined by itself says so and is left
+ * alone). */
 static void on_inotify(struct ustd_session_watch *w, uint32_t events)
 {
 	struct ustd_sessions *ss = (struct ustd_sessions *)((char *)w -
@@ -962,9 +1101,13 @@ static void on_inotify(struct ustd_session_watch *w, uint32_t events)
 			if (!isdigit((unsigned char)ie->name[0]) || *end || pid <= 0)
 				continue;
 			for (s = ss->list; s; s = s->next) {
-				if (s->state == USTD_SESSION_ACTIVE)
+				if (s->state != USTD_SESSION_ACTIVE)
+					continue;
+				if (ustd_session_tracks_pid(s, (pid_t)pid))
 					ustd_apply_begin(&ss->apply, USTD_APPLY_JOIN, (pid_t)pid, s,
 							 NULL, 0, NULL);
+				else
+					stop_untracked(ss, s, (pid_t)pid);
 			}
 		}
 	}

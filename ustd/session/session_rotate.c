@@ -224,7 +224,7 @@ static bool dir_in_use(struct ustd_sessions *ss, const char *path)
 
 /* The directories of processes that ended (or whose trace stopped) in
  * this chunk: complete, they belong to it. */
-static int move_ended(struct ustd_sessions *ss, const char *sdir, const char *chunk)
+int ustd_session_move_ended(struct ustd_sessions *ss, const char *sdir, const char *chunk)
 {
 	char from[4096], to[4096];
 	DIR *dir = opendir(sdir);
@@ -257,7 +257,7 @@ static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e,
 		       char *chunk, size_t size)
 {
 	char final[4096];
-	int ret = move_ended(ss, e->dir, chunk);
+	int ret = ustd_session_move_ended(ss, e->dir, chunk);
 
 	if (ret < 0)
 		ustcomm_err("session %s: cannot move the traces of ended processes into %s: %s; they stay in %s",

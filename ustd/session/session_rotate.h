@@ -53,6 +53,12 @@ struct ustd_chunk_end {
 	uint64_t on_rotate_timeout_us;
 };
 
+/* The entries of session directory sdir but archives/ and hidden ones
+ * that no process writes in any more (those of processes that ended)
+ * moved into chunk: what a rotation and clear-session take. 0 or a
+ * negative errno. */
+int ustd_session_move_ended(struct ustd_sessions *ss, const char *sdir, const char *chunk);
+
 /* s's current chunk, pointing into s. */
 void ustd_rotation_chunk_end(const struct ustd_session *s, struct ustd_chunk_end *e);
 

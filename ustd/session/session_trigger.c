@@ -11,6 +11,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/pattern.h"
 #include "ustd/output/dir_publish.h"
+#include "ustd/session/session_snapshot.h"
 #include "ustd/session/session_trigger.h"
 #include "ustd/conn/trigger.h"
 
@@ -164,27 +165,11 @@ int ustd_session_encode_trigger(const struct ustd_session *s, const struct ustd_
 	return ustcomm_ctl_encode(USTCOMM_CTL_ADD_TRIGGER, 0, 0, args, 6, msg, len);
 }
 
-struct snap_arg {
-	const char *parent;
-	unsigned taken, failed;
-};
-
-static void snap_app(struct ustd_app *app, void *arg)
-{
-	struct snap_arg *sa = arg;
-
-	if (ustd_app_snapshot_now(app, sa->parent) < 0)
-		sa->failed++;
-	else
-		sa->taken++;
-}
-
 int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 {
 	struct ustd_session *s = app->session;
 	struct ustd_session_trigger *t = NULL;
-	char parent[USTCOMM_PATH_MAX + 32], partial[USTCOMM_PATH_MAX + 32];
-	struct snap_arg sa = { .parent = partial };
+	struct ustd_session_snap snap;
 	unsigned n;
 	size_t i;
 	int ret;
@@ -203,31 +188,20 @@ int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 		return 1;
 	}
 	/* One directory per firing, a sub-directory per process in it:
-	 * babeltrace2 reads the whole service's last moments at once. It
-	 * appears once every process is in it (dir_publish.h). */
-	ret = ustd_dir_partial(t->dir, "firing", partial, sizeof(partial));
-	if (ret < 0) {
-		t->failed++;
-		ustcomm_err("session %s, trigger %u fired in %s: cannot create a directory in %s: %s",
-			    s->name, t->id, app->label, t->dir, strerror(-ret));
-		return 1;
-	}
-	ustd_session_for_each_app(app->ctx->sessions, s, snap_app, &sa);
+	 * babeltrace2 reads the whole service's last moments at once. */
 	n = (unsigned)(t->taken + t->failed + 1);
-	ret = sa.taken + sa.failed ?
-	      ustd_dir_publish(partial, t->dir, "firing", &n, parent, sizeof(parent)) :
-	      (rmdir(partial) < 0 ? -errno : 0);
-	if (sa.failed || !sa.taken || ret < 0)
+	ret = ustd_session_snapshot_all(app->ctx->sessions, s, t->dir, "firing", &n, &snap);
+	if (snap.failed || !snap.taken || ret < 0)
 		t->failed++;
 	else
 		t->taken++;
 	if (ret < 0)
-		ustcomm_err("session %s, trigger %u fired in %s: the snapshots are in %s, which could not be renamed in %s: %s",
-			    s->name, t->id, app->label, partial, t->dir, strerror(-ret));
+		ustcomm_err("session %s, trigger %u fired in %s: %s", s->name, t->id, app->label,
+			    snap.path);
 	else
 		ustd_trigger_say("session %s, trigger %u fired in %s: %u processes snapshotted in %s%s",
-				 s->name, t->id, app->label, sa.taken,
-				 sa.taken + sa.failed ? parent : "(none)",
-				 sa.failed ? " (some failed: see above)" : "");
+				 s->name, t->id, app->label, snap.taken,
+				 snap.path[0] ? snap.path : "(none)",
+				 snap.failed ? " (some failed: see above)" : "");
 	return 1;
 }
