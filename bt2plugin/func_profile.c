@@ -261,6 +261,7 @@ static void close_open_calls(struct ust_func_profile *fp)
 /* What the filters chose, said above the tables they chose for. */
 static void filters_text(const struct ust_func_opts *o, FILE *f)
 {
+	const char *sep;
 	size_t i;
 
 	if (!o->only.nr && !o->hide.nr && !o->depth && !o->min_ns)
@@ -269,11 +270,14 @@ static void filters_text(const struct ust_func_opts *o, FILE *f)
 	for (i = 0; i < o->only.nr; i++)
 		fprintf(f, "%s%s", i ? ", " : " under ", o->only.names[i]);
 	for (i = 0; i < o->hide.nr; i++)
-		fprintf(f, "%s%s", i ? ", " : " not under ", o->hide.names[i]);
+		fprintf(f, "%s%s", i ? ", " : o->only.nr ? "; not under " : " not under ",
+			o->hide.names[i]);
+	sep = o->only.nr || o->hide.nr ? ";" : "";
 	if (o->depth)
-		fprintf(f, " at most %" PRIu64 " deep", o->depth);
+		fprintf(f, "%s at most %" PRIu64 " deep", sep, o->depth);
+	sep = o->only.nr || o->hide.nr || o->depth ? ";" : "";
 	if (o->min_ns)
-		fprintf(f, " lasting at least %" PRId64 " ns", o->min_ns);
+		fprintf(f, "%s lasting at least %" PRId64 " ns", sep, o->min_ns);
 	fputc('\n', f);
 }
 
