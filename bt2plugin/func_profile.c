@@ -311,7 +311,7 @@ static void open_xml(const struct ust_func_profile *fp, FILE *f)
 	if (o->depth)
 		fprintf(f, " depth=\"%" PRIu64 "\"", o->depth);
 	if (o->min_ns)
-		fprintf(f, " min_ns=\"%" PRId64 "\"", o->min_ns);
+		fprintf(f, " min_call_ns=\"%" PRId64 "\"", o->min_ns);
 	fputs(">\n", f);
 	for (i = 0; i < o->only.nr + o->hide.nr; i++) {
 		fputs(i < o->only.nr ? "    <filter name=\"" : "    <notrace name=\"", f);

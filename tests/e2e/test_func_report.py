@@ -250,6 +250,11 @@ for args, flt in FILTERS:
     fx = xml_of(args + ["--graph"], "ust-summary --mi xml --graph " + " ".join(args))
     t.eq(xml_report(fx), want, "  the table counts only the calls the filters choose")
     t.eq(xml_graph(fx), want_graph("*", **flt), "  and so does the graph")
+    said = (sorted(e.get("name") for e in fx.findall(NS + "filter")),
+            sorted(e.get("name") for e in fx.findall(NS + "notrace")),
+            int(fx.get("depth", 0)), int(fx.get("min_call_ns", 0))) if fx is not None else None
+    t.eq(said, (sorted(flt.get("only", ())), sorted(flt.get("hide", ())), flt.get("depth", 0),
+                flt.get("min_ns", 0)), "  the XML says which filters")
     text = run_summary(args, "ust-summary " + " ".join(args))
     tables = text_tables(text)[0]
     t.eq(sorted(r[-1] for r in (tables[0][1] if tables else [])), sorted(want),
