@@ -5,15 +5,11 @@
 #include <string.h>
 
 #include "bt2plugin/func_profile.h"
-
-/* Rows printed per table; the rest is counted. */
-#define ROWS_BY_TOTAL	50
-#define ROWS_BY_SELF	10
+#include "bt2plugin/xml_text.h"
 
 struct fp_func {
-	const char *name;		/* interned by ust_func_names */
-	uint64_t calls;
-	int64_t total_ns, self_ns;
+	struct ust_func_stat stat;
+	bool only, hide, graph;		/* named by -F, -N, the graph */
 };
 
 /*
@@ -25,13 +21,26 @@ struct fp_func {
  * time, even when a loss left a stale frame in the stack that a later
  * call of the same function takes for its outer one; and calls nested in
  * a frame dropped at a loss go with it.
+ *
+ * The filters (func_opts.h) choose at the entry the calls that may count
+ * (shown): those under no -N function, under a -F function when there are
+ * some, no deeper than -D from it (else from the thread's outermost call);
+ * and at the exit those that lasted long enough. A shown call's callees are
+ * shown or not by the same rules, its ancestors may not be; a call too short
+ * has callees shorter still, so what counts is always whole subtrees under
+ * the -F calls. The outer frame of a recursive call is its nearest shown one:
+ * a call that counts has an outer one at least as long, which counts too.
+ * Self time stays exclusive of every callee, counted or not.
  */
 struct fp_frame {
 	struct fp_func *func;
 	int64_t start_ns, child_ns;
 	size_t outer;			/* index + 1 of the outer frame; 0: none */
 	uint64_t inner_calls;
-	int64_t inner_self_ns;
+	int64_t inner_self_ns, inner_sum_ns, inner_min_ns, inner_max_ns;
+	uint64_t depth;			/* under the -F function; 0: not under one */
+	bool shown, hidden;		/* hidden: under a -N function */
+	struct ust_func_node *node;	/* in the graph; NULL: not in it */
 };
 
 struct fp_thread {
@@ -51,7 +60,10 @@ static struct fp_func *func_get(struct ust_func_profile *fp, const char *name)
 		free(f);
 		return NULL;
 	}
-	f->name = name;
+	f->stat.name = name;
+	f->only = ust_func_names_list_has(&fp->opts.only, name);
+	f->hide = ust_func_names_list_has(&fp->opts.hide, name);
+	f->graph = fp->opts.graph && !strcmp(fp->opts.graph, name);
 	fp->nr_funcs++;
 	return f;
 }
@@ -72,8 +84,12 @@ static struct fp_thread *thread_get(struct ust_func_profile *fp, int64_t pid, in
 	return t;
 }
 
-static int enter(struct fp_thread *t, struct fp_func *f, int64_t ns)
+static int enter(struct ust_func_profile *fp, struct fp_thread *t, struct fp_func *f,
+		 int64_t ns)
 {
+	const struct fp_frame *up = t->depth ? &t->frames[t->depth - 1] : NULL;
+	struct fp_frame fr = { .func = f, .start_ns = ns };
+	struct ust_func_node *parent = NULL;
 	size_t k = t->depth;
 
 	if (t->depth == t->cap) {
@@ -84,31 +100,76 @@ static int enter(struct fp_thread *t, struct fp_func *f, int64_t ns)
 			return -ENOMEM;
 		t->frames = frames;
 		t->cap = cap;
+		up = t->depth ? &t->frames[t->depth - 1] : NULL;
 	}
-	while (k && t->frames[k - 1].func != f)
+	fr.hidden = (up && up->hidden) || f->hide;
+	if (up && up->depth)
+		fr.depth = up->depth + 1;
+	else if (!fp->opts.only.nr || f->only)
+		fr.depth = 1;
+	fr.shown = !fr.hidden && fr.depth && (!fp->opts.depth || fr.depth <= fp->opts.depth);
+	while (fr.shown && k && !(t->frames[k - 1].func == f && t->frames[k - 1].shown))
 		k--;
-	t->frames[t->depth++] = (struct fp_frame) { .func = f, .start_ns = ns, .outer = k };
+	fr.outer = fr.shown ? k : 0;
+	if (fr.shown && up && up->node)
+		parent = up->node;
+	else if (fr.shown && fp->opts.graph && (f->graph || !strcmp(fp->opts.graph, "*")))
+		parent = &fp->graph;
+	if (parent) {
+		fr.node = ust_func_graph_child(parent, f->stat.name);
+		if (!fr.node)
+			return -ENOMEM;
+	}
+	t->frames[t->depth++] = fr;
 	return 0;
 }
 
-static void close_frame(struct fp_thread *t, int64_t ns)
+static int64_t min_of(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max_of(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void close_frame(struct ust_func_profile *fp, struct fp_thread *t, int64_t ns)
 {
 	struct fp_frame *fr = &t->frames[--t->depth];
-	struct fp_func *f = fr->func;
+	struct ust_func_stat *st = &fr->func->stat;
 	int64_t dur = ns - fr->start_ns;
 	uint64_t calls = fr->inner_calls + 1;
 	int64_t self_ns = fr->inner_self_ns + dur - fr->child_ns;
+	int64_t sum_ns = fr->inner_sum_ns + dur;
+	int64_t min_ns = fr->inner_calls ? min_of(fr->inner_min_ns, dur) : dur;
+	int64_t max_ns = max_of(fr->inner_max_ns, dur);
 
-	if (fr->outer) {
-		t->frames[fr->outer - 1].inner_calls += calls;
-		t->frames[fr->outer - 1].inner_self_ns += self_ns;
-	} else {
-		f->calls += calls;
-		f->self_ns += self_ns;
-		f->total_ns += dur;
-	}
 	if (t->depth)
 		t->frames[t->depth - 1].child_ns += dur;
+	if (!fr->shown || dur < fp->opts.min_ns)
+		return;
+	if (fr->node) {
+		fr->node->calls++;
+		fr->node->total_ns += dur;
+		fr->node->self_ns += dur - fr->child_ns;
+	}
+	if (fr->outer) {
+		struct fp_frame *out = &t->frames[fr->outer - 1];
+
+		out->inner_min_ns = out->inner_calls ? min_of(out->inner_min_ns, min_ns) : min_ns;
+		out->inner_max_ns = max_of(out->inner_max_ns, max_ns);
+		out->inner_calls += calls;
+		out->inner_self_ns += self_ns;
+		out->inner_sum_ns += sum_ns;
+		return;
+	}
+	st->min_ns = st->calls ? min_of(st->min_ns, min_ns) : min_ns;
+	st->max_ns = max_of(st->max_ns, max_ns);
+	st->calls += calls;
+	st->self_ns += self_ns;
+	st->sum_ns += sum_ns;
+	st->total_ns += dur;
 }
 
 /*
@@ -128,10 +189,10 @@ static void leave(struct ust_func_profile *fp, struct fp_thread *t, struct fp_fu
 		return;
 	}
 	while (t->depth > k) {
-		close_frame(t, ns);
+		close_frame(fp, t, ns);
 		fp->unwound++;
 	}
-	close_frame(t, ns);
+	close_frame(fp, t, ns);
 }
 
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
@@ -152,7 +213,7 @@ int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind,
 		return -ENOMEM;
 	t->last_ns = ns;
 	if (kind == UST_FUNC_ENTRY)
-		return enter(t, f, ns);
+		return enter(fp, t, f, ns);
 	leave(fp, t, f, ns);
 	return 0;
 }
@@ -193,60 +254,35 @@ static void close_open_calls(struct ust_func_profile *fp)
 			continue;
 		fp->unreturned += t->depth;
 		while (t->depth)
-			close_frame(t, t->last_ns);
+			close_frame(fp, t, t->last_ns);
 	}
 }
 
-static int by_total(const void *a, const void *b)
+/* What the filters chose, said above the tables they chose for. */
+static void filters_text(const struct ust_func_opts *o, FILE *f)
 {
-	const struct fp_func *x = *(struct fp_func *const *)a, *y = *(struct fp_func *const *)b;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns < y->total_ns ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-static int by_self(const void *a, const void *b)
-{
-	const struct fp_func *x = *(struct fp_func *const *)a, *y = *(struct fp_func *const *)b;
-
-	if (x->self_ns != y->self_ns)
-		return x->self_ns < y->self_ns ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-static void table(FILE *f, const char *title, struct fp_func **funcs, size_t n, size_t max)
-{
+	const char *sep;
 	size_t i;
 
-	fprintf(f, "\n%-12s %14s %14s  %s\n", "calls", "total (s)", "self (s)", title);
-	for (i = 0; i < n && i < max; i++)
-		fprintf(f, "%-12" PRIu64 " %14.6f %14.6f  %s\n", funcs[i]->calls,
-			funcs[i]->total_ns / 1e9, funcs[i]->self_ns / 1e9, funcs[i]->name);
-	if (n > max)
-		fprintf(f, "(%zu more functions)\n", n - max);
+	if (!o->only.nr && !o->hide.nr && !o->depth && !o->min_ns)
+		return;
+	fputs("\nfunction calls counted:", f);
+	for (i = 0; i < o->only.nr; i++)
+		fprintf(f, "%s%s", i ? ", " : " under ", o->only.names[i]);
+	for (i = 0; i < o->hide.nr; i++)
+		fprintf(f, "%s%s", i ? ", " : o->only.nr ? "; not under " : " not under ",
+			o->hide.names[i]);
+	sep = o->only.nr || o->hide.nr ? ";" : "";
+	if (o->depth)
+		fprintf(f, "%s at most %" PRIu64 " deep", sep, o->depth);
+	sep = o->only.nr || o->hide.nr || o->depth ? ";" : "";
+	if (o->min_ns)
+		fprintf(f, "%s lasting at least %" PRId64 " ns", sep, o->min_ns);
+	fputc('\n', f);
 }
 
-void ust_func_profile_print(struct ust_func_profile *fp, FILE *f)
+static void notes_text(const struct ust_func_profile *fp, FILE *f)
 {
-	struct fp_func **funcs;
-	size_t i, n = 0;
-
-	if (!fp->nr_funcs)
-		return;
-	close_open_calls(fp);
-	funcs = calloc(fp->nr_funcs, sizeof(*funcs));
-	if (!funcs)
-		return;
-	for (i = 0; i < fp->funcs.cap; i++) {
-		if (fp->funcs.slots[i].key)
-			funcs[n++] = fp->funcs.slots[i].value;
-	}
-	qsort(funcs, n, sizeof(*funcs), by_total);
-	table(f, "function, by total time", funcs, n, ROWS_BY_TOTAL);
-	qsort(funcs, n, sizeof(*funcs), by_self);
-	table(f, "function, by self time", funcs, n, ROWS_BY_SELF);
-	free(funcs);
 	if (fp->unreturned)
 		fprintf(f, "%" PRIu64 " calls had not returned when the trace ended (exit(), or "
 			"still running): they end at their thread's last function event\n",
@@ -264,6 +300,57 @@ void ust_func_profile_print(struct ust_func_profile *fp, FILE *f)
 			fp->losses, fp->lost, fp->dropped);
 }
 
+static void open_xml(const struct ust_func_profile *fp, FILE *f)
+{
+	const struct ust_func_opts *o = &fp->opts;
+	size_t i;
+
+	fprintf(f, "  <functions unreturned=\"%" PRIu64 "\" unwound=\"%" PRIu64 "\" unmatched=\"%"
+		PRIu64 "\" losses=\"%" PRIu64 "\" events_lost=\"%" PRIu64 "\" dropped=\"%" PRIu64
+		"\"", fp->unreturned, fp->unwound, fp->unmatched, fp->losses, fp->lost, fp->dropped);
+	if (o->depth)
+		fprintf(f, " depth=\"%" PRIu64 "\"", o->depth);
+	if (o->min_ns)
+		fprintf(f, " min_call_ns=\"%" PRId64 "\"", o->min_ns);
+	fputs(">\n", f);
+	for (i = 0; i < o->only.nr + o->hide.nr; i++) {
+		fputs(i < o->only.nr ? "    <filter name=\"" : "    <notrace name=\"", f);
+		ust_xml_escaped(f, i < o->only.nr ? o->only.names[i] : o->hide.names[i - o->only.nr]);
+		fputs("\"/>\n", f);
+	}
+}
+
+void ust_func_profile_print(struct ust_func_profile *fp, FILE *f, bool xml)
+{
+	struct ust_func_stat **funcs;
+	size_t i, n = 0;
+
+	if (!fp->nr_funcs)
+		return;
+	close_open_calls(fp);
+	funcs = calloc(fp->nr_funcs, sizeof(*funcs));
+	if (!funcs)
+		return;
+	for (i = 0; i < fp->funcs.cap; i++) {
+		const struct fp_func *fn = fp->funcs.slots[i].value;
+
+		if (fp->funcs.slots[i].key && fn->stat.calls)
+			funcs[n++] = (struct ust_func_stat *)&fn->stat;
+	}
+	if (xml)
+		open_xml(fp, f);
+	else
+		filters_text(&fp->opts, f);
+	ust_func_report_print(f, funcs, n, &fp->opts, xml);
+	free(funcs);
+	if (fp->opts.graph)
+		ust_func_graph_print(f, &fp->graph, fp->opts.graph, xml);
+	if (xml)
+		fputs("  </functions>\n", f);
+	else
+		notes_text(fp, f);
+}
+
 static void thread_free(void *p)
 {
 	struct fp_thread *t = p;
@@ -277,4 +364,6 @@ void ust_func_profile_fini(struct ust_func_profile *fp)
 	ust_ptrmap_fini(&fp->threads, thread_free);
 	ust_ptrmap_fini(&fp->funcs, free);
 	ust_func_names_fini(&fp->names);
+	ust_func_graph_fini(&fp->graph);
+	ust_func_opts_fini(&fp->opts);
 }

@@ -9,6 +9,9 @@
  * calls above it, left by longjmp()); one with no open call is not
  * counted. At a loss of events every open call is dropped; at the end, the
  * calls still open end at their thread's last event. The text says each.
+ * The options (func_opts.h, set before the first event) filter the calls
+ * counted, sort the table (func_report.h) and ask for a call graph
+ * (func_graph.h).
  */
 #ifndef UST_BT2_FUNC_PROFILE_H
 #define UST_BT2_FUNC_PROFILE_H
@@ -16,14 +19,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <babeltrace2/babeltrace.h>
+#include "bt2plugin/func_graph.h"
 #include "bt2plugin/func_names.h"
+#include "bt2plugin/func_opts.h"
+#include "bt2plugin/func_report.h"
 #include "bt2plugin/ptrmap.h"
 
 struct ust_func_profile {
+	struct ust_func_opts opts;
 	struct ust_func_names names;
 	struct ust_ptrmap threads;	/* (pid, tid) key -> struct fp_thread */
 	struct ust_ptrmap funcs;	/* interned name -> struct fp_func */
 	size_t nr_funcs;
+	struct ust_func_node graph;	/* its root: what the program called */
 	/* What the text says under the tables. */
 	uint64_t unmatched, unwound, unreturned, dropped, losses, lost;
 };
@@ -34,9 +42,9 @@ int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind,
 			   int64_t tid, int64_t ns, const bt_field *payload);
 /* events were discarded (0: an unknown number) before what comes next. */
 void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events);
-/* The functions by total time, then the first ones by self time; nothing
- * when no function was traced. */
-void ust_func_profile_print(struct ust_func_profile *fp, FILE *f);
+/* The function table(s) and the graph the options ask for, as text or as
+ * the XML element <functions>; nothing when no function was traced. */
+void ust_func_profile_print(struct ust_func_profile *fp, FILE *f, bool xml);
 void ust_func_profile_fini(struct ust_func_profile *fp);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "bt2plugin/span_stats.h"
 #include "bt2plugin/summary_print.h"
-#include "bt2plugin/utf8.h"
+#include "bt2plugin/xml_text.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -150,43 +150,6 @@ static void print_text(FILE *f, const struct ust_sum_totals *t, const struct ust
 	print_spans_text(f, tb);
 }
 
-/* Valid UTF-8 that XML 1.0 still forbids (its Char production). */
-static bool xml_nonchar(const unsigned char *s, size_t n)
-{
-	return n == 3 && s[0] == 0xef && s[1] == 0xbf && (s[2] == 0xbe || s[2] == 0xbf);
-}
-
-/* s as XML attribute text: valid UTF-8 (ill-formed subparts as U+FFFD),
- * nothing XML 1.0 forbids (control characters, U+FFFE, U+FFFF). */
-static void xml_escaped(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n;
-
-	while (*s) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if (*s >= 0x80) {
-				if (ust_utf8_seq(s, &n) && !xml_nonchar(s, n))
-					fwrite(s, 1, n, f);
-				else
-					fputs(UST_UTF8_REPLACEMENT, f);
-				s += n;
-				continue;
-			}
-			if (*s < 0x20 && *s != '\t' && *s != '\n')
-				fputs(UST_UTF8_REPLACEMENT, f);
-			else
-				putc(*s, f);
-		}
-		s++;
-	}
-}
-
 static void xml_row_times(FILE *f, const struct ust_sum_row *r)
 {
 	fprintf(f, " count=\"%" PRIu64 "\" first_ns=\"%" PRId64 "\" last_ns=\"%" PRId64
@@ -214,14 +177,14 @@ static void print_xml(FILE *f, const struct ust_sum_totals *t, const struct ust_
 	fputs("  <events>\n", f);
 	for (i = 0; i < tb->nr_events; i++) {
 		fputs("    <event name=\"", f);
-		xml_escaped(f, tb->events[i]->name);
+		ust_xml_escaped(f, tb->events[i]->name);
 		putc('"', f);
 		xml_row_times(f, tb->events[i]);
 	}
 	fputs("  </events>\n  <processes>\n", f);
 	for (i = 0; i < tb->nr_procs; i++) {
 		fprintf(f, "    <process pid=\"%" PRId64 "\" name=\"", tb->procs[i]->pid);
-		xml_escaped(f, tb->procs[i]->name);
+		ust_xml_escaped(f, tb->procs[i]->name);
 		putc('"', f);
 		xml_row_times(f, tb->procs[i]);
 	}
@@ -245,14 +208,14 @@ static void print_xml(FILE *f, const struct ust_sum_totals *t, const struct ust_
 		for (k = 0; k < sp->nr; k++)
 			total += sp->dur[k];
 		fputs("    <span name=\"", f);
-		xml_escaped(f, sp->name);
+		ust_xml_escaped(f, sp->name);
 		fprintf(f, "\" count=\"%zu\" min_ns=\"%" PRId64 "\"", sp->nr, sp->nr ? sp->dur[0] : 0);
 		for (k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++)
 			fprintf(f, " p%u_ns=\"%" PRId64 "\"", pcts[k], ust_span_percentile(sp, pcts[k]));
 		fprintf(f, " max_ns=\"%" PRId64 "\" total_ns=\"%" PRId64 "\" unclosed=\"%" PRIu64 "\"/>\n",
 			sp->nr ? sp->dur[sp->nr - 1] : 0, total, sp->unclosed);
 	}
-	fputs("  </spans>\n</summary>\n", f);
+	fputs("  </spans>\n", f);
 }
 
 void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_tables *tables,
@@ -266,4 +229,10 @@ void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_table
 		print_xml(f, t, tables);
 	else
 		print_text(f, t, tables);
+}
+
+void ust_sum_print_end(FILE *f, bool xml)
+{
+	if (xml)
+		fputs("</summary>\n", f);
 }

@@ -34,8 +34,10 @@ struct ust_sum_tables {
 
 /* Sorts the tables (events by name, processes by pid, CPUs by number,
  * threads by pid, tid)
- * and prints them. */
+ * and prints them; in XML, more elements may follow before
+ * ust_sum_print_end() closes the document. */
 void ust_sum_print(FILE *f, const struct ust_sum_totals *t, struct ust_sum_tables *tables,
 		   bool xml);
+void ust_sum_print_end(FILE *f, bool xml);
 
 #endif

@@ -4,7 +4,8 @@
  * event class, event name, CPU, process and thread, never per event. Event
  * rows are per name, whatever the number of traces (each has its own
  * classes): a directory of per-PID traces gives one row per name. Traced
- * functions make a profile of their own (func_profile.h), in the text.
+ * functions make a profile of their own (func_profile.h), with the options
+ * of uftrace's report and graph (func_opts.h).
  * Spans keep their durations, for exact percentiles (span_stats.h).
  */
 #include <errno.h>
@@ -271,11 +272,30 @@ static int ust_dir_size(const char *dir, uint64_t *bytes)
 	return 0;
 }
 
+/* The function profile's options (func_opts.h), before the first event. */
+static int func_params(struct summary *s, const bt_value *params)
+{
+	const char *const *key;
+	const char *value, *why = "";
+	int ret = 0;
+
+	for (key = ust_func_opts_keys; *key && ret >= 0; key++) {
+		value = ust_sink_param(params, *key);
+		ret = value ? ust_func_opts_set(&s->prof.opts, *key, value, &why) : 0;
+		if (ret == -EINVAL)
+			ust_sink_error(&s->sink, "parameter `%s`: `%s`: %s", *key, value, why);
+		else if (ret < 0)
+			ust_sink_error(&s->sink, "parameter `%s`: %s", *key, strerror(-ret));
+	}
+	return ret;
+}
+
 bt_component_class_initialize_method_status
 ust_summary_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
 		 const bt_value *params, void *init_data)
 {
-	static const char *const allowed[] = { "path", "mi", "trace-dir", NULL };
+	static const char *const allowed[] = { "path", "mi", "trace-dir", "func-sort", "func-rows",
+		"func-graph", "func-filter", "func-notrace", "func-depth", "func-time", NULL };
 	bt_component_class_initialize_method_status status;
 	struct summary *s = calloc(1, sizeof(*s));
 	const char *path, *mi, *dir;
@@ -297,6 +317,8 @@ ust_summary_init(bt_self_component_sink *self, bt_self_component_sink_configurat
 		goto end;
 	}
 	s->xml = mi != NULL;
+	if (func_params(s, params) < 0)
+		goto end;
 	/* Packet sizes do not reach a sink (the CTF source consumes them):
 	 * the size is what the trace takes on disk, when we are told where. */
 	dir = ust_sink_param(params, "trace-dir");
@@ -318,8 +340,10 @@ ust_summary_init(bt_self_component_sink *self, bt_self_component_sink_configurat
 	bt_self_component_set_data(s->sink.self, s);
 	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 end:
-	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK)
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		ust_func_opts_fini(&s->prof.opts);
 		free(s);
+	}
 	return status;
 }
 
@@ -385,8 +409,8 @@ bt_component_class_sink_consume_method_status ust_summary_consume(bt_self_compon
 	tables.spans = ust_span_stats_rows(&s->spans, &tables.nr_spans);
 	if (tables.events && tables.procs && tables.cpus && tables.threads && tables.spans) {
 		ust_sum_print(s->out.f, &s->totals, &tables, s->xml);
-		if (!s->xml)
-			ust_func_profile_print(&s->prof, s->out.f);
+		ust_func_profile_print(&s->prof, s->out.f, s->xml);
+		ust_sum_print_end(s->out.f, s->xml);
 		ret = ust_out_commit(&s->out);
 	}
 	free(tables.events);

@@ -14,6 +14,7 @@ import platform
 import re
 import subprocess
 
+from functrace import first_load, namer, nm_symbols
 from ustest import TOP_BUILD, TOP_SRC, UST_SUMMARY, USTTRACE, Tap, Workspace, app, read_trace
 
 LIB = os.path.join(TOP_BUILD, "tests", "apps", ".libs", "libfunc_cxx.so")
@@ -30,40 +31,6 @@ WORKER_TREE = [("worker", [WORK])]
 t = Tap()
 ws = Workspace()
 out_json = os.path.join(ws.root, "calls.json")
-
-
-def nm_symbols(path):
-    """{file vaddr: demangled name} of the functions of path, by binutils."""
-    res = subprocess.run(["nm", "-C", "--defined-only", path], capture_output=True, text=True)
-    syms = {}
-    for line in res.stdout.splitlines():
-        m = re.match(r"([0-9a-f]+) [tTwW] (.*)$", line)
-        if m:
-            syms.setdefault(int(m.group(1), 16), m.group(2))
-    return syms
-
-
-def first_load(path):
-    res = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
-    for line in res.stdout.splitlines():
-        f = line.split()
-        if f and f[0] == "LOAD":
-            return int(f[2], 16)
-    return 0
-
-
-def namer(bin_infos):
-    objs = []
-    for b in bin_infos:
-        objs.append((b["baddr"], b["memsz"], b["baddr"] - first_load(b["path"]),
-                     nm_symbols(b["path"])))
-
-    def name(addr):
-        for lo, size, bias, syms in objs:
-            if lo <= addr < lo + size:
-                return syms.get(addr - bias, "?%x" % addr)
-        return "?%x" % addr
-    return name
 
 
 def trees_from_events(events, name):
@@ -117,7 +84,7 @@ def summary_rows(trace, desc):
         elif not line.strip():
             section = False
         elif section:
-            m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)\s+(.+)$", line)
+            m = re.match(r"(\d+)\s+([\d.]+)\s+([\d.]+)(?:\s+[\d.]+){3}\s+(.+)$", line)
             table[m.group(4)] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
     return table, summ.stdout
 
