@@ -77,6 +77,9 @@ struct ustd_session_rotation {
 	uint64_t on_rotate_timeout_us;
 	unsigned chunks;		/* archived so far */
 	time_t chunk_begin;		/* 0 before the first start */
+	/* What the traces that ended since chunk_begin wrote: their
+	 * directories are the chunk's too (session_rotate.c). */
+	uint64_t ended_bytes;
 	/* Stopped with nothing written since: a second rotation of a
 	 * stopped session would archive an empty chunk. */
 	bool rotated_since_stop;

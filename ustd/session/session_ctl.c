@@ -1014,6 +1014,7 @@ static const struct ustd_app_owner session_owner = {
 	.stream_limits = ustd_session_stream_limits,
 	.tally = ustd_session_tally,
 	.trigger_fired = ustd_session_trigger_fired,
+	.trace_ended = ustd_rotation_trace_ended,
 };
 
 int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
