@@ -203,7 +203,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Starts session NAME: every running program whose events its rules\n"
 	  "match starts its trace of the session, and so does every program that\n"
 	  "starts while the session is active, from its first event on. Returns\n"
-	  "once the running programs answered.\n",
+	  "once the running programs answered. A process holds one trace: those\n"
+	  "that match but trace another session are left alone, and counted by\n"
+	  "the session they trace.\n",
 	  false, 1, 1, ustctl_cmd_session_op },
 	{ "stop-session", "NAME", "stop a session's traces",
 	  "Stops the traces of session NAME; programs that start now no longer\n"

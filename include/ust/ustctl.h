@@ -328,6 +328,19 @@ int ustctl_session_add_context(const char *name, const char *channel, const char
  * out): start and stop the number of programs that trace the session. */
 int ustctl_start_session(const char *name);
 int ustctl_stop_session(const char *name);
+/*
+ * The running programs start-session left alone: one of the session's
+ * rules selects one of their events, but they trace another session
+ * already (a process holds one trace), counted by that session.
+ */
+struct ustctl_session_busy {
+	char *session;			/* "": a trace of no session of ustd's */
+	unsigned programs;
+};
+/* ustctl_start_session(), with *busy (free with ustctl_free_session_busy)
+ * the programs left alone, by session: *nr of them, 0 when none. */
+int ustctl_start_session_busy(const char *name, struct ustctl_session_busy **busy, size_t *nr);
+void ustctl_free_session_busy(struct ustctl_session_busy *busy, size_t nr);
 /* Ends the session's traces (their last events are on disk when it
  * returns) and forgets it. */
 int ustctl_destroy_session(const char *name);
