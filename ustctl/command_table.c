@@ -268,7 +268,8 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "firings the program told ustd of and how many it held back. With\n"
 	  "-s NAME, the triggers of session NAME: number, pattern, filter, the\n"
 	  "trigger's directory, rate limit, and how many firings ustd heard of\n"
-	  "from all the session's processes, snapshotted, over the limit, failed.\n",
+	  "from all the session's processes, snapshotted (firing-K directories\n"
+	  "written), over the limit, failed (no directory written).\n",
 	  true, 1, 1, ustctl_cmd_list_triggers, .takes_session = true },
 	{ "remove-trigger", "[-t TRACE] PID ID | -s NAME ID", "remove a trigger",
 	  "Removes trigger ID (see list-triggers) from process PID, or with\n"

@@ -389,9 +389,13 @@ struct ustctl_session_trigger {
 	char *dir;			/* the trigger's: firing-K/ go in it */
 	unsigned at_most;		/* snapshots a minute, 0: no limit */
 	uint64_t fired;			/* firings ustd heard of, any process */
-	uint64_t snapshots;		/* firings snapshotted */
+	/* firing-K/ directories written: one snapshot of the session per
+	 * firing, of every process that could be snapshotted */
+	uint64_t snapshots;
 	uint64_t over_limit;		/* firings over at_most, not snapshotted */
-	uint64_t failed;		/* snapshots that failed */
+	/* firings with no firing-K/: no process could be snapshotted, or
+	 * the directory could not be made; fired = the other three */
+	uint64_t failed;
 };
 
 /* The triggers of session name, in the order they were added. */

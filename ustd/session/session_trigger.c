@@ -116,9 +116,9 @@ size_t ustd_session_triggers_list(const struct ustd_session *s, const char **arg
 static void say_totals(const struct ustd_session *s, const struct ustd_session_trigger *t)
 {
 	if (t->firings)
-		ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed",
+		ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed; %" PRIu64 " of the snapshots lack processes whose own snapshot failed",
 				 s->name, t->id, t->firings, t->taken, t->suppressed, t->at_most,
-				 t->failed);
+				 t->failed, t->incomplete);
 }
 
 int ustd_session_trigger_remove(struct ustd_session *s, uint32_t id, char **dir)
@@ -213,21 +213,28 @@ int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 		return 1;
 	}
 	ustd_session_for_each_app(app->ctx->sessions, s, snap_app, &sa);
-	n = (unsigned)(t->taken + t->failed + 1);
-	ret = sa.taken + sa.failed ?
-	      ustd_dir_publish(partial, t->dir, "firing", &n, parent, sizeof(parent)) :
-	      (rmdir(partial) < 0 ? -errno : 0);
-	if (sa.failed || !sa.taken || ret < 0)
-		t->failed++;
-	else
+	/* A firing is one snapshot of the session, firing-K/, with each
+	 * process that could be snapshotted; none could: no directory. */
+	n = (unsigned)t->taken + 1;
+	ret = sa.taken ? ustd_dir_publish(partial, t->dir, "firing", &n, parent, sizeof(parent)) :
+			 (rmdir(partial) < 0 ? -errno : 0);
+	if (sa.taken && ret == 0)
 		t->taken++;
+	else
+		t->failed++;
+	if (sa.taken && ret == 0 && sa.failed)
+		t->incomplete++;
 	if (ret < 0)
-		ustcomm_err("session %s, trigger %u fired in %s: the snapshots are in %s, which could not be renamed in %s: %s",
-			    s->name, t->id, app->label, partial, t->dir, strerror(-ret));
+		ustcomm_err("session %s, trigger %u fired in %s: %s %s: %s",
+			    s->name, t->id, app->label,
+			    sa.taken ? "the snapshots are in" : "no process could be snapshotted; cannot remove",
+			    partial, strerror(-ret));
+	else if (!sa.taken)
+		ustcomm_err("session %s, trigger %u fired in %s: no process could be snapshotted (%u failed: see above); no firing directory",
+			    s->name, t->id, app->label, sa.failed);
 	else
 		ustd_trigger_say("session %s, trigger %u fired in %s: %u processes snapshotted in %s%s",
-				 s->name, t->id, app->label, sa.taken,
-				 sa.taken + sa.failed ? parent : "(none)",
+				 s->name, t->id, app->label, sa.taken, parent,
 				 sa.failed ? " (some failed: see above)" : "");
 	return 1;
 }
