@@ -202,7 +202,7 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	}
 	free(dir);
 	if (ustctl_out_mi())
-		return USTCTL_EXIT_OK;
+		goto end;
 	if (verb[0] == 'd')
 		printf("session %s destroyed; its traces are complete on disk\n", name);
 	else
@@ -210,6 +210,7 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 		       verb[2] == 'a' ? "started" : "stopped", n, n == 1 ? "" : "s",
 		       verb[2] == 'a' ? "trace" : "stopped tracing for",
 		       busy_words(busy, nr_busy, left, sizeof(left)));
+end:
 	ustctl_free_session_busy(busy, nr_busy);
 	return USTCTL_EXIT_OK;
 }

@@ -233,8 +233,10 @@ ctl("add-trigger", "-s", "part", "--on", "app:error", "--snapshot")
 psdir = ustest.session_dir(ws.out, "part")
 pdir = os.path.join(psdir, "triggers", "trigger-1")
 svcs = [start_service(ws) for _ in range(2)]
-ctl("start-session", "part")
+# Running before the session starts, so that no join of ustd's waits on it
+# (it matches nothing of the session) while its trace is made by hand.
 web = ws.start_app("webish", ["0"])
+ctl("start-session", "part")
 for args in (["create-trace", "-t", "part"], ["enable-marker", "-t", "part"],
              ["start-trace", "-t", "part"]):
     res = ctl(*(args + [web.pid] + (["http:*"] if args[0] == "enable-marker" else [])))
