@@ -171,7 +171,11 @@ enum ustcomm_ctl_cmd {
 	 * BYTECODE as in ENABLE_RULE) -> (number of rules the session holds);
 	 * a running session applies them to its programs at once */
 	USTCOMM_CTL_SESSION_RULES = 36,
-	/* (NAME) -> (number of programs the session traces now) */
+	/* (NAME) -> (number of programs the session traces now); start:
+	 * then the patterns of enable rules no running program matched, then,
+	 * when programs that match were left alone because they trace
+	 * another session, "" (no pattern is empty) and per session they
+	 * trace its NAME ("" for a trace of no session) and their COUNT */
 	USTCOMM_CTL_SESSION_START = 37,
 	USTCOMM_CTL_SESSION_STOP = 38,
 	/* (NAME) -> () */
@@ -213,8 +217,9 @@ enum ustcomm_ctl_cmd {
 	USTCOMM_CTL_SESSION_TRIGGER = 47,
 	/* (NAME) -> per trigger of the session, 9 strings: ID, PATTERN,
 	 * FILTER, DIR (the trigger's own: firing-K/ go in it), AT_MOST,
-	 * then in decimal the firings, the snapshots taken, the firings over
-	 * AT_MOST and the snapshots that failed */
+	 * then in decimal the firings, the snapshots taken (firing-K/
+	 * written), the firings over AT_MOST and the firings that failed (no
+	 * firing-K/ written); the firings are the sum of the other three */
 	USTCOMM_CTL_SESSION_LIST_TRIGGERS = 48,
 	/* (NAME, ID) -> (); the trigger leaves the session and its programs */
 	USTCOMM_CTL_SESSION_REMOVE_TRIGGER = 49,

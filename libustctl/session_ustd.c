@@ -160,13 +160,45 @@ static int by_name(uint16_t cmd, const char *name, int want_count)
 	return ret ? ret : (int)count;
 }
 
-int ustctl_start_session(const char *name)
+/* The pairs SESSION, COUNT after the "" of start-session's reply. */
+static int busy_parse(const struct ustctl_reply *reply, const char *pos,
+		      struct ustctl_session_busy **busy, size_t *nr)
+{
+	struct ustctl_session_busy *list;
+	const char *name, *count;
+	size_t n = 0;
+	int ret = 0;
+
+	list = calloc(reply->msg.nr_strings / 2 + 1, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	while (!ret && (name = ustcomm_ctl_next(&reply->msg, &pos))) {
+		count = ustcomm_ctl_next(&reply->msg, &pos);
+		ret = count ? ustctl_parse_u32(0, USTCOMM_CTL_SESSION_START, count, INT_MAX,
+					       &list[n].programs) : -EPROTO;
+		if (!ret && !(list[n++].session = strdup(name)))
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		ustctl_free_session_busy(list, n);
+		return ret;
+	}
+	*busy = list;
+	*nr = n;
+	return 0;
+}
+
+int ustctl_start_session_busy(const char *name, struct ustctl_session_busy **busy, size_t *nr)
 {
 	const char *args[1] = { name }, *pos = NULL, *s;
 	struct ustctl_reply reply;
 	uint32_t count = 0;
 	int ret = ustctl_check_session_name(name);
 
+	if (busy) {
+		*busy = NULL;
+		*nr = 0;
+	}
 	if (ret)
 		return ret;
 	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_START, args, 1, SESSION_EXTRA_MS, &reply);
@@ -175,12 +207,28 @@ int ustctl_start_session(const char *name)
 	s = ustcomm_ctl_next(&reply.msg, &pos);
 	ret = s ? ustctl_parse_u32(0, USTCOMM_CTL_SESSION_START, s, INT_MAX, &count) : -EPROTO;
 	/* Then the patterns no running program matched (a ustd of before
-	 * sends none). */
-	while (!ret && (s = ustcomm_ctl_next(&reply.msg, &pos)))
+	 * sends none), up to "" (no pattern is empty). */
+	while (!ret && (s = ustcomm_ctl_next(&reply.msg, &pos)) && *s)
 		ustctl_add_warning("session '%s': pattern '%s' matched no event of any running program (it applies to programs started later and to events registered later, e.g. by dlopen)",
 				   name, s);
+	if (!ret && s && busy)
+		ret = busy_parse(&reply, pos, busy, nr);
 	ustctl_reply_release(&reply);
 	return ret ? ret : (int)count;
+}
+
+int ustctl_start_session(const char *name)
+{
+	return ustctl_start_session_busy(name, NULL, NULL);
+}
+
+void ustctl_free_session_busy(struct ustctl_session_busy *busy, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; busy && i < nr; i++)
+		free(busy[i].session);
+	free(busy);
 }
 
 int ustctl_stop_session(const char *name)

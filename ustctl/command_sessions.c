@@ -130,18 +130,59 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	return USTCTL_EXIT_OK;
 }
 
+/* start-session's programs left alone, one element per session they trace
+ * (no attribute: a trace of no session). */
+static void busy_mi(const struct ustctl_session_busy *busy, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		ustctl_mi_open("left-alone");
+		if (busy[i].session[0])
+			ustctl_mi_attr("session", "%s", busy[i].session);
+		ustctl_mi_text("%u", busy[i].programs);
+		ustctl_mi_close();
+	}
+}
+
+/* "; 3 more match it but trace another session: s1 (2), a trace of
+ * their own (1)", or "" when none was left alone. */
+static const char *busy_words(const struct ustctl_session_busy *busy, size_t nr, char *out,
+			      size_t size)
+{
+	size_t i, len;
+	unsigned total = 0;
+
+	for (i = 0; i < nr; i++)
+		total += busy[i].programs;
+	out[0] = '\0';
+	if (!total)
+		return out;
+	snprintf(out, size, "; %u more match%s it but trace%s another session, left alone (a process holds one trace):",
+		 total, total == 1 ? "es" : "", total == 1 ? "s" : "");
+	for (i = 0; i < nr; i++) {
+		len = strlen(out);
+		snprintf(out + len, size - len, "%s %s%s (%u)", i ? "," : "",
+			 busy[i].session[0] ? "session " : "a trace of no session",
+			 busy[i].session, busy[i].programs);
+	}
+	return out;
+}
+
 /* start-session, stop-session, destroy-session. */
 int ustctl_cmd_session_op(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0], *verb = args->cmd->name;
+	struct ustctl_session_busy *busy = NULL;
 	uint64_t discarded = 0;
-	char *dir = NULL, what[USTCOMM_SESSION_NAME_MAX + 4200];
+	char *dir = NULL, what[USTCOMM_SESSION_NAME_MAX + 4200], left[1024];
+	size_t nr_busy = 0;
 	int n;
 
 	if (ustctl_check_session_name_arg(args->cmd, name))
 		return USTCTL_EXIT_USAGE;
 	if (!strcmp(verb, "start-session"))
-		n = ustctl_start_session(name);
+		n = ustctl_start_session_busy(name, &busy, &nr_busy);
 	else
 		n = ustctl_end_session(name, verb[0] == 'd', &discarded, &dir);
 	if (n < 0)
@@ -149,6 +190,7 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	ustctl_session_mi_ok(name);
 	if (verb[0] != 'd')
 		ustctl_mi_element("processes", "%d", n);
+	busy_mi(busy, nr_busy);
 	if (dir)
 		ustctl_mi_element("events-discarded", "%" PRIu64, discarded);
 	ustctl_mi_close();
@@ -160,13 +202,16 @@ int ustctl_cmd_session_op(const struct ustctl_args *args)
 	}
 	free(dir);
 	if (ustctl_out_mi())
-		return USTCTL_EXIT_OK;
+		goto end;
 	if (verb[0] == 'd')
 		printf("session %s destroyed; its traces are complete on disk\n", name);
 	else
-		printf("session %s %s (%d running program%s %s it now)\n", name,
+		printf("session %s %s (%d running program%s %s it now%s)\n", name,
 		       verb[2] == 'a' ? "started" : "stopped", n, n == 1 ? "" : "s",
-		       verb[2] == 'a' ? "trace" : "stopped tracing for");
+		       verb[2] == 'a' ? "trace" : "stopped tracing for",
+		       busy_words(busy, nr_busy, left, sizeof(left)));
+end:
+	ustctl_free_session_busy(busy, nr_busy);
 	return USTCTL_EXIT_OK;
 }
 

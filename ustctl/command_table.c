@@ -209,7 +209,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Starts session NAME: every running program whose events its rules\n"
 	  "match starts its trace of the session, and so does every program that\n"
 	  "starts while the session is active, from its first event on. Returns\n"
-	  "once the running programs answered.\n",
+	  "once the running programs answered. A process holds one trace: those\n"
+	  "that match but trace another session are left alone, and counted by\n"
+	  "the session they trace.\n",
 	  false, 1, 1, ustctl_cmd_session_op },
 	{ "stop-session", "NAME", "stop a session's traces",
 	  "Stops the traces of session NAME; programs that start now no longer\n"
@@ -308,7 +310,8 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "firings the program told ustd of and how many it held back. With\n"
 	  "-s NAME, the triggers of session NAME: number, pattern, filter, the\n"
 	  "trigger's directory, rate limit, and how many firings ustd heard of\n"
-	  "from all the session's processes, snapshotted, over the limit, failed.\n",
+	  "from all the session's processes, snapshotted (firing-K directories\n"
+	  "written), over the limit, failed (no directory written).\n",
 	  true, 1, 1, ustctl_cmd_list_triggers, .takes_session = true },
 	{ "remove-trigger", "[-t TRACE] PID ID | -s NAME ID", "remove a trigger",
 	  "Removes trigger ID (see list-triggers) from process PID, or with\n"

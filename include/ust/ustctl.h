@@ -328,6 +328,19 @@ int ustctl_session_add_context(const char *name, const char *channel, const char
  * out): start and stop the number of programs that trace the session. */
 int ustctl_start_session(const char *name);
 int ustctl_stop_session(const char *name);
+/*
+ * The running programs start-session left alone: one of the session's
+ * rules selects one of their events, but they trace another session
+ * already (a process holds one trace), counted by that session.
+ */
+struct ustctl_session_busy {
+	char *session;			/* "": a trace of no session of ustd's */
+	unsigned programs;
+};
+/* ustctl_start_session(), with *busy (free with ustctl_free_session_busy)
+ * the programs left alone, by session: *nr of them, 0 when none. */
+int ustctl_start_session_busy(const char *name, struct ustctl_session_busy **busy, size_t *nr);
+void ustctl_free_session_busy(struct ustctl_session_busy *busy, size_t nr);
 /* Ends the session's traces (their last events are on disk when it
  * returns) and forgets it. */
 int ustctl_destroy_session(const char *name);
@@ -424,9 +437,13 @@ struct ustctl_session_trigger {
 	char *dir;			/* the trigger's: firing-K/ go in it */
 	unsigned at_most;		/* snapshots a minute, 0: no limit */
 	uint64_t fired;			/* firings ustd heard of, any process */
-	uint64_t snapshots;		/* firings snapshotted */
+	/* firing-K/ directories written: one snapshot of the session per
+	 * firing, of every process that could be snapshotted */
+	uint64_t snapshots;
 	uint64_t over_limit;		/* firings over at_most, not snapshotted */
-	uint64_t failed;		/* snapshots that failed */
+	/* firings with no firing-K/: no process could be snapshotted, or
+	 * the directory could not be made; fired = the other three */
+	uint64_t failed;
 };
 
 /* The triggers of session name, in the order they were added. */

@@ -220,6 +220,55 @@ res = ctl("list-triggers", "-s", "plain")
 t.ok(res.returncode == 0 and res.stdout == "", "list-triggers -s of a session without triggers: "
      "nothing, exit 0", res.stdout + res.stderr)
 
+# 3. A firing where one process of the session cannot be snapshotted (a
+# trace named like the session, made by hand without flight-recorder mode:
+# ustd files it under the session). The firing is one snapshot of the
+# session, firing-K/, with the processes that could be snapshotted: the
+# counts are what is on disk (they said "snapshots 0, failed 2" while two
+# readable firing directories existed).
+ctl("create-session", "-o", ws.out, "--overwrite", "--subbuf-size", "16k", "--subbuf-num", "4",
+    "part")
+ctl("enable-marker", "-s", "part", "app:*")
+ctl("add-trigger", "-s", "part", "--on", "app:error", "--snapshot")
+psdir = ustest.session_dir(ws.out, "part")
+pdir = os.path.join(psdir, "triggers", "trigger-1")
+svcs = [start_service(ws) for _ in range(2)]
+# Running before the session starts, so that no join of ustd's waits on it
+# (it matches nothing of the session) while its trace is made by hand.
+web = ws.start_app("webish", ["0"])
+ctl("start-session", "part")
+for args in (["create-trace", "-t", "part"], ["enable-marker", "-t", "part"],
+             ["start-trace", "-t", "part"]):
+    res = ctl(*(args + [web.pid] + (["http:*"] if args[0] == "enable-marker" else [])))
+    t.ok(res.returncode == 0, "%s %d: a trace named like the session, not a flight recorder"
+         % (" ".join(args), web.pid), res.stderr)
+t.ok(wait_for(lambda: all(os.path.isdir(os.path.join(psdir, d)) for d in
+                          ["service-%d" % p.pid for p in svcs] + ["webish-%d" % web.pid]),
+              timeout=15),
+     "session part holds the 2 services and the hand-made trace of webish")
+time.sleep(0.3)
+for k in (1, 2):
+    command(svcs[0], "error %d 500" % k)
+    firing = os.path.join(pdir, "firing-%d" % k)
+    wait_for(lambda: len(per_process(firing)) == 2, timeout=15)
+    t.eq(sorted(per_process(firing)), sorted(p.pid for p in svcs),
+         "part, firing %d: the snapshots of the 2 services, webish's failed" % k)
+m = ustd.wait_line(r"a trigger of webish\[%d\] fired, but its trace is written to disk" % web.pid)
+t.ok(m, "ustd says why webish was not snapshotted")
+firings = sorted(n for n in os.listdir(pdir) if re.fullmatch(r"firing-\d+", n))
+res = ctl("list-triggers", "-s", "part")
+t.ok(firings == ["firing-1", "firing-2"] and
+     res.stdout.rstrip().endswith("; fired 2, snapshots 2, over the limit 0, failed 0"),
+     "list-triggers -s part: 2 snapshots, as the 2 firing directories on disk", res.stdout)
+ctl("destroy-session", "part")
+m = ustd.wait_line(r"session part, trigger 1: fired 2 times, 2 snapshots taken, 0 firings over "
+                   r"--at-most 0/minute not snapshotted, 0 snapshots failed; 2 of the snapshots "
+                   r"lack processes whose own snapshot failed")
+t.ok(m, "at destroy-session, ustd says that both snapshots lack a process")
+for p in svcs:
+    quit_service(p)
+ws.stop_app(web)
+
 t.ok(ustd.proc.poll() is None, "ustd still runs")
 ustd.stop()
 t.done()

@@ -247,6 +247,8 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		close(app->pidfd);
 		app->pidfd = -1;
 	}
+	if (app->session)
+		app->ctx->owner->trace_ended(app);
 	app->closed = true;
 }
 

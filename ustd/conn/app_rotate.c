@@ -87,7 +87,6 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk)
 		as->stream.out.tf.files = 0;
 		ret = ustd_stream_out_create(&as->stream.out, &app->td, as->stream.name);
 		as->stream.dir = app->td.path;
-		as->chunk_base = as->stream.out.written;
 	}
 	if (ret < 0)
 		app->ops->fail(app, ret);

@@ -83,6 +83,9 @@ struct ustd_app_owner {
 	/* A trigger of app fired with snapshot directory dir: 1 when it is
 	 * one of its session's triggers (then handled there), else 0. */
 	int (*trigger_fired)(struct ustd_app *app, const char *dir);
+	/* The connection of app, whose trace is app->session's, ended: what
+	 * its streams wrote is final (a session's size rotation counts it). */
+	void (*trace_ended)(struct ustd_app *app);
 };
 
 /*

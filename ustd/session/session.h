@@ -9,8 +9,9 @@
  * relay connection (session_relay.c), its triggers (session_trigger.c),
  * what its traces lost (session_loss.c), its process trackers
  * (session_track.c), snapshots of the whole session (session_snapshot.c),
- * clear-session (session_clear.c) and list-sessions NAME
- * (session_status.c). Sessions drive programs through
+ * clear-session (session_clear.c), list-sessions NAME (session_status.c)
+ * and the programs start-session left alone because they trace another
+ * session (session_busy.c). Sessions drive programs through
  * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
  * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
  * fills in. What the session files share is here.
@@ -80,6 +81,9 @@ struct ustd_session_rotation {
 	uint64_t on_rotate_timeout_us;
 	unsigned chunks;		/* archived so far */
 	time_t chunk_begin;		/* 0 before the first start */
+	/* What the traces that ended since chunk_begin wrote: their
+	 * directories are the chunk's too (session_rotate.c). */
+	uint64_t ended_bytes;
 	/* Stopped with nothing written since: a second rotation of a
 	 * stopped session would archive an empty chunk. */
 	bool rotated_since_stop;

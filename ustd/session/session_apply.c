@@ -58,10 +58,39 @@ struct job {
 	char *in;
 	size_t in_len, in_cap;
 	struct ustd_apply_waiter *waiter;
+	/* A join waiting for another join of the same program to end. */
+	bool queued;
 	struct job *next;
 };
 
 static struct job *jobs;
+/* ustd_apply_fini(): queued joins end without starting. */
+static bool finishing;
+
+static void job_connect(struct job *j);
+
+/* The oldest join of pid that waits (jobs are added at the head). */
+static struct job *join_queued(pid_t pid)
+{
+	struct job *j, *found = NULL;
+
+	for (j = jobs; j; j = j->next) {
+		if (j->kind == USTD_APPLY_JOIN && j->pid == pid && j->queued)
+			found = j;
+	}
+	return found;
+}
+
+static bool join_under_way(pid_t pid)
+{
+	struct job *j;
+
+	for (j = jobs; j; j = j->next) {
+		if (j->kind == USTD_APPLY_JOIN && j->pid == pid && !j->queued)
+			return true;
+	}
+	return false;
+}
 
 static void job_end(struct job *j, int ok)
 {
@@ -96,6 +125,14 @@ static void job_end(struct job *j, int ok)
 		j->waiter->ok += ok ? 1 : 0;
 		if (--j->waiter->pending == 0)
 			j->waiter->done(j->waiter);
+	}
+	if (j->kind == USTD_APPLY_JOIN && !j->queued && !finishing) {
+		struct job *next = join_queued(j->pid);
+
+		if (next) {
+			next->queued = false;
+			job_connect(next);
+		}
 	}
 	free(j);
 }
@@ -249,6 +286,22 @@ static void job_rules_matched(struct job *j, const struct ustcomm_ctl_msg *reply
 	}
 }
 
+/* Whether a program that traces something else matches the session: a
+ * rule's "1" after the state at pos, or none told (too many rules to ask,
+ * or a program of before), when it cannot be ruled out. */
+static bool job_busy_matches(const struct ustcomm_ctl_msg *reply, const char *pos)
+{
+	const char *s;
+	bool told = false;
+
+	while ((s = ustcomm_ctl_next(reply, &pos))) {
+		if (strcmp(s, "0"))
+			return true;
+		told = true;
+	}
+	return !told;
+}
+
 /* A whole reply to msg[cur]: status and, for SESSION_STATE, what to do. */
 static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 {
@@ -297,6 +350,10 @@ static void job_reply(struct job *j, const struct ustcomm_ctl_msg *reply)
 	} else if (!strcmp(s, "busy")) {
 		ustcomm_dbg("session %s: process %d traces for another session or trace; left alone",
 			    j->session, (int)j->pid);
+		if (j->waiter && job_busy_matches(reply, pos) &&
+		    ustd_busy_add(&j->waiter->busy, j->pid) < 0)
+			ustcomm_err("session %s: out of memory; process %d, left alone, is not counted",
+				    j->session, (int)j->pid);
 		job_end(j, 0);
 		return;
 	}
@@ -456,15 +513,19 @@ static int apply_begin(struct ustd_apply_ctx *ac, enum ustd_apply_kind kind, pid
 	if (ret) {
 		ustcomm_err("session %s: cannot talk to process %d: %s", s->name, (int)pid,
 			    strerror(-ret));
+		/* Never under way: it holds back no other join. */
+		j->queued = true;
 		job_end(j, 0);
 		return ret;
 	}
 	j->waiter = w;
 	if (w)
 		w->pending++;
+	j->queued = kind == USTD_APPLY_JOIN && join_under_way(pid);
 	j->next = jobs;
 	jobs = j;
-	job_connect(j);
+	if (!j->queued)
+		job_connect(j);
 	return 0;
 }
 
@@ -493,6 +554,7 @@ void ustd_apply_forget_waiter(struct ustd_apply_waiter *w)
 
 void ustd_apply_fini(void)
 {
+	finishing = true;
 	while (jobs)
 		job_end(jobs, 0);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "ustd/session/session.h"
+#include "ustd/session/session_busy.h"
 
 /* Whoever waits for a set of conversations: done() runs once pending
  * falls to 0, with ok the number that succeeded. */
@@ -26,6 +27,10 @@ struct ustd_apply_waiter {
 	bool *rule_matched;
 	size_t nr_rules;
 	bool rules_told;
+	/* The programs a join left alone: one of the rules selects one of
+	 * their events, but they trace something else (SESSION_STATE's
+	 * "busy"). */
+	struct ustd_busy busy;
 };
 
 enum ustd_apply_kind {

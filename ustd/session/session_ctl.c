@@ -34,6 +34,7 @@
 #include "ustd/session/session.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/relay/relay_share.h"
+#include "ustd/session/session_busy.h"
 #include "ustd/session/session_ctl.h"
 #include "ustd/session/session_final.h"
 #include "ustd/session/session_loss.h"
@@ -185,17 +186,20 @@ static size_t enable_rules(const struct ustd_session *s, const char **patterns)
 
 /* start-session: the programs that answered, then the patterns of the
  * enable rules that no program said it matches (none when no program
- * told: of before, or none running). A controller of before reads the
+ * told: of before, or none running), then, when some were left alone
+ * because they trace something else, "" and per session they trace its
+ * name ("" for none) and how many. A controller of before reads the
  * first only. */
 static void conn_reply_start(struct conn *c, unsigned long programs)
 {
 	struct ustd_session *s = ustd_session_find(c->ss, c->loss_name);
-	size_t nr = c->waiter.nr_rules, i, n = 1;
-	const char **args = calloc(nr + 1, sizeof(*args));
+	size_t nr = c->waiter.nr_rules, nr_busy = c->waiter.busy.nr, i, n = 1;
+	const char **args = calloc(nr + 2 + 2 * nr_busy, sizeof(*args));
+	char (*nums)[16] = calloc(nr_busy + 1, sizeof(*nums));
 	char num[24];
 
 	snprintf(num, sizeof(num), "%lu", programs);
-	if (!args) {
+	if (!args || !nums) {
 		conn_reply_u(c, USTCOMM_CTL_SESSION_START, programs);
 		goto end;
 	}
@@ -208,8 +212,15 @@ static void conn_reply_start(struct conn *c, unsigned long programs)
 				args[n++] = args[i + 1];
 		}
 	}
+	/* Then "" and the programs left alone, by the session they trace. */
+	if (nr_busy && nums) {
+		args[n++] = "";
+		n += ustd_busy_tally(c->ss, &c->waiter.busy, args + n, nums);
+	}
 	conn_reply(c, USTCOMM_CTL_SESSION_START, 0, args, n);
 end:
+	ustd_busy_fini(&c->waiter.busy);
+	free(nums);
 	free(args);
 	free(c->waiter.rule_matched);
 	c->waiter.rule_matched = NULL;
@@ -967,6 +978,7 @@ static void conn_close(struct conn *c)
 	free(c->in);
 	free(c->loss_dir);
 	free(c->waiter.rule_matched);
+	ustd_busy_fini(&c->waiter.busy);
 	ustd_loss_tally_put(c->loss_tally);
 	free(c);
 }
@@ -1157,6 +1169,7 @@ static const struct ustd_app_owner session_owner = {
 	.stream_limits = ustd_session_stream_limits,
 	.tally = ustd_session_tally,
 	.trigger_fired = ustd_session_trigger_fired,
+	.trace_ended = ustd_rotation_trace_ended,
 };
 
 int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,

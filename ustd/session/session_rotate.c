@@ -113,27 +113,35 @@ static void on_every(struct ustd_session *s)
 	auto_rotate(s, "on its period");
 }
 
-struct size_arg {
-	uint64_t bytes;
-};
+/* What app's streams wrote since the chunk began, those it closed too. */
+static uint64_t chunk_bytes(const struct ustd_app *app)
+{
+	const struct ustd_app_stream *as;
+	uint64_t bytes = 0;
+
+	for (as = app->streams; as; as = as->next)
+		bytes += as->stream.out.written - as->chunk_base;
+	return bytes;
+}
 
 static void add_size(struct ustd_app *app, void *arg)
 {
-	struct size_arg *sa = arg;
-	struct ustd_app_stream *as;
-
-	for (as = app->streams; as; as = as->next) {
-		if (as->stream.open)
-			sa->bytes += as->stream.out.written - as->chunk_base;
-	}
+	*(uint64_t *)arg += chunk_bytes(app);
 }
 
+void ustd_rotation_trace_ended(struct ustd_app *app)
+{
+	app->session->rot.ended_bytes += chunk_bytes(app);
+}
+
+/* Workers of a forking service each write less than the size in their
+ * life: the chunk's size is theirs and their predecessors' together. */
 static void on_size_check(struct ustd_session *s)
 {
-	struct size_arg sa = { 0 };
+	uint64_t bytes = s->rot.ended_bytes;
 
-	ustd_session_for_each_app(s->rot.ss, s, add_size, &sa);
-	if (sa.bytes >= s->rot.size)
+	ustd_session_for_each_app(s->rot.ss, s, add_size, &bytes);
+	if (bytes >= s->rot.size)
 		auto_rotate(s, "on its size");
 }
 
@@ -204,9 +212,13 @@ struct rotate_arg {
 static void rotate_app(struct ustd_app *app, void *arg)
 {
 	struct rotate_arg *ra = arg;
+	struct ustd_app_stream *as;
 
 	if (ustd_app_rotate(app, ra->chunk) < 0)
 		ra->failed++;
+	/* What it wrote so far is the chunk's, streams it closed included. */
+	for (as = app->streams; as; as = as->next)
+		as->chunk_base = as->stream.out.written;
 }
 
 /* A process still writing in path: a session's, or one that left a
@@ -331,6 +343,8 @@ int ustd_session_rotate(struct ustd_session *s, char *out, size_t size)
 	if (ret < 0)
 		return ret;
 	ustd_session_for_each_app(rot->ss, s, rotate_app, &ra);
+	/* Those that ended, meanwhile too, are in the chunk being closed. */
+	rot->ended_bytes = 0;
 	if (chunk_close(rot->ss, &e, now, out, size) == -ENODATA)
 		return nothing_to_archive(&e, out, size);
 	if (ra.failed)

@@ -6,7 +6,9 @@
  * <session dir>/archives/<begin>-<end>-<n>/, a complete trace of its own,
  * while tracing goes on in fresh directories. On demand (rotate-session),
  * every period (--rotate-every, a timerfd) or once the chunk holds a size
- * (--rotate-size, checked by a timerfd every ROTATE_SIZE_CHECK_MS); then
+ * (--rotate-size, checked by a timerfd every ROTATE_SIZE_CHECK_MS: what
+ * the running processes wrote since the chunk began, and what those that
+ * ended meanwhile wrote in it, kept when they end); then
  * --on-rotate's command runs on the chunk (on_rotate.h).
  */
 #ifndef USTD_SESSION_ROTATE_H
@@ -26,6 +28,11 @@ void ustd_rotation_fini(struct ustd_session *s);
  * at once on an active session. 0 or a negative errno. */
 int ustd_rotation_set(struct ustd_session *s, uint64_t every_us, uint64_t size, const char *cmd,
 		      uint64_t timeout_us);
+
+/* The trace of app, a process of a session, ended (ustd_app_owner's
+ * trace_ended): what it wrote since the chunk began counts toward
+ * --rotate-size as the running processes' does. */
+void ustd_rotation_trace_ended(struct ustd_app *app);
 
 /* Frees the timers and --on-rotate commands that ended: after each epoll
  * batch, which may still name them. */

@@ -40,7 +40,9 @@ int ustd_session_snapshot_all(struct ustd_sessions *ss, const struct ustd_sessio
 	ustd_session_for_each_app(ss, s, snap_app, &sa);
 	snap->taken = sa.taken;
 	snap->failed = sa.failed;
-	if (!sa.taken && !sa.failed) {
+	/* No process could be snapshotted: no directory, rather than an
+	 * empty one counted as a snapshot. */
+	if (!sa.taken) {
 		snap->path[0] = '\0';
 		return rmdir(partial) < 0 ? -errno : 0;
 	}

@@ -19,9 +19,9 @@ struct ustd_session_snap {
 
 /*
  * Snapshots every program of s into <parent>/<stem>-N (N from *n up, the
- * first free; *n the one taken). 0 (nothing taken when the session has no
- * program: no directory then), or a negative errno with the reason in
- * snap->path.
+ * first free; *n the one taken). 0 (nothing taken when no program could
+ * be snapshotted: no directory then), or a negative errno with the reason
+ * in snap->path.
  */
 int ustd_session_snapshot_all(struct ustd_sessions *ss, const struct ustd_session *s,
 			      const char *parent, const char *stem, unsigned *n,

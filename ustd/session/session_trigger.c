@@ -117,9 +117,9 @@ size_t ustd_session_triggers_list(const struct ustd_session *s, const char **arg
 static void say_totals(const struct ustd_session *s, const struct ustd_session_trigger *t)
 {
 	if (t->firings)
-		ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed",
+		ustd_trigger_say("session %s, trigger %u: fired %" PRIu64 " times, %" PRIu64 " snapshots taken, %" PRIu64 " firings over --at-most %u/minute not snapshotted, %" PRIu64 " snapshots failed; %" PRIu64 " of the snapshots lack processes whose own snapshot failed",
 				 s->name, t->id, t->firings, t->taken, t->suppressed, t->at_most,
-				 t->failed);
+				 t->failed, t->incomplete);
 }
 
 int ustd_session_trigger_remove(struct ustd_session *s, uint32_t id, char **dir)
@@ -188,20 +188,26 @@ int ustd_session_trigger_fired(struct ustd_app *app, const char *dir)
 		return 1;
 	}
 	/* One directory per firing, a sub-directory per process in it:
-	 * babeltrace2 reads the whole service's last moments at once. */
-	n = (unsigned)(t->taken + t->failed + 1);
+	 * babeltrace2 reads the whole service's last moments at once. A
+	 * firing is one snapshot of the session, firing-K/, with each
+	 * process that could be snapshotted; none could: no directory. */
+	n = (unsigned)t->taken + 1;
 	ret = ustd_session_snapshot_all(app->ctx->sessions, s, t->dir, "firing", &n, &snap);
-	if (snap.failed || !snap.taken || ret < 0)
-		t->failed++;
-	else
+	if (ret == 0 && snap.taken)
 		t->taken++;
+	else
+		t->failed++;
+	if (ret == 0 && snap.taken && snap.failed)
+		t->incomplete++;
 	if (ret < 0)
 		ustcomm_err("session %s, trigger %u fired in %s: %s", s->name, t->id, app->label,
 			    snap.path);
+	else if (!snap.taken)
+		ustcomm_err("session %s, trigger %u fired in %s: no process could be snapshotted (%u failed: see above); no firing directory",
+			    s->name, t->id, app->label, snap.failed);
 	else
 		ustd_trigger_say("session %s, trigger %u fired in %s: %u processes snapshotted in %s%s",
-				 s->name, t->id, app->label, snap.taken,
-				 snap.path[0] ? snap.path : "(none)",
+				 s->name, t->id, app->label, snap.taken, snap.path,
 				 snap.failed ? " (some failed: see above)" : "");
 	return 1;
 }

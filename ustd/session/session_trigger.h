@@ -23,7 +23,12 @@ struct ustd_session_trigger {
 	char *dir;			/* told to programs; firings say it */
 	uint32_t at_most, n, head;	/* the last minute's snapshots */
 	uint64_t *times;
-	uint64_t firings, taken, suppressed, failed;
+	/* firings = taken + suppressed + failed: a firing admitted is taken
+	 * when its firing-K/ directory was written (one snapshot of the
+	 * session, of every process that could be snapshotted: incomplete
+	 * counts those where some could not), failed when none could be or
+	 * the directory could not be made or named. */
+	uint64_t firings, taken, suppressed, failed, incomplete;
 };
 
 /*
