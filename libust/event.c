@@ -1,9 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
-/* The write path every enabled site takes: site -> event -> CPU buffer. */
+/*
+ * The write path every enabled site takes: site -> event -> the bindings
+ * of the traces recording it (registry.h) -> CPU buffer.
+ *
+ * A site reserves one event and writes its payload once, into the buffer
+ * ust_event_reserve*() hands it; the probe ABI (include/ust/core.h) has no
+ * room for more. An event recorded in several traces is therefore
+ * reserved in the first of them, and its commit copies the payload into
+ * each of the others before it publishes the first: a fan-out. What the
+ * commit needs to know (the other bindings, where the payload is) waits in
+ * a frame of this thread's, pushed at the reservation and popped at the
+ * commit. Frames nest only when a signal handler that records events
+ * interrupts a write, which completes before the write it interrupted
+ * resumes: the frames are a stack, and the top one belongs to the commit
+ * whose ctx it names (a nested write's ctx lives in a deeper stack frame,
+ * so it has another address).
+ */
 #include <errno.h>
+#include <string.h>
 
 #include "libust/channel.h"
 #include "libust/context.h"
+#include "libust/event_internal.h"
 #include "libust/filter.h"
 #include "libust/filter_reclaim.h"
 #include "libust/getcpu.h"
@@ -12,10 +30,26 @@
 #include "libust/trigger.h"
 #include "libustcomm/common.h"
 
-/* Every case of reserve(): any CPU number, contexts, any clock, and the
+/* Nested writes with a fan-out pending on one thread: a handler interrupting a
+ * handler interrupting a write. A deeper one records in its first trace only. */
+#define FANOUT_DEPTH		4
+
+struct fanout {
+	const struct ust_event_ctx *ctx;
+	const char *payload;
+	size_t len;
+	const void *ip;
+	uint32_t nr;
+	const struct ust_event_binding *to[UST_TRACES_MAX - 1];
+};
+
+/* Initial-exec, as ust_rb_open_events: a plain load, async-signal-safe. */
+static __thread struct fanout fanouts[FANOUT_DEPTH] __attribute__((tls_model("initial-exec")));
+static __thread uint32_t fanout_depth __attribute__((tls_model("initial-exec")));
+
+/* Every case of reserve_in(): any CPU number, contexts, any clock, and the
  * first event of a fork() child, whose binding has no buffers yet. */
 static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
-						     const struct ust_event_state *ev,
 						     const struct ust_event_binding *b,
 						     size_t payload_len, const void *ip)
 {
@@ -26,11 +60,8 @@ static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
 	if (ust_unlikely(!chan->nr_cpus)) {
 		if (!chan->make_buffers || chan->make_buffers() < 0)
 			return -ENOBUFS;
-		/* Acquire: pairs with the release store of the binding in trace_events.c. */
-		b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
-		if (!b || !b->chan->nr_cpus)
-			return -ENOENT;
-		chan = b->chan;
+		/* The event's bindings changed: the caller starts over. */
+		return -EAGAIN;
 	}
 	cpu = (unsigned)ust_getcpu();
 	if (ust_unlikely(cpu >= chan->nr_cpus))
@@ -49,22 +80,116 @@ static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
  * so a site's event makes one call into libust to reserve and one to commit
  * (ring_buffer.h says why the calls and saved registers matter).
  */
-static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
-			  size_t payload_len, const void *ip)
+static inline int reserve_in(struct ust_event_ctx *ctx, const struct ust_event_binding *b,
+			     size_t payload_len, const void *ip)
+{
+	const struct ust_channel *chan = b->chan;
+	int cpu = ust_getcpu_rseq();
+
+	if (ust_unlikely(cpu < 0 || (unsigned)cpu >= chan->nr_cpus || chan->ctx.nr))
+		return reserve_general(ctx, b, payload_len, ip);
+	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
+}
+
+/* Whether the filters trace slot gives ev let args through. */
+static int slot_passes(const struct ust_event_state *ev, uint32_t slot,
+		       const union ust_filter_arg *args, const void *ip)
+{
+	const struct ust_event_filters *f;
+	struct ust_filter_reader *r;
+	int pass;
+
+	/* Acquire: pairs with the release store of the set in rules.c. */
+	if (!__atomic_load_n(&ev->filters[slot], __ATOMIC_ACQUIRE))
+		return 1;
+	/* The set is read inside a reclamation section (filter_reclaim.h):
+	 * loaded again there, since the one above may be retired already. */
+	r = ust_filter_read_lock();
+	f = __atomic_load_n(&ev->filters[slot], __ATOMIC_ACQUIRE);
+	pass = !f || ust_filters_pass(f, args, ip);
+	ust_filter_read_unlock(r);
+	return pass;
+}
+
+/*
+ * Several traces record ev (or args must pass each one's filters): the
+ * event is reserved in the first that takes it, and the others wait for
+ * the commit in a fan-out frame.
+ */
+static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
+						   const struct ust_event_state *ev,
+						   const struct ust_event_binding *b,
+						   size_t payload_len,
+						   const union ust_filter_arg *args,
+						   const void *ip)
+{
+	const struct ust_event_binding *to[UST_TRACES_MAX];
+	struct fanout *f;
+	uint32_t nr = 0, i;
+	int ret = -ECANCELED;
+
+	for (; b && nr < UST_TRACES_MAX; b = b->next) {
+		if (!args || slot_passes(ev, b->slot, args, ip))
+			to[nr++] = b;
+	}
+	for (i = 0; i < nr; i++) {
+		ret = reserve_in(ctx, to[i], payload_len, ip);
+		if (ret == 0 || ret == -EAGAIN)
+			break;
+	}
+	if (ret < 0 || i + 1 == nr)
+		return ret;
+	if (fanout_depth == FANOUT_DEPTH)
+		return 0;
+	f = &fanouts[fanout_depth];
+	f->ctx = ctx;
+	f->payload = ctx->payload;
+	f->len = payload_len;
+	f->ip = ip;
+	f->nr = nr - i - 1;
+	memcpy(f->to, to + i + 1, f->nr * sizeof(f->to[0]));
+	/* A signal handler's write between here and the commit pushes above. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fanout_depth++;
+	return 0;
+}
+
+/* ev's reservation, or -EAGAIN when a fork() child's first event made its
+ * traces (trace_fork.c): the bindings are new, the caller starts over. */
+static inline int reserve_once(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			       size_t payload_len, const union ust_filter_arg *args,
+			       const void *ip)
 {
 	const struct ust_event_binding *b;
-	const struct ust_channel *chan;
-	int cpu;
 
-	/* Acquire: pairs with the release store of the binding in trace_events.c. */
+	/* Acquire: pairs with the release store of the bindings in trace_events.c. */
 	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!b))
 		return -ENOENT;
-	chan = b->chan;
-	cpu = ust_getcpu_rseq();
-	if (ust_unlikely(cpu < 0 || (unsigned)cpu >= chan->nr_cpus || chan->ctx.nr))
-		return reserve_general(ctx, ev, b, payload_len, ip);
-	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
+	if (ust_unlikely(b->next != NULL))
+		return reserve_multi(ctx, ev, b, payload_len, args, ip);
+	if (args && !slot_passes(ev, b->slot, args, ip))
+		return -ECANCELED;
+	return reserve_in(ctx, b, payload_len, ip);
+}
+
+static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			  size_t payload_len, const union ust_filter_arg *args, const void *ip)
+{
+	int ret = reserve_once(ctx, ev, payload_len, args, ip);
+
+	if (ust_unlikely(ret == -EAGAIN)) {
+		ret = reserve_once(ctx, ev, payload_len, args, ip);
+		if (ret == -EAGAIN)
+			ret = -ENOBUFS;
+	}
+	return ret;
+}
+
+int ust_event_reserve_args(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			   size_t payload_len, const union ust_filter_arg *args, const void *ip)
+{
+	return reserve(ctx, ev, payload_len, args, ip);
 }
 
 UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
@@ -76,7 +201,7 @@ UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_eve
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
-	return reserve(ctx, ev, payload_len, ip);
+	return reserve(ctx, ev, payload_len, NULL, ip);
 }
 
 /* Probes built with the version 1 headers: their ip context is the
@@ -92,27 +217,13 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 				       const union ust_filter_arg *args, const void *ip)
 {
 	const struct ust_event_state *ev;
-	const struct ust_event_filters *f;
 
-	/* Acquire: pairs with the release stores of priv (registry.c) and of
-	 * the filters (rules.c): a set seen is a set fully built. */
+	/* Acquire: pairs with the release store of priv in registry.c; the
+	 * filters are loaded with acquire per trace (slot_passes()). */
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
-	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-	if (f) {
-		/* The set is read inside a reclamation section (filter_reclaim.h):
-		 * loaded again there, since the one above may be retired already. */
-		struct ust_filter_reader *r = ust_filter_read_lock();
-		int pass;
-
-		f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-		pass = !f || ust_filters_pass(f, args, ip);
-		ust_filter_read_unlock(r);
-		if (!pass)
-			return -ECANCELED;
-	}
-	return reserve(ctx, ev, payload_len, ip);
+	return reserve(ctx, ev, payload_len, args, ip);
 }
 
 UST_API void ust_event_trigger(const struct ust_event_desc *desc,
@@ -121,21 +232,48 @@ UST_API void ust_event_trigger(const struct ust_event_desc *desc,
 	const struct ust_event_state *ev;
 	const struct ust_event_filters *f;
 	struct ust_filter_reader *r;
+	uint32_t slot;
 
 	/* Acquire: pairs with the release store of priv in registry.c. */
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return;
-	/* Inside a reclamation section, as in ust_event_reserve_filtered(). */
+	/* Inside a reclamation section, as in slot_passes(). The triggers are
+	 * the process's: every trace's set holds them, the first one fires. */
 	r = ust_filter_read_lock();
-	/* Acquire: pairs with the release store of the set in rules.c. */
-	f = __atomic_load_n(&ev->filters, __ATOMIC_ACQUIRE);
-	if (f && f->nr_triggers)
-		ust_triggers_fire(f, args, ip);
+	for (slot = 0; slot < UST_TRACES_MAX; slot++) {
+		/* Acquire: pairs with the release store of the set in rules.c. */
+		f = __atomic_load_n(&ev->filters[slot], __ATOMIC_ACQUIRE);
+		if (f && f->nr_triggers) {
+			ust_triggers_fire(f, args, ip);
+			break;
+		}
+	}
 	ust_filter_read_unlock(r);
+}
+
+/* The event's copies into the traces of the top frame, then the frame popped. */
+static __attribute__((noinline)) void fanout_commit(void)
+{
+	const struct fanout *f = &fanouts[fanout_depth - 1];
+	struct ust_event_ctx copy;
+	uint32_t i;
+
+	for (i = 0; i < f->nr; i++) {
+		if (reserve_in(&copy, f->to[i], f->len, f->ip) < 0)
+			continue;
+		memcpy(copy.payload, f->payload, f->len);
+		ust_rb_commit(copy.buf, &copy);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fanout_depth--;
 }
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)
 {
+	/* Before the first trace's commit: until then its payload is the
+	 * writer's, which no overwrite or consumer can take. */
+	if (ust_unlikely(fanout_depth) && fanouts[fanout_depth - 1].ctx == ctx)
+		fanout_commit();
 	ust_rb_commit(ctx->buf, ctx);
 }

@@ -8,10 +8,82 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "libust/rules.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
 
-struct ust_trace_data ust_t = { .sock = -1 };
+struct ust_trace_data ust_traces[UST_TRACES_MAX] = {
+	{ .slot = 0, .sock = -1 }, { .slot = 1, .sock = -1 },
+	{ .slot = 2, .sock = -1 }, { .slot = 3, .sock = -1 },
+};
+struct ust_trace_data *ust_tcur = &ust_traces[0];
+/* UST_OVERWRITE's: the mode of a slot given to a new trace. */
+static int default_overwrite;
+
+void ust_trace_select(uint32_t slot)
+{
+	ust_tcur = &ust_traces[slot];
+	ust_rules_select(slot);
+	ust_chan_conf_select(slot);
+}
+
+int ust_trace_slot_in_use(const struct ust_trace_data *t)
+{
+	return t->state != UST_TRACE_NONE || t->fork_pending;
+}
+
+/* A slot not in use for a trace named name: one nobody named first, so
+ * that settings given for another name before its trace stay. */
+static int claim_slot(const char *name)
+{
+	uint32_t i, pick = UST_TRACES_MAX;
+
+	for (i = 1; i < UST_TRACES_MAX; i++) {
+		if (ust_trace_slot_in_use(&ust_traces[i]))
+			continue;
+		if (pick == UST_TRACES_MAX || (ust_traces[pick].name[0] && !ust_traces[i].name[0]))
+			pick = i;
+	}
+	if (pick == UST_TRACES_MAX)
+		return ust_trace_fail(-ENOSPC, "no room for trace '%s': this process has %d traces already, destroy one first",
+			    name, UST_TRACES_MAX);
+	ust_trace_select(pick);
+	ust_rules_clear();
+	ust_chan_conf_clear();
+	ust_t.cfg.overwrite = default_overwrite;
+	ust_t.output[0] = '\0';
+	memcpy(ust_t.name, name, strlen(name) + 1);
+	return 0;
+}
+
+int ust_trace_select_name(const char *name, int claim)
+{
+	uint32_t i, in_use = 0, last = 0;
+
+	if (!name || !*name) {
+		for (i = 0; i < UST_TRACES_MAX; i++) {
+			if (ust_trace_slot_in_use(&ust_traces[i])) {
+				in_use++;
+				last = i;
+			}
+		}
+		ust_trace_select(in_use == 1 ? last : 0);
+		return 0;
+	}
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (ust_traces[i].name[0] && !strcmp(ust_traces[i].name, name)) {
+			ust_trace_select(i);
+			return 0;
+		}
+	}
+	ust_trace_select(0);
+	if (!claim || !ust_trace_slot_in_use(&ust_traces[0]))
+		return 0;
+	if (!ust_trace_valid_name(name))
+		return ust_trace_fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
+			    name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
+	return claim_slot(name);
+}
 
 const char *const ust_trace_state_names[] = {
 	[UST_TRACE_NONE] = "none",
@@ -36,9 +108,21 @@ const char *ust_trace_error(void)
 	return ust_t.error;
 }
 
+/* What INFO reports of the traces: the first one in use. */
+static const struct ust_trace_data *first_in_use(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (ust_trace_slot_in_use(&ust_traces[i]))
+			return &ust_traces[i];
+	}
+	return &ust_traces[0];
+}
+
 const char *ust_trace_name(void)
 {
-	return ust_t.name;
+	return first_in_use()->name;
 }
 
 const char *ust_trace_procname(void)
@@ -48,23 +132,30 @@ const char *ust_trace_procname(void)
 
 const char *ust_trace_state_name(void)
 {
-	return ust_trace_state_names[ust_t.state];
+	return ust_trace_state_names[first_in_use()->state];
 }
 
 enum ust_trace_state ust_trace_state(void)
 {
-	return ust_t.state;
+	return first_in_use()->state;
 }
 
 void ust_trace_init(const struct ust_trace_config *config)
 {
-	ust_t.cfg = *config;
-	if (!ust_t.cfg.def_size)
-		ust_t.cfg.def_size = UST_SUBBUF_SIZE_DEFAULT;
-	if (!ust_t.cfg.def_num)
-		ust_t.cfg.def_num = UST_SUBBUF_NUM_DEFAULT;
-	if (!ust_t.cfg.nr_cpus)
-		ust_t.cfg.nr_cpus = 1;
+	uint32_t i;
+
+	default_overwrite = config->overwrite;
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		struct ust_trace_config *cfg = &ust_traces[i].cfg;
+
+		*cfg = *config;
+		if (!cfg->def_size)
+			cfg->def_size = UST_SUBBUF_SIZE_DEFAULT;
+		if (!cfg->def_num)
+			cfg->def_num = UST_SUBBUF_NUM_DEFAULT;
+		if (!cfg->nr_cpus)
+			cfg->nr_cpus = 1;
+	}
 }
 
 int ust_trace_valid_name(const char *name)
@@ -88,6 +179,7 @@ int ust_trace_check(const char **name)
 {
 	if (!*name || !**name)
 		*name = "auto";
+	ust_trace_select_name(*name, 0);
 	if (!ust_trace_valid_name(*name))
 		return ust_trace_fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
 			    *name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
@@ -113,10 +205,12 @@ int ust_trace_check_allocated(const char **name)
 
 void ust_trace_populate(void)
 {
-	unsigned i;
+	unsigned i, slot;
 
-	for (i = 0; i < ust_t.nr_channels; i++)
-		ust_channel_populate(ust_t.channels[i]);
+	for (slot = 0; slot < UST_TRACES_MAX; slot++) {
+		for (i = 0; i < ust_traces[slot].nr_channels; i++)
+			ust_channel_populate(ust_traces[slot].channels[i]);
+	}
 }
 
 void ust_trace_flush_all(void)
