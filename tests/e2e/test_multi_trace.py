@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One process in two sessions at once, each its own trace (manual 3.7).
+
+A flight-recorder session "flight" runs all the time and records every
+svc:* event; a session "debug" started later to look at a few events
+records svc:tick only, through a filter. The program running when debug
+starts joins it (before, a second session found it "busy"); a program
+started afterwards joins both from main() on. forking_server numbers its
+events, so each session's trace must hold exactly what its rules select
+of what the program emitted: flight's through a snapshot (-t flight names
+its trace among the two of the process), debug's on disk once destroyed.
+"""
+
+import os
+import re
+
+import forking_server
+from ustest import Tap, Workspace, babeltrace_check, read_trace, session_dir
+
+t = Tap()
+N = 200
+LO, HI = 250, 300
+DEBUG_FILTER = "seq >= %d && seq < %d" % (LO, HI)
+
+
+def ok_cmd(ws, args, what):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, what, res.stdout + res.stderr)
+    return res
+
+
+def seqs(events, name):
+    return [e.fields["seq"] for e in events if e.name == name]
+
+
+def process_dirs(sdir):
+    """{pid: directory} of the session directory's forking_server-<pid>."""
+    out = {}
+    for sub in sorted(os.listdir(sdir)):
+        m = re.fullmatch(r"forking_server-(\d+)", sub)
+        if m:
+            out[int(m.group(1))] = os.path.join(sdir, sub)
+    return out
+
+
+ws = Workspace()
+ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--overwrite", "flight"],
+       "create-session --overwrite flight")
+ok_cmd(ws, ["enable-marker", "-s", "flight", "svc:*"], "flight records svc:*")
+ok_cmd(ws, ["start-session", "flight"], "start-session flight")
+
+# Joins flight from its first event on: svc:start 0..N-1, then ticks 0..N-1.
+svc = forking_server.Service(ws, N)
+svc.go()
+
+ok_cmd(ws, ["create-session", "-o", ws.out, "debug"], "create-session debug")
+ok_cmd(ws, ["enable-marker", "-s", "debug", "--filter", DEBUG_FILTER, "svc:tick"],
+       "debug records svc:tick where " + DEBUG_FILTER)
+res = ok_cmd(ws, ["start-session", "debug"], "start-session debug while flight traces")
+t.ok("(1 running program" in res.stdout,
+     "the program in flight's trace joins debug too (not busy)", res.stdout)
+res = ws.ustctl(["info", svc.pid])
+t.ok(res.returncode == 0, "ustctl info answers", res.stderr)
+
+# Ticks N..2N-1: flight records all, debug those in [LO, HI).
+svc.go()
+# Started now: joins both sessions at its first event.
+late = forking_server.Service(ws, N)
+late.go()
+late.go()
+
+snapdir = os.path.join(ws.root, "snap")
+res = ws.ustctl(["snapshot", "-t", "flight", "-o", snapdir, svc.pid])
+t.ok(res.returncode == 0, "snapshot -t flight of the first program", res.stdout + res.stderr)
+m = re.search(r"trace flight: snapshot in (\S+)", res.stdout)
+snap = m.group(1) if m else "/nonexistent"
+res = ws.ustctl(["snapshot", "-t", "debug", "-o", snapdir, svc.pid])
+t.ok(res.returncode == 1 and "flight" in res.stderr,
+     "snapshot -t debug is refused: debug is not a flight recorder", res.stderr)
+
+# Ticks 2N..3N-1: past debug's filter.
+svc.go()
+t.eq(svc.end(), 0, "the first program ends well")
+t.eq(late.end(), 0, "the later program ends well")
+
+ok, err = babeltrace_check(snap)
+t.ok(ok, "babeltrace2 reads flight's snapshot", err)
+events, discarded = read_trace(snap) if ok else ([], 0)
+t.eq(discarded, 0, "the snapshot lost nothing")
+t.eq(seqs(events, "svc:start"), list(range(N)), "flight's snapshot: every svc:start, in order")
+t.eq(seqs(events, "svc:tick"), list(range(2 * N)),
+     "flight's snapshot: every svc:tick up to the snapshot, in order, filter or not")
+
+ok_cmd(ws, ["destroy-session", "debug"], "destroy-session debug")
+ok_cmd(ws, ["destroy-session", "flight"], "destroy-session flight")
+ddir = session_dir(ws.out, "debug")
+t.ok(ddir is not None, "debug has its directory", os.listdir(ws.out))
+procs = process_dirs(ddir) if ddir else {}
+t.eq(sorted(procs), sorted([svc.pid, late.pid]), "debug: a directory per program")
+want = list(range(LO, HI))
+for p, what in ((svc, "the program running when debug started"),
+                (late, "the program started later")):
+    path = procs.get(p.pid)
+    ok, err = babeltrace_check(path) if path else (False, "no directory")
+    t.ok(ok, "babeltrace2 reads debug's trace of %s" % what, err)
+    events, discarded = read_trace(path) if ok else ([], 0)
+    t.eq(sorted({e.name for e in events}), ["svc:tick"] if events else [],
+         "debug's trace of %s: svc:tick only" % what)
+    t.eq(seqs(events, "svc:tick"), want,
+         "debug's trace of %s: exactly the ticks its filter selects" % what)
+    t.eq(discarded, 0, "debug's trace of %s lost nothing" % what)
+ws.cleanup()
+t.done()
