@@ -13,9 +13,10 @@ its trace among the two of the process), debug's on disk once destroyed.
 
 import os
 import re
+import signal
 
 import forking_server
-from ustest import Tap, Workspace, babeltrace_check, read_trace, session_dir
+from ustest import Tap, Workspace, babeltrace_check, read_trace, session_dir, wait_for
 
 t = Tap()
 N = 200
@@ -76,10 +77,26 @@ t.ok(res.returncode == 0, "snapshot -t flight of the first program", res.stdout 
 m = re.search(r"trace flight: snapshot in (\S+)", res.stdout)
 snap = m.group(1) if m else "/nonexistent"
 res = ws.ustctl(["snapshot", "-t", "debug", "-o", snapdir, svc.pid])
-t.ok(res.returncode == 1 and "flight" in res.stderr,
+t.ok(res.returncode == 1 and "trace 'debug' is written to disk as it goes" in res.stderr,
      "snapshot -t debug is refused: debug is not a flight recorder", res.stderr)
 
-# Ticks 2N..3N-1: past debug's filter.
+# A rule for one trace of a process (-t): debug's filters add up, flight's
+# rules stay as they are.
+EXTRA = (2 * N + 100, 2 * N + 110)
+ok_cmd(ws, ["enable-marker", "-t", "debug", "--filter", "seq >= %d && seq < %d" % EXTRA,
+            svc.pid, "svc:tick"], "enable-marker -t debug in the first program")
+res = ws.ustctl(["disable-marker", "-t", "nosuch", svc.pid, "svc:*"])
+t.ok(res.returncode == 0, "rules for a third trace name take a slot of their own",
+     res.stderr)
+
+# Killed while in both sessions: each trace rescued into its session.
+victim = forking_server.Service(ws, N)
+victim.go()
+victim.go()
+victim.proc.send_signal(signal.SIGKILL)
+victim.proc.wait()
+
+# Ticks 2N..3N-1: past debug's first filter, some within its second.
 svc.go()
 t.eq(svc.end(), 0, "the first program ends well")
 t.eq(late.end(), 0, "the later program ends well")
@@ -92,15 +109,27 @@ t.eq(seqs(events, "svc:start"), list(range(N)), "flight's snapshot: every svc:st
 t.eq(seqs(events, "svc:tick"), list(range(2 * N)),
      "flight's snapshot: every svc:tick up to the snapshot, in order, filter or not")
 
+ddir = session_dir(ws.out, "debug")
+vdir = os.path.join(ddir, "forking_server-%d" % victim.pid) if ddir else "/nonexistent"
+
+
+def rescued():
+    try:
+        return seqs(read_trace(vdir)[0], "svc:tick") == list(range(LO, HI))
+    except Exception:
+        return False
+
+
+t.ok(wait_for(rescued, 20), "the killed program's trace in debug is rescued, exactly")
 ok_cmd(ws, ["destroy-session", "debug"], "destroy-session debug")
 ok_cmd(ws, ["destroy-session", "flight"], "destroy-session flight")
 ddir = session_dir(ws.out, "debug")
 t.ok(ddir is not None, "debug has its directory", os.listdir(ws.out))
 procs = process_dirs(ddir) if ddir else {}
-t.eq(sorted(procs), sorted([svc.pid, late.pid]), "debug: a directory per program")
-want = list(range(LO, HI))
-for p, what in ((svc, "the program running when debug started"),
-                (late, "the program started later")):
+t.eq(sorted(procs), sorted([svc.pid, late.pid, victim.pid]), "debug: a directory per program")
+for p, what, want in ((svc, "the program running when debug started",
+                       list(range(LO, HI)) + list(range(*EXTRA))),
+                      (late, "the program started later", list(range(LO, HI)))):
     path = procs.get(p.pid)
     ok, err = babeltrace_check(path) if path else (False, "no directory")
     t.ok(ok, "babeltrace2 reads debug's trace of %s" % what, err)
@@ -110,5 +139,17 @@ for p, what in ((svc, "the program running when debug started"),
     t.eq(seqs(events, "svc:tick"), want,
          "debug's trace of %s: exactly the ticks its filter selects" % what)
     t.eq(discarded, 0, "debug's trace of %s lost nothing" % what)
+# flight is written at the end (destroy-session, exit, crash): every
+# svc:* event of each program, whatever debug's rules.
+fdir = session_dir(ws.out, "flight")
+procs = process_dirs(fdir) if fdir else {}
+t.eq(sorted(procs), sorted([svc.pid, late.pid, victim.pid]), "flight: a directory per program")
+for p, what, ticks in ((svc, "the first program", 3 * N), (late, "the later program", 2 * N),
+                       (victim, "the killed program", 2 * N)):
+    events, discarded = read_trace(procs[p.pid]) if p.pid in procs else ([], 0)
+    t.ok(seqs(events, "svc:start") == list(range(N)) and
+         seqs(events, "svc:tick") == list(range(ticks)) and discarded == 0,
+         "flight's trace of %s: every svc:start and svc:tick, exactly" % what,
+         "%d events, %d discarded" % (len(events), discarded))
 ws.cleanup()
 t.done()
