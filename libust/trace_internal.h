@@ -7,6 +7,8 @@
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
  *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
+ *   every command's entry -> trace_slots.c (which trace) -> rules.c,
+ *     channel_conf.c, trace_state.c
  *   trace_life.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
  *     the orphan file, which trace_ustd.c writes to while ust_t.divert is set)
  *
@@ -62,9 +64,18 @@ extern struct ust_trace_data *ust_tcur;
 extern const char *const ust_trace_state_names[];
 
 /* trace_state.c */
+/* Puts the reason in ust_trace_error() and returns err. */
+int ust_trace_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ust_trace_valid_name(const char *name);
+int ust_trace_slot_in_use(const struct ust_trace_data *t);
+/* The flight-recorder mode a slot given to a new trace starts with. */
+int ust_trace_default_overwrite(void);
+/* Closes every buffer's open packet, so ustd can take it. */
+void ust_trace_flush_all(void);
+
+/* trace_slots.c */
 /* Makes slot the one ust_t, the rules and the channel settings address. */
 void ust_trace_select(uint32_t slot);
-int ust_trace_slot_in_use(const struct ust_trace_data *t);
 /*
  * Selects the slot a command naming trace name addresses: NULL or "", the
  * one slot in use, else slot 0; else the slot of that name; else slot 0
@@ -75,15 +86,10 @@ int ust_trace_slot_in_use(const struct ust_trace_data *t);
  * trace exists.
  */
 int ust_trace_select_name(const char *name, int claim);
-/* Puts the reason in ust_trace_error() and returns err. */
-int ust_trace_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int ust_trace_valid_name(const char *name);
-/* The trace a command names ("" or NULL: "auto") must be the process's. */
+/* Selects the trace a command names ("" or NULL: "auto"), which must exist. */
 int ust_trace_check(const char **name);
 /* ust_trace_check(), and the trace must have its buffers. */
 int ust_trace_check_allocated(const char **name);
-/* Closes every buffer's open packet, so ustd can take it. */
-void ust_trace_flush_all(void);
 
 /* trace_ustd.c: the connection to ustd (protocol.h). A failed send drops
  * the connection: ust_t.sock is -1 afterwards. */
