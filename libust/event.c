@@ -168,7 +168,9 @@ static inline int reserve_once(struct ust_event_ctx *ctx, const struct ust_event
 		return -ENOENT;
 	if (ust_unlikely(b->next != NULL))
 		return reserve_multi(ctx, ev, b, payload_len, args, ip);
-	if (args && !slot_passes(ev, b->slot, args, ip))
+	/* A fork() child's stand-in binding (no buffers) is no trace's: its
+	 * traces are made first, then each one's filters run. */
+	if (args && b->chan->nr_cpus && !slot_passes(ev, b->slot, args, ip))
 		return -ECANCELED;
 	return reserve_in(ctx, b, payload_len, ip);
 }
@@ -259,12 +261,24 @@ static __attribute__((noinline)) void fanout_commit(void)
 	struct ust_event_ctx copy;
 	uint32_t i;
 
+	/*
+	 * The first trace's event, still open, does not count as a write this
+	 * one interrupted (ring_buffer.h): it holds a packet of another
+	 * trace's buffer, which ustd does not need back to release one of
+	 * these, so a copy into a full lossless channel may wait as the
+	 * site's own write would have. Writes this thread really interrupted
+	 * still count. A signal handler landing meanwhile may wait for the
+	 * first trace's open packet, up to the channel's blocking timeout: the
+	 * window ring_buffer.h describes between a reservation and its count.
+	 */
+	ust_rb_open_events--;
 	for (i = 0; i < f->nr; i++) {
 		if (reserve_in(&copy, f->to[i], f->len, f->ip) < 0)
 			continue;
 		memcpy(copy.payload, f->payload, f->len);
 		ust_rb_commit(copy.buf, &copy);
 	}
+	ust_rb_open_events++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fanout_depth--;
 }

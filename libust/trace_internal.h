@@ -86,6 +86,9 @@ void ust_trace_select(uint32_t slot);
  * trace exists.
  */
 int ust_trace_select_name(const char *name, int claim);
+/* ust_trace_select_name() without claim for a question about a trace's
+ * settings: a name given must be that of the trace selected, if it has one. */
+int ust_trace_select_query(const char *name);
 /* Selects the trace a command names ("" or NULL: "auto"), which must exist. */
 int ust_trace_check(const char **name);
 /* ust_trace_check(), and the trace must have its buffers. */

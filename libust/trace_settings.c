@@ -158,7 +158,7 @@ int ust_trace_set_tracefile(const char *name, const char *channel, const char *l
 int ust_trace_get_tracefile(const char *name, const char *channel, uint64_t *size,
 			    uint32_t *count)
 {
-	int ret = ust_trace_select_name(name, 0);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -179,7 +179,7 @@ void ust_trace_apply_blocking(void)
 
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len)
 {
-	int ret = ust_trace_select_name(name, 0);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -190,7 +190,7 @@ int ust_trace_get_blocking(const char *name, const char *channel, char *value, s
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value)
 {
 	uint32_t size, num;
-	int ret = ust_trace_select_name(name, 0);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -252,7 +252,7 @@ int ust_trace_set_output(const char *name, const char *output)
 
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	int ret = ust_trace_select_name(name, 0);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;

@@ -72,6 +72,15 @@ int ust_trace_select_name(const char *name, int claim)
 	return claim_slot(name);
 }
 
+int ust_trace_select_query(const char *name)
+{
+	ust_trace_select_name(name, 0);
+	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
+		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'",
+				      name, ust_t.name);
+	return 0;
+}
+
 int ust_trace_check(const char **name)
 {
 	if (!*name || !**name)
