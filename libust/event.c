@@ -47,11 +47,17 @@ struct fanout {
 static __thread struct fanout fanouts[FANOUT_DEPTH] __attribute__((tls_model("initial-exec")));
 static __thread uint32_t fanout_depth __attribute__((tls_model("initial-exec")));
 
+static int reserve_fresh(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			 size_t payload_len, const union ust_filter_arg *args, const void *ip);
+
 /* Every case of reserve_in(): any CPU number, contexts, any clock, and the
  * first event of a fork() child, whose binding has no buffers yet. */
 static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
+						     const struct ust_event_state *ev,
 						     const struct ust_event_binding *b,
-						     size_t payload_len, const void *ip)
+						     size_t payload_len,
+						     const union ust_filter_arg *args,
+						     const void *ip)
 {
 	struct ust_channel *chan = b->chan;
 	unsigned cpu;
@@ -60,8 +66,8 @@ static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
 	if (ust_unlikely(!chan->nr_cpus)) {
 		if (!chan->make_buffers || chan->make_buffers() < 0)
 			return -ENOBUFS;
-		/* The event's bindings changed: the caller starts over. */
-		return -EAGAIN;
+		/* The event's bindings are new: from the start, filters included. */
+		return reserve_fresh(ctx, ev, payload_len, args, ip);
 	}
 	cpu = (unsigned)ust_getcpu();
 	if (ust_unlikely(cpu >= chan->nr_cpus))
@@ -78,22 +84,29 @@ static __attribute__((noinline)) int reserve_general(struct ust_event_ctx *ctx,
  * The common case inline, with nothing to call: the rseq area knows the
  * CPU and the channel records no context. ust_rb_reserve() is inline too,
  * so a site's event makes one call into libust to reserve and one to commit
- * (ring_buffer.h says why the calls and saved registers matter).
+ * (ring_buffer.h says why the calls and saved registers matter). ev and
+ * args only go on to the general case.
  */
-static inline int reserve_in(struct ust_event_ctx *ctx, const struct ust_event_binding *b,
-			     size_t payload_len, const void *ip)
+static inline __attribute__((always_inline)) int reserve_in(struct ust_event_ctx *ctx,
+							    const struct ust_event_state *ev,
+							    const struct ust_event_binding *b,
+							    size_t payload_len,
+							    const union ust_filter_arg *args,
+							    const void *ip)
 {
 	const struct ust_channel *chan = b->chan;
 	int cpu = ust_getcpu_rseq();
 
 	if (ust_unlikely(cpu < 0 || (unsigned)cpu >= chan->nr_cpus || chan->ctx.nr))
-		return reserve_general(ctx, b, payload_len, ip);
+		return reserve_general(ctx, ev, b, payload_len, args, ip);
 	return ust_rb_reserve(&chan->bufs[cpu], b->id, payload_len, ctx);
 }
 
 /* Whether the filters trace slot gives ev let args through. */
-static int slot_passes(const struct ust_event_state *ev, uint32_t slot,
-		       const union ust_filter_arg *args, const void *ip)
+static inline __attribute__((always_inline)) int slot_passes(const struct ust_event_state *ev,
+							     uint32_t slot,
+							     const union ust_filter_arg *args,
+							     const void *ip)
 {
 	const struct ust_event_filters *f;
 	struct ust_filter_reader *r;
@@ -112,9 +125,9 @@ static int slot_passes(const struct ust_event_state *ev, uint32_t slot,
 }
 
 /*
- * Several traces record ev (or args must pass each one's filters): the
- * event is reserved in the first that takes it, and the others wait for
- * the commit in a fan-out frame.
+ * Any list of bindings, args (NULL: none) run through each trace's
+ * filters: the event is reserved in the first trace that takes it, and
+ * the others wait for the commit in a fan-out frame.
  */
 static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
 						   const struct ust_event_state *ev,
@@ -129,12 +142,12 @@ static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
 	int ret = -ECANCELED;
 
 	for (; b && nr < UST_TRACES_MAX; b = b->next) {
-		if (!args || slot_passes(ev, b->slot, args, ip))
+		if (!args || b->slot >= UST_TRACES_MAX || slot_passes(ev, b->slot, args, ip))
 			to[nr++] = b;
 	}
 	for (i = 0; i < nr; i++) {
-		ret = reserve_in(ctx, to[i], payload_len, ip);
-		if (ret == 0 || ret == -EAGAIN)
+		ret = reserve_in(ctx, ev, to[i], payload_len, args, ip);
+		if (ret == 0)
 			break;
 	}
 	if (ret < 0 || i + 1 == nr)
@@ -154,11 +167,23 @@ static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
 	return 0;
 }
 
-/* ev's reservation, or -EAGAIN when a fork() child's first event made its
- * traces (trace_fork.c): the bindings are new, the caller starts over. */
-static inline int reserve_once(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
-			       size_t payload_len, const union ust_filter_arg *args,
-			       const void *ip)
+/* After a fork() child's traces were made at this event (trace_fork.c):
+ * its new bindings, any number; a stand-in again means none. */
+static int reserve_fresh(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
+			 size_t payload_len, const union ust_filter_arg *args, const void *ip)
+{
+	/* Acquire: pairs with the release store of the bindings in trace_events.c. */
+	const struct ust_event_binding *b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
+
+	if (!b || !b->chan->nr_cpus)
+		return -ENOENT;
+	return reserve_multi(ctx, ev, b, payload_len, args, ip);
+}
+
+/* An unfiltered site's event: out of line, as the probe's one call. */
+static __attribute__((noinline)) int reserve(struct ust_event_ctx *ctx,
+					     const struct ust_event_state *ev,
+					     size_t payload_len, const void *ip)
 {
 	const struct ust_event_binding *b;
 
@@ -167,31 +192,54 @@ static inline int reserve_once(struct ust_event_ctx *ctx, const struct ust_event
 	if (ust_unlikely(!b))
 		return -ENOENT;
 	if (ust_unlikely(b->next != NULL))
-		return reserve_multi(ctx, ev, b, payload_len, args, ip);
-	/* A fork() child's stand-in binding (no buffers) is no trace's: its
-	 * traces are made first, then each one's filters run. */
-	if (args && b->chan->nr_cpus && !slot_passes(ev, b->slot, args, ip))
-		return -ECANCELED;
-	return reserve_in(ctx, b, payload_len, ip);
+		return reserve_multi(ctx, ev, b, payload_len, NULL, ip);
+	return reserve_in(ctx, ev, b, payload_len, NULL, ip);
 }
 
-static inline int reserve(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
-			  size_t payload_len, const union ust_filter_arg *args, const void *ip)
+/* After the filters of trace slot let args through: its binding, unless
+ * the bindings changed meanwhile. */
+static __attribute__((noinline)) int reserve_passed(struct ust_event_ctx *ctx,
+						    const struct ust_event_state *ev,
+						    size_t payload_len,
+						    const union ust_filter_arg *args,
+						    const void *ip, uint32_t slot)
 {
-	int ret = reserve_once(ctx, ev, payload_len, args, ip);
+	const struct ust_event_binding *b;
 
-	if (ust_unlikely(ret == -EAGAIN)) {
-		ret = reserve_once(ctx, ev, payload_len, args, ip);
-		if (ret == -EAGAIN)
-			ret = -ENOBUFS;
-	}
-	return ret;
+	/* Acquire: pairs with the release store of the bindings in trace_events.c. */
+	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
+	if (ust_unlikely(!b))
+		return -ENOENT;
+	if (ust_unlikely(b->next != NULL || b->slot != slot))
+		return reserve_multi(ctx, ev, b, payload_len, args, ip);
+	return reserve_in(ctx, ev, b, payload_len, args, ip);
+}
+
+/*
+ * A filtered event. With one trace, its filters first, from the event
+ * alone, as with a single trace: an event they drop costs no load of its
+ * bindings. one_slot is read relaxed: one out of date is caught in
+ * reserve_passed(), where the binding is then another trace's.
+ */
+static inline __attribute__((always_inline)) int reserve_filtered(struct ust_event_ctx *ctx,
+								  const struct ust_event_state *ev,
+								  size_t payload_len,
+								  const union ust_filter_arg *args,
+								  const void *ip)
+{
+	uint32_t slot = __atomic_load_n(&ev->one_slot, __ATOMIC_RELAXED);
+
+	if (ust_unlikely(slot >= UST_TRACES_MAX))
+		return reserve_fresh(ctx, ev, payload_len, args, ip);
+	if (!slot_passes(ev, slot, args, ip))
+		return -ECANCELED;
+	return reserve_passed(ctx, ev, payload_len, args, ip, slot);
 }
 
 int ust_event_reserve_args(struct ust_event_ctx *ctx, const struct ust_event_state *ev,
 			   size_t payload_len, const union ust_filter_arg *args, const void *ip)
 {
-	return reserve(ctx, ev, payload_len, args, ip);
+	return reserve_filtered(ctx, ev, payload_len, args, ip);
 }
 
 UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_event_desc *desc,
@@ -203,7 +251,7 @@ UST_API int ust_event_reserve_ip(struct ust_event_ctx *ctx, const struct ust_eve
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
-	return reserve(ctx, ev, payload_len, NULL, ip);
+	return reserve(ctx, ev, payload_len, ip);
 }
 
 /* Probes built with the version 1 headers: their ip context is the
@@ -225,7 +273,7 @@ UST_API int ust_event_reserve_filtered(struct ust_event_ctx *ctx,
 	ev = __atomic_load_n(&desc->priv, __ATOMIC_ACQUIRE);
 	if (ust_unlikely(!ev))
 		return -ENOENT;
-	return reserve(ctx, ev, payload_len, args, ip);
+	return reserve_filtered(ctx, ev, payload_len, args, ip);
 }
 
 UST_API void ust_event_trigger(const struct ust_event_desc *desc,
@@ -273,7 +321,7 @@ static __attribute__((noinline)) void fanout_commit(void)
 	 */
 	ust_rb_open_events--;
 	for (i = 0; i < f->nr; i++) {
-		if (reserve_in(&copy, f->to[i], f->len, f->ip) < 0)
+		if (reserve_in(&copy, NULL, f->to[i], f->len, NULL, f->ip) < 0)
 			continue;
 		memcpy(copy.payload, f->payload, f->len);
 		ust_rb_commit(copy.buf, &copy);

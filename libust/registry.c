@@ -146,6 +146,7 @@ static int state_new(struct ust_event_state **out, const struct ust_event_desc *
 	if (!ev)
 		return -ENOMEM;
 	ev->loglevel = UST_LOGLEVEL_DEFAULT;
+	ev->one_slot = UST_TRACES_MAX;
 	if (desc_version >= 2 && desc->loglevel >= UST_LOGLEVEL_EMERG &&
 	    desc->loglevel <= UST_LOGLEVEL_DEBUG)
 		ev->loglevel = desc->loglevel;

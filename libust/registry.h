@@ -34,7 +34,8 @@ struct ust_event_filters;
 struct ust_event_binding {
 	struct ust_channel *chan;
 	uint32_t id;
-	uint32_t slot;			/* the trace's: index of filters[] */
+	uint32_t slot;			/* the trace's: index of filters[]; a fork()
+					 * child's stand-in: UST_TRACES_MAX, none */
 	const struct ust_event_binding *next;
 };
 
@@ -55,6 +56,13 @@ struct ust_event_state {
 	 * still read one.
 	 */
 	const struct ust_event_binding *binding;
+	/*
+	 * The slot of the one trace recording the event, UST_TRACES_MAX when
+	 * none or several do: the filtered path runs that trace's filters
+	 * before it loads the bindings, as it did with a single trace, and
+	 * checks the binding it then finds is that trace's (event.c).
+	 */
+	uint32_t one_slot;
 	/* Each trace's own binding (control side; NULL: not bound there). */
 	struct ust_event_binding *bound[UST_TRACES_MAX];
 	/*

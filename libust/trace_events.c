@@ -124,6 +124,10 @@ static void event_publish(struct ust_event_state *ev)
 		goto end;
 	if (nr == 1)
 		list = want[0];
+	/* Before the bindings: a writer that reads it older finds a binding
+	 * of another slot, and takes the general path (event.c). */
+	__atomic_store_n(&ev->one_slot, nr == 1 ? want[0]->slot : UST_TRACES_MAX,
+			 __ATOMIC_RELAXED);
 	for (i = nr; nr > 1 && i--;) {
 		struct ust_event_binding *copy = ust_zalloc(sizeof(*copy));
 
@@ -296,6 +300,8 @@ void ust_trace_bind_all_to(const struct ust_event_binding *b)
 		}
 		if (i == UST_TRACES_MAX)
 			continue;
+		/* The stand-in is no trace's: the general path (event.c). */
+		__atomic_store_n(&ev->one_slot, UST_TRACES_MAX, __ATOMIC_RELAXED);
 		/* Release: pairs with the acquire load of the bindings in reserve_once(). */
 		__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
 		ust_registry_set_active(ev, 1);

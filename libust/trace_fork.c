@@ -34,7 +34,9 @@ static void (*on_resume)(void);
 
 /* No buffers: reserve() takes it to the general case, which comes here. */
 static struct ust_channel pending_chan = { .make_buffers = resume };
-static const struct ust_event_binding pending_binding = { .chan = &pending_chan };
+static const struct ust_event_binding pending_binding = {
+	.chan = &pending_chan, .slot = UST_TRACES_MAX,
+};
 
 /* Drops the parent's trace: its connection and buffers are the parent's. */
 static void forget(void)
