@@ -43,7 +43,11 @@ struct fanout {
 	const struct ust_event_binding *to[UST_TRACES_MAX - 1];
 };
 
-/* Initial-exec, as ust_rb_open_events: a plain load, async-signal-safe. */
+/*
+ * Initial-exec, as ust_rb_open_events: a plain load, async-signal-safe.
+ * Invariant: every frame at fanout_depth or above has a NULL ctx, so the
+ * slot a push takes never names a ctx before the push sets it.
+ */
 static __thread struct fanout fanouts[FANOUT_DEPTH] __attribute__((tls_model("initial-exec")));
 static __thread uint32_t fanout_depth __attribute__((tls_model("initial-exec")));
 
@@ -154,16 +158,22 @@ static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
 		return ret;
 	if (fanout_depth == FANOUT_DEPTH)
 		return 0;
+	/*
+	 * The frame is taken first, then filled, its ctx last: a signal
+	 * handler's write landing anywhere in between pushes above it, and
+	 * until its ctx is set its commit cannot take the frame for its own
+	 * (frames not in use hold a NULL ctx, see fanouts).
+	 */
 	f = &fanouts[fanout_depth];
-	f->ctx = ctx;
+	fanout_depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	f->payload = ctx->payload;
 	f->len = payload_len;
 	f->ip = ip;
 	f->nr = nr - i - 1;
 	memcpy(f->to, to + i + 1, f->nr * sizeof(f->to[0]));
-	/* A signal handler's write between here and the commit pushes above. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	fanout_depth++;
+	f->ctx = ctx;
 	return 0;
 }
 
@@ -302,10 +312,11 @@ UST_API void ust_event_trigger(const struct ust_event_desc *desc,
 	ust_filter_read_unlock(r);
 }
 
-/* The event's copies into the traces of the top frame, then the frame popped. */
-static __attribute__((noinline)) void fanout_commit(void)
+/* The event's copies into the traces of the top frame, the frame popped,
+ * then the event committed in its first trace. */
+static __attribute__((noinline)) void fanout_commit(struct ust_event_ctx *ctx)
 {
-	const struct fanout *f = &fanouts[fanout_depth - 1];
+	struct fanout *f = &fanouts[fanout_depth - 1];
 	struct ust_event_ctx copy;
 	uint32_t i;
 
@@ -327,15 +338,20 @@ static __attribute__((noinline)) void fanout_commit(void)
 		ust_rb_commit(copy.buf, &copy);
 	}
 	ust_rb_open_events++;
+	/* The invariant of fanouts, before the frame is given back. */
+	f->ctx = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fanout_depth--;
+	/* Last: until then the payload copied is the writer's, which no
+	 * overwrite or consumer can take. */
+	ust_rb_commit(ctx->buf, ctx);
 }
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)
 {
-	/* Before the first trace's commit: until then its payload is the
-	 * writer's, which no overwrite or consumer can take. */
-	if (ust_unlikely(fanout_depth) && fanouts[fanout_depth - 1].ctx == ctx)
-		fanout_commit();
+	if (ust_unlikely(fanout_depth) && fanouts[fanout_depth - 1].ctx == ctx) {
+		fanout_commit(ctx);
+		return;
+	}
 	ust_rb_commit(ctx->buf, ctx);
 }

@@ -8,15 +8,20 @@ starts joins it (before, a second session found it "busy"); a program
 started afterwards joins both from main() on. forking_server numbers its
 events, so each session's trace must hold exactly what its rules select
 of what the program emitted: flight's through a snapshot (-t flight names
-its trace among the two of the process), debug's on disk once destroyed.
+its trace among the two of the process) and on disk at the end, debug's
+on disk once destroyed; a program killed in both is rescued in both.
+Last, sigstorm in two sessions: signal handlers tracing in the middle of
+event writes, each event copied into the second trace at its commit.
 """
 
 import os
 import re
 import signal
+import subprocess
 
 import forking_server
-from ustest import Tap, Workspace, babeltrace_check, read_trace, session_dir, wait_for
+from ustest import (Tap, Workspace, app, babeltrace_check, read_trace, read_trace_ints,
+                    session_dir, wait_for)
 
 t = Tap()
 N = 200
@@ -150,6 +155,42 @@ for p, what, ticks in ((svc, "the first program", 3 * N), (late, "the later prog
     t.ok(seqs(events, "svc:start") == list(range(N)) and
          seqs(events, "svc:tick") == list(range(ticks)) and discarded == 0,
          "flight's trace of %s: every svc:start and svc:tick, exactly" % what,
+         "%d events, %d discarded" % (len(events), discarded))
+ws.cleanup()
+
+# --- Signal handlers that trace, nested in event writes, in two traces at
+# once: every event is copied into the second trace at its commit, from a
+# per-thread frame that nested writes stack (manual 5.7). Large buffers:
+# both traces must hold every numbered event exactly once.
+ws = Workspace()
+ws.start_ustd()
+for name, pattern in (("all", "ust:*"), ("handlers", "ust:sig_*")):
+    ok_cmd(ws, ["create-session", "-o", ws.out, "--subbuf-size", "1M", "--subbuf-num", "16",
+                name], "create-session " + name)
+    ok_cmd(ws, ["enable-marker", "-s", name, pattern], "%s records %s" % (name, pattern))
+    ok_cmd(ws, ["start-session", name], "start-session " + name)
+res = subprocess.run([app("sigstorm"), "2", "50000", "20"], env=ws.env(), capture_output=True,
+                     text=True, timeout=120)
+t.ok(res.returncode == 0, "sigstorm in two sessions succeeds", res.stderr)
+emitted, nested = {}, 0
+for m in re.finditer(r"^emitted (\d+) (\d+) (\d+) (\d+) (\d+) \d+$", res.stdout, re.M):
+    for kind, n in zip(("loop", "sig_a", "sig_b"), m.groups()[1:4]):
+        emitted[(kind, int(m.group(1)))] = int(n)
+    nested += int(m.group(5))
+t.ok(len(emitted) == 6 and nested > 100,
+     "the storm ran, %d handler runs nested in an event write" % nested)
+for name, kinds in (("all", ("loop", "sig_a", "sig_b")), ("handlers", ("sig_a", "sig_b"))):
+    ok_cmd(ws, ["destroy-session", name], "destroy-session " + name)
+    sdir = session_dir(ws.out, name)
+    ok, err = babeltrace_check(sdir) if sdir else (False, "no directory")
+    t.ok(ok, "babeltrace2 reads %s's trace" % name, err)
+    events, discarded = read_trace_ints(sdir) if ok else ([], 0)
+    got = {}
+    for e in events:
+        got.setdefault((e.name.split(":")[-1], e.fields["thread"]), []).append(e.fields["seq"])
+    want = {k: list(range(n)) for k, n in emitted.items() if k[0] in kinds}
+    t.ok({k: sorted(v) for k, v in got.items()} == want and discarded == 0,
+         "%s: every numbered event of %s exactly once" % (name, "/".join(kinds)),
          "%d events, %d discarded" % (len(events), discarded))
 ws.cleanup()
 t.done()
