@@ -94,6 +94,16 @@ res = ws.ustctl(["disable-marker", "-t", "nosuch", svc.pid, "svc:*"])
 t.ok(res.returncode == 0, "rules for a third trace name take a slot of their own",
      res.stderr)
 
+# Four traces at most: two more fit, a fifth is refused and said.
+for extra in ("x1", "x2"):
+    ok_cmd(ws, ["create-trace", "-t", extra, svc.pid],
+           "create-trace -t %s: a third or fourth trace" % extra)
+res = ws.ustctl(["create-trace", "-t", "x3", svc.pid])
+t.ok(res.returncode == 1 and "no room for trace 'x3'" in res.stderr,
+     "create-trace of a fifth trace: exit 1, said", res.stderr)
+for extra in ("x1", "x2"):
+    ok_cmd(ws, ["destroy-trace", "-t", extra, svc.pid], "destroy-trace -t " + extra)
+
 # Killed while in both sessions: each trace rescued into its session.
 victim = forking_server.Service(ws, N)
 victim.go()
