@@ -166,6 +166,9 @@ static __attribute__((noinline)) int reserve_multi(struct ust_event_ctx *ctx,
 	 */
 	f = &fanouts[fanout_depth];
 	fanout_depth++;
+	/* Compiler-only barriers: the one reader is a handler of this thread,
+	 * whose commit loads fanout_depth then the frame's ctx
+	 * (ust_event_commit()); the same pairing for the pop in fanout_commit(). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	f->payload = ctx->payload;
 	f->len = payload_len;
@@ -338,7 +341,8 @@ static __attribute__((noinline)) void fanout_commit(struct ust_event_ctx *ctx)
 		ust_rb_commit(copy.buf, &copy);
 	}
 	ust_rb_open_events++;
-	/* The invariant of fanouts, before the frame is given back. */
+	/* The invariant of fanouts, before the frame is given back; the
+	 * barrier pairs as those of the push in reserve_multi(). */
 	f->ctx = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fanout_depth--;
