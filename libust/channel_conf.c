@@ -21,31 +21,48 @@ struct chan_conf {
 	struct ustcomm_ctx_set ctx;
 };
 
-static struct chan_conf confs[CHAN_CONF_MAX];
-static unsigned nr_confs;
-/* ust_chan_conf_save()'s copy. */
-static struct chan_conf saved[CHAN_CONF_MAX];
-static unsigned nr_saved;
+/* A trace slot's settings (trace.h), and ust_chan_conf_save()'s copy. */
+struct conf_table {
+	struct chan_conf confs[CHAN_CONF_MAX];
+	unsigned nr_confs;
+	struct chan_conf saved[CHAN_CONF_MAX];
+	unsigned nr_saved;
+};
+
+static struct conf_table tables[UST_TRACES_MAX];
+/* The selected slot's (ust_chan_conf_select()). */
+static struct conf_table *t = &tables[0];
+
+void ust_chan_conf_select(uint32_t slot)
+{
+	t = &tables[slot];
+}
+
+void ust_chan_conf_clear(void)
+{
+	t->nr_confs = 0;
+	memset(t->confs, 0, sizeof(t->confs));
+}
 
 void ust_chan_conf_save(void)
 {
-	memcpy(saved, confs, sizeof(confs));
-	nr_saved = nr_confs;
+	memcpy(t->saved, t->confs, sizeof(t->confs));
+	t->nr_saved = t->nr_confs;
 }
 
 void ust_chan_conf_restore(void)
 {
-	memcpy(confs, saved, sizeof(confs));
-	nr_confs = nr_saved;
+	memcpy(t->confs, t->saved, sizeof(t->confs));
+	t->nr_confs = t->nr_saved;
 }
 
 static struct chan_conf *conf_find(const char *channel)
 {
 	unsigned i;
 
-	for (i = 0; i < nr_confs; i++) {
-		if (!strcmp(confs[i].name, channel))
-			return &confs[i];
+	for (i = 0; i < t->nr_confs; i++) {
+		if (!strcmp(t->confs[i].name, channel))
+			return &t->confs[i];
 	}
 	return NULL;
 }
@@ -55,9 +72,9 @@ static struct chan_conf *conf_get(const char *channel)
 {
 	struct chan_conf *c = conf_find(channel);
 
-	if (c || nr_confs == CHAN_CONF_MAX)
+	if (c || t->nr_confs == CHAN_CONF_MAX)
 		return c;
-	c = &confs[nr_confs++];
+	c = &t->confs[t->nr_confs++];
 	memcpy(c->name, channel, strlen(channel) + 1);
 	return c;
 }
@@ -172,8 +189,8 @@ void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32
 	uint32_t size, count;
 	unsigned i, j;
 
-	for (i = 0; i < nr_confs; i++) {
-		const struct chan_conf *c = &confs[i];
+	for (i = 0; i < t->nr_confs; i++) {
+		const struct chan_conf *c = &t->confs[i];
 
 		if (strcmp(c->name, UST_CHAN_CONF_ALL)) {
 			ust_chan_conf_geometry(c->name, def_size, def_num, &size, &count);

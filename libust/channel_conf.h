@@ -6,19 +6,26 @@
  * change while the buffers exist). The
  * settings of the channel named "*" apply to every channel (its contexts
  * come first, then the channel's own). Like the enable rules they belong
- * to the process and outlive traces. Under ust_lock(); async-signal-safe
+ * to a trace slot (trace.h) and outlive the traces made in it. Under
+ * ust_lock(); async-signal-safe
  * (no allocation: fixed tables).
  */
 #ifndef UST_CHANNEL_CONF_H
 #define UST_CHANNEL_CONF_H
 
 #include <stdint.h>
+#include "libust/registry.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/strbuf.h"
 
 #define UST_CHAN_CONF_ALL	"*"
 /* A trace has at most this many channels. */
 #define UST_TRACE_MAX_CHANNELS	64
+
+/* The slot (below UST_TRACES_MAX) whose settings the functions below use. */
+void ust_chan_conf_select(uint32_t slot);
+/* Forgets the selected slot's settings (a slot given to another trace). */
+void ust_chan_conf_clear(void);
 
 /* 0, or -ENOSPC when settings exist for as many channels as can be. */
 int ust_chan_conf_set_subbuf(const char *channel, int is_num, uint32_t value);

@@ -93,6 +93,18 @@ static void add_fields(struct reply *r, const struct ust_event_state *ev)
 	r->nr++;
 }
 
+/* Enabled when some trace's rules enable it. */
+static int enabled_anywhere(const struct ust_event_state *ev)
+{
+	uint32_t i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (ev->enabled[i])
+			return 1;
+	}
+	return 0;
+}
+
 static int list_markers(struct reply *r)
 {
 	struct ustcomm_strbuf *sb = r->out;
@@ -100,7 +112,7 @@ static int list_markers(struct reply *r)
 
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
 		add(r, ev->full_name);
-		add(r, ev->enabled ? "enabled" : "disabled");
+		add(r, enabled_anywhere(ev) ? "enabled" : "disabled");
 		add(r, ev->format ? "format" : "fields");
 		if (ev->format)
 			add(r, ev->format);

@@ -46,11 +46,18 @@ static void site_store(struct ust_event_desc *desc, int32_t flag, int memorder)
 /* The enabled flag of an active event's sites. */
 static int32_t site_flag(const struct ust_event_state *ev)
 {
-	const struct ust_event_filters *f = ev->filters;
+	int32_t flag = UST_SITE_ENABLED;
+	uint32_t slot;
 
-	if (!f)
-		return UST_SITE_ENABLED;
-	return UST_SITE_ENABLED | UST_SITE_FILTERED | (f->nr_triggers ? UST_SITE_TRIGGER : 0);
+	/* Filtered when some trace filters it: the others' sets are NULL,
+	 * which the filtered path reads as "record". */
+	for (slot = 0; slot < UST_TRACES_MAX; slot++) {
+		const struct ust_event_filters *f = ev->filters[slot];
+
+		if (f)
+			flag |= UST_SITE_FILTERED | (f->nr_triggers ? UST_SITE_TRIGGER : 0);
+	}
+	return flag;
 }
 
 void ust_registry_set_active(struct ust_event_state *ev, int active)
@@ -62,7 +69,7 @@ void ust_registry_set_active(struct ust_event_state *ev, int active)
 	flag = active ? site_flag(ev) : 0;
 	/*
 	 * Release: a site that sees its enabled flag set also sees
-	 * desc->priv, ev->binding and ev->filters, all stored before; pairs
+	 * desc->priv, ev->binding and ev->filters[], all stored before; pairs
 	 * with the acquire loads in event.c.
 	 */
 	for (i = 0; i < ev->nr_sites; i++)
@@ -139,6 +146,7 @@ static int state_new(struct ust_event_state **out, const struct ust_event_desc *
 	if (!ev)
 		return -ENOMEM;
 	ev->loglevel = UST_LOGLEVEL_DEFAULT;
+	ev->one_slot = UST_TRACES_MAX;
 	if (desc_version >= 2 && desc->loglevel >= UST_LOGLEVEL_EMERG &&
 	    desc->loglevel <= UST_LOGLEVEL_DEBUG)
 		ev->loglevel = desc->loglevel;

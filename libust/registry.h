@@ -15,10 +15,28 @@
 struct ust_channel;
 struct ust_event_filters;
 
-/* Where an enabled event is recorded: published once, never changed. */
+/*
+ * The traces a process may hold at once (trace.h). Small and fixed: the
+ * per-trace state of an event is an array of this size, a commit copies
+ * an event into each trace but the first from a per-thread frame sized by
+ * it (event.c), and four cover an always-on flight recorder plus a few
+ * sessions started to debug.
+ */
+#define UST_TRACES_MAX		4
+
+/*
+ * Where an enabled event is recorded in one trace, its slot: immutable
+ * once published. The event's published bindings form a list, one per
+ * trace recording it, linked through next; a change of that set publishes
+ * a new list (trace_events.c). With one trace, the list is the slot's own
+ * binding and next is NULL.
+ */
 struct ust_event_binding {
 	struct ust_channel *chan;
 	uint32_t id;
+	uint32_t slot;			/* the trace's: index of filters[]; a fork()
+					 * child's stand-in: UST_TRACES_MAX, none */
+	const struct ust_event_binding *next;
 };
 
 struct ust_event_state {
@@ -31,22 +49,33 @@ struct ust_event_state {
 	char *format;			/* markers: the format the fields came from */
 	struct ust_marker_format marker;	/* markers: how to read the arguments */
 	/*
-	 * NULL until the event is enabled in a running trace. Stored with
-	 * release semantics before any site's enabled flag is set (see
-	 * ust_registry_set_active); loaded with acquire in the write path.
+	 * The bindings of the traces that record the event now, NULL for
+	 * none. Stored with release semantics before any site's enabled flag
+	 * is set (see ust_registry_set_active); loaded with acquire in the
+	 * write path. Lists replaced stay allocated: a preempted writer may
+	 * still read one.
 	 */
-	struct ust_event_binding *binding;
+	const struct ust_event_binding *binding;
 	/*
-	 * The filters the enable rules give the event, NULL for none: see
-	 * filter.h for how it is published and read.
+	 * The slot of the one trace recording the event, UST_TRACES_MAX when
+	 * none or several do: the filtered path runs that trace's filters
+	 * before it loads the bindings, as it did with a single trace, and
+	 * checks the binding it then finds is that trace's (event.c).
 	 */
-	struct ust_event_filters *filters;
+	uint32_t one_slot;
+	/* Each trace's own binding (control side; NULL: not bound there). */
+	struct ust_event_binding *bound[UST_TRACES_MAX];
+	/*
+	 * The filters each trace's enable rules give the event, NULL for
+	 * none: see filter.h for how they are published and read.
+	 */
+	struct ust_event_filters *filters[UST_TRACES_MAX];
 	int32_t loglevel;		/* the first site's */
 	/* Typed sites of objects built before filters (ust_register_object):
 	 * their probes record without asking the filters. */
 	uint32_t nr_unfiltered_sites;
-	int enabled;			/* by the enable rules (trace.h) */
-	int active;			/* its sites write: enabled and the trace runs */
+	int enabled[UST_TRACES_MAX];	/* by each trace's enable rules (trace.h) */
+	int active;			/* its sites write: some trace records it */
 	struct ust_event_desc **sites;
 	uint32_t nr_sites, cap_sites;
 };

@@ -30,8 +30,21 @@ struct rule {
 	uint32_t serial;
 };
 
-static struct rule *rules;
-static unsigned nr_rules;
+/* A trace's table (trace.h): its rules, and the copy being staged. */
+struct rules_table {
+	struct rule *rules;
+	unsigned nr_rules;
+	struct rule *staged;
+	unsigned nr_staged;
+	int staging;
+	uint32_t first_staged_serial;	/* rules from here on are staged's alone */
+};
+
+static struct rules_table tables[UST_TRACES_MAX];
+/* The table of the trace the caller selected (ust_rules_select()). */
+static struct rules_table *t = &tables[0];
+static uint32_t slot;
+/* Unique in the process: a filter set names the rules it holds by serial. */
 static uint32_t next_serial = 1;
 
 /*
@@ -86,17 +99,13 @@ static void rule_free(struct rule *r)
  * serial order: a rule is appended with the next serial, and removals keep
  * the order.
  */
-static struct rule *staged;
-static unsigned nr_staged;
-static int staging;
-static uint32_t first_staged_serial;	/* rules from here on are staged's alone */
 
 static void staged_remove(unsigned i)
 {
-	if (staged[i].serial >= first_staged_serial)
-		rule_free(&staged[i]);
-	memmove(&staged[i], &staged[i + 1], (nr_staged - i - 1) * sizeof(*staged));
-	nr_staged--;
+	if (t->staged[i].serial >= t->first_staged_serial)
+		rule_free(&t->staged[i]);
+	memmove(&t->staged[i], &t->staged[i + 1], (t->nr_staged - i - 1) * sizeof(*t->staged));
+	t->nr_staged--;
 }
 
 /* Frees the rules of a that b does not hold. */
@@ -123,8 +132,8 @@ static void remove_superseded(const struct ust_rule_spec *spec, const char *filt
 	int plain = spec->level_match == USTCOMM_LEVEL_ANY && !filter;
 	unsigned i = 0;
 
-	while (i < nr_staged) {
-		const struct rule *r = &staged[i];
+	while (i < t->nr_staged) {
+		const struct rule *r = &t->staged[i];
 		int same = !strcmp(r->pattern, spec->pattern) && r->level_match == spec->level_match &&
 			r->level == spec->level && !r->filter == !filter &&
 			(!filter || !strcmp(r->filter, filter));
@@ -144,47 +153,62 @@ static void remove_superseded(const struct ust_rule_spec *spec, const char *filt
  */
 static void remove_leading_disables(void)
 {
-	while (nr_staged && !staged[0].enable)
+	while (t->nr_staged && !t->staged[0].enable)
 		staged_remove(0);
+}
+
+void ust_rules_select(uint32_t trace_slot)
+{
+	slot = trace_slot;
+	t = &tables[trace_slot];
+}
+
+void ust_rules_clear(void)
+{
+	unsigned i;
+
+	for (i = 0; i < t->nr_rules; i++)
+		rule_free(&t->rules[i]);
+	t->nr_rules = 0;
 }
 
 int ust_rules_begin(char *err, size_t err_size)
 {
-	if (!rules)
-		rules = ust_zalloc(MAX_RULES * sizeof(*rules));
-	if (!staged)
-		staged = ust_zalloc(MAX_RULES * sizeof(*staged));
-	if (!rules || !staged) {
+	if (!t->rules)
+		t->rules = ust_zalloc(MAX_RULES * sizeof(*t->rules));
+	if (!t->staged)
+		t->staged = ust_zalloc(MAX_RULES * sizeof(*t->staged));
+	if (!t->rules || !t->staged) {
 		ustcomm_format(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
-	memcpy(staged, rules, nr_rules * sizeof(*rules));
-	nr_staged = nr_rules;
-	first_staged_serial = next_serial;
-	staging = 1;
+	memcpy(t->staged, t->rules, t->nr_rules * sizeof(*t->rules));
+	t->nr_staged = t->nr_rules;
+	t->first_staged_serial = next_serial;
+	t->staging = 1;
 	return 0;
 }
 
 void ust_rules_commit(void)
 {
-	struct rule *old = rules;
-	unsigned nr_old = nr_rules;
+	struct rule *old = t->rules;
+	unsigned nr_old = t->nr_rules;
 
-	free_missing(old, nr_old, staged, nr_staged);
-	rules = staged;
-	nr_rules = nr_staged;
-	staged = old;
-	nr_staged = 0;
-	staging = 0;
+	free_missing(old, nr_old, t->staged, t->nr_staged);
+	t->rules = t->staged;
+	t->nr_rules = t->nr_staged;
+	t->staged = old;
+	t->nr_staged = 0;
+	t->staging = 0;
 }
 
 void ust_rules_abort(void)
 {
-	if (!staging)
+	if (!t->staging)
 		return;
-	free_missing(staged, nr_staged, rules, nr_rules);
-	nr_staged = 0;
-	staging = 0;
+	free_missing(t->staged, t->nr_staged, t->rules, t->nr_rules);
+	t->nr_staged = 0;
+	t->staging = 0;
 }
 
 int ust_rules_stage(const struct ust_rule_spec *spec, char *err, size_t err_size)
@@ -214,7 +238,7 @@ int ust_rules_stage(const struct ust_rule_spec *spec, char *err, size_t err_size
 		return -EINVAL;
 	}
 	remove_superseded(spec, filter);
-	if (nr_staged == MAX_RULES) {
+	if (t->nr_staged == MAX_RULES) {
 		ustcomm_format(err, err_size, "too many enable and disable rules (at most %d)",
 			       MAX_RULES);
 		return -ENOSPC;
@@ -231,7 +255,7 @@ int ust_rules_stage(const struct ust_rule_spec *spec, char *err, size_t err_size
 		r.prog_len = (uint32_t)spec->prog_len;
 	}
 	r.serial = next_serial++;
-	staged[nr_staged++] = r;
+	t->staged[t->nr_staged++] = r;
 	remove_leading_disables();
 	return 0;
 nomem:
@@ -256,7 +280,7 @@ int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size)
 
 unsigned ust_rules_count(void)
 {
-	return nr_rules;
+	return t->nr_rules;
 }
 
 /* The filter's view of the event's fields: NULL when out of memory. */
@@ -300,12 +324,12 @@ static void set_free(void *set)
 /* Publishes f (NULL: none) and retires the set it replaces. */
 static void set_filters(struct ust_event_state *ev, struct ust_event_filters *f)
 {
-	struct ust_event_filters *old = ev->filters;
+	struct ust_event_filters *old = ev->filters[slot];
 
 	if (old == f)
 		return;
 	/* Release: pairs with the acquire loads in ust_event_reserve_filtered() (event.c) and marker.c. */
-	__atomic_store_n(&ev->filters, f, __ATOMIC_RELEASE);
+	__atomic_store_n(&ev->filters[slot], f, __ATOMIC_RELEASE);
 	ust_filter_retire(old, set_free);
 }
 
@@ -319,7 +343,7 @@ static int same_set(const struct ust_event_filters *f, const unsigned *idx, unsi
 	if (!f || f->nr != n || f->record_all != (uint32_t)all || f->nr_triggers != nt)
 		return 0;
 	for (i = 0; i < n; i++) {
-		if (f->progs[i]->rule_serial != rules[idx[i]].serial)
+		if (f->progs[i]->rule_serial != t->rules[idx[i]].serial)
 			return 0;
 	}
 	for (i = 0; i < nt; i++) {
@@ -345,7 +369,7 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n,
 		set_filters(ev, NULL);
 		return;
 	}
-	if (same_set(ev->filters, idx, n, all, trig, nt))
+	if (same_set(ev->filters[slot], idx, n, all, trig, nt))
 		return;
 	fields = filter_fields(ev);
 	f = ust_zalloc(sizeof(*f) + (n + nt) * sizeof(f->progs[0]));
@@ -354,12 +378,12 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n,
 			    ev->full_name);
 		ust_free(fields);
 		ust_free(f);
-		ev->enabled = 0;
+		ev->enabled[slot] = 0;
 		return;
 	}
 	for (i = 0; i < n; i++)
-		f->progs[i] = ust_rules_link(rules[idx[i]].prog, rules[idx[i]].prog_len,
-					     rules[idx[i]].filter, rules[idx[i]].serial, ev, fields);
+		f->progs[i] = ust_rules_link(t->rules[idx[i]].prog, t->rules[idx[i]].prog_len,
+					     t->rules[idx[i]].filter, t->rules[idx[i]].serial, ev, fields);
 	for (i = 0; i < nt; i++)
 		f->progs[n + i] = ust_triggers_link(trig[i], ev, fields);
 	f->nr = n;
@@ -374,37 +398,37 @@ static void publish(struct ust_event_state *ev, const unsigned *idx, unsigned n,
 
 void ust_rules_apply(struct ust_event_state *ev)
 {
-	unsigned *idx = NULL, n = 0, i = nr_rules, first;
+	unsigned *idx = NULL, n = 0, i = t->nr_rules, first;
 	int unfiltered = 0;
 
-	while (i && !rule_matches(&rules[i - 1], ev))
+	while (i && !rule_matches(&t->rules[i - 1], ev))
 		i--;
-	ev->enabled = i && rules[i - 1].enable;
-	if (!ev->enabled) {
+	ev->enabled[slot] = i && t->rules[i - 1].enable;
+	if (!ev->enabled[slot]) {
 		set_filters(ev, NULL);
 		return;
 	}
 	/* Back to the newest matching disable rule. */
-	while (i && (rules[i - 1].enable || !rule_matches(&rules[i - 1], ev)))
+	while (i && (t->rules[i - 1].enable || !rule_matches(&t->rules[i - 1], ev)))
 		i--;
 	first = i;
-	for (i = first; i < nr_rules; i++) {
-		if (rule_matches(&rules[i], ev) && !rules[i].filter)
+	for (i = first; i < t->nr_rules; i++) {
+		if (rule_matches(&t->rules[i], ev) && !t->rules[i].filter)
 			unfiltered = 1;
 	}
 	if (unfiltered) {
 		publish(ev, NULL, 0, 1);
 		return;
 	}
-	idx = ust_zalloc(nr_rules * sizeof(*idx));
+	idx = ust_zalloc(t->nr_rules * sizeof(*idx));
 	if (!idx) {
 		ustcomm_err("out of memory setting the filters of %s: it is not recorded",
 			    ev->full_name);
-		ev->enabled = 0;
+		ev->enabled[slot] = 0;
 		return;
 	}
-	for (i = first; i < nr_rules; i++) {
-		if (rule_matches(&rules[i], ev))
+	for (i = first; i < t->nr_rules; i++) {
+		if (rule_matches(&t->rules[i], ev))
 			idx[n++] = i;
 	}
 	publish(ev, idx, n, 0);
@@ -416,11 +440,11 @@ int ust_rules_describe(struct ustcomm_strbuf *sb, uint32_t *nr)
 	char num[16], level[USTCOMM_LEVEL_SPEC_MAX];
 	unsigned i;
 
-	ustcomm_format(num, sizeof(num), "%u", nr_rules);
+	ustcomm_format(num, sizeof(num), "%u", t->nr_rules);
 	ustcomm_strbuf_append(sb, num, strlen(num) + 1);
 	*nr += 1;
-	for (i = 0; i < nr_rules; i++) {
-		const struct rule *r = &rules[i];
+	for (i = 0; i < t->nr_rules; i++) {
+		const struct rule *r = &t->rules[i];
 		const char *kind = r->enable ? "enable" : "disable";
 		const char *filter = r->filter ? r->filter : "";
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * The enable and disable rules of the process, which outlive traces, and
- * what they make of each event: enabled or not, and with which filters.
+ * The enable and disable rules of each trace slot (trace.h), which
+ * outlive the traces made in it, and what they make of each event: enabled
+ * or not in that trace, and with which filters.
  *
  * A rule is a pattern, optionally narrowed by a log level (the event's
  * level is this one or more severe, or exactly this one) and, for enable
@@ -39,6 +40,12 @@ struct ust_rule_spec {
  * enable rule are dropped: they change nothing. Returns 0 or a negative
  * errno with the reason in err; the table is then as it was.
  */
+/* The slot (0 to UST_TRACES_MAX - 1) whose table the functions below use
+ * and whose ev->enabled[] and ev->filters[] they decide. */
+void ust_rules_select(uint32_t trace_slot);
+/* Forgets the selected table's rules (a slot given to another trace). */
+void ust_rules_clear(void);
+
 int ust_rules_add(const struct ust_rule_spec *spec, char *err, size_t err_size);
 
 /*
@@ -59,7 +66,7 @@ unsigned ust_rules_count(void);
 int ust_rules_spec_matches(const struct ust_rule_spec *spec, const struct ust_event_state *ev);
 
 /*
- * Decides ev->enabled and builds and publishes ev->filters when the set
+ * Decides ev->enabled[] and builds and publishes ev->filters[] when the set
  * changed. A filter that does not fit the event (a field it lacks) never
  * lets it through, and says so on stderr once per filter text and event
  * (report_once.h).

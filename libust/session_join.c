@@ -3,7 +3,9 @@
  * The file of active sessions holds, per session, the requests ustd would
  * send to apply it: SET_OVERWRITE then LOAD_SESSION (ctl_protocol.h). The
  * program executes them itself, then creates and starts the trace named
- * after the session, which ustd files under the session's directory.
+ * after the session, which ustd files under the session's directory: one
+ * trace per session whose rules select one of its events, each in a slot
+ * of its own (trace.h), until the slots run out.
  *
  * Race-free with ustd's own apply: ustd publishes the file (rename, so
  * it is read whole or not at all) and only then lists apps/ to apply the
@@ -205,22 +207,39 @@ int ust_session_join_tracks(const char *name)
 	return 1;
 }
 
+/* Whether a trace of that name is in a slot already (made or waiting
+ * for a fork() child's first event). */
+static int trace_exists(const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (ust_trace_slot_in_use(&ust_traces[i]) && !strcmp(ust_traces[i].name, name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Every session whose rules select ev gets a trace, each in a slot of its
+ * own, until the slots run out. */
 void ust_session_join_event(const struct ust_event_state *ev)
 {
 	struct ustcomm_ctl_msg overwrite, load;
+	uint32_t was = ust_t.slot;
 	size_t off = 0;
 
-	if (!published || ust_t.state != UST_TRACE_NONE || ust_t.fork_pending)
+	if (!published)
 		return;
 	while (next_msg(&off, &overwrite) && next_msg(&off, &load)) {
 		if (overwrite.cmd != USTCOMM_CTL_SET_OVERWRITE ||
 		    load.cmd != USTCOMM_CTL_LOAD_SESSION)
 			break;
-		if (session_tracks_me(&off, msg_name(&load)) && session_matches(&load, ev)) {
+		/* The trackers' message follows its session's: always read. */
+		if (session_tracks_me(&off, msg_name(&load)) && !trace_exists(msg_name(&load)) &&
+		    session_matches(&load, ev))
 			join(&overwrite, &load);
-			break;
-		}
 	}
+	ust_trace_select(was);
 }
 
 int ust_session_rule_matches(const char *pattern, const char *level)
@@ -257,11 +276,23 @@ const char *ust_session_join_state(const char *name, const char *const *rules, u
 	struct ustcomm_ctl_msg msg;
 	size_t off = 0;
 
-	if (ust_t.state != UST_TRACE_NONE)
-		return strcmp(ust_t.name, name) ? "busy" : ust_trace_state_name();
-	/* A fork() child's trace starts at its first event (trace_fork.c). */
-	if (ust_t.fork_pending)
-		return strcmp(ust_t.name, name) ? "busy" : "waiting";
+	uint32_t i, free_slots = 0;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		const struct ust_trace_data *t = &ust_traces[i];
+
+		if (!ust_trace_slot_in_use(t)) {
+			free_slots++;
+			continue;
+		}
+		if (strcmp(t->name, name))
+			continue;
+		/* A fork() child's trace starts at its first event (trace_fork.c). */
+		return t->fork_pending ? "waiting" : ust_trace_state_names[t->state];
+	}
+	/* Another session's traces fill every slot. */
+	if (!free_slots)
+		return "busy";
 	/* One the file's trackers leave out does not join by itself. */
 	while (next_msg(&off, &msg)) {
 		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name) &&

@@ -42,7 +42,7 @@ static int channel_get(struct ust_channel **out, const char *name)
 	if (ret < 0)
 		return ust_trace_fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));
-	ust_channel_set_blocking(chan, ust_chan_conf_blocking(name), ust_trace_consumer_alive);
+	ust_channel_set_blocking(chan, ust_chan_conf_blocking(name), ust_trace_consumer_alive_fn());
 	ust_chan_conf_tracefile(name, &chan->tracefile_size, &chan->tracefile_count);
 	ret = ust_trace_send_stream_block(chan);
 	if (ret >= 0)
@@ -63,7 +63,7 @@ static int event_bind(struct ust_event_state *ev)
 	struct ust_channel *chan = NULL;
 	int ret;
 
-	if (ev->binding)
+	if (ev->bound[ust_t.slot])
 		return 0;
 	ret = channel_get(&chan, ev->channel);
 	if (ret < 0)
@@ -73,27 +73,87 @@ static int event_bind(struct ust_event_state *ev)
 		return ust_trace_fail(-ENOMEM, "out of memory enabling %s", ev->full_name);
 	b->chan = chan;
 	b->id = chan->next_event_id;
+	b->slot = ust_t.slot;
 	ret = ust_trace_send_event(ev, chan->stream_id, b->id);
 	if (ret < 0)
 		goto end;
 	chan->next_event_id++;
-	/* Release: pairs with the acquire load of the binding in ust_event_reserve(). */
-	__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
+	ev->bound[ust_t.slot] = b;
 	b = NULL;
 end:
 	ust_free(b);
 	return ret;
 }
 
-/* Makes the event's sites write exactly when it is enabled and the trace runs. */
+/* Whether trace slot records ev now. */
+static int records(const struct ust_event_state *ev, uint32_t slot)
+{
+	return ev->bound[slot] && ev->enabled[slot] && ust_traces[slot].state == UST_TRACE_STARTED;
+}
+
+/* Whether the published list holds exactly the bindings of the slots in want. */
+static int same_list(const struct ust_event_binding *b, const struct ust_event_binding *const *want,
+		     uint32_t nr)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr; i++, b = b->next) {
+		if (!b || b->chan != want[i]->chan || b->id != want[i]->id || b->slot != want[i]->slot)
+			return 0;
+	}
+	return b == NULL;
+}
+
+/*
+ * Publishes the list of the bindings of the traces that record ev and
+ * turns its sites on or off. One trace: its own binding, as with a single
+ * trace. Several: copies linked in slot order, since each binding's next
+ * is NULL for good. A list replaced is never freed (registry.h).
+ */
+static void event_publish(struct ust_event_state *ev)
+{
+	const struct ust_event_binding *want[UST_TRACES_MAX];
+	const struct ust_event_binding *list = NULL;
+	uint32_t nr = 0, i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (records(ev, i))
+			want[nr++] = ev->bound[i];
+	}
+	if (same_list(ev->binding, want, nr))
+		goto end;
+	if (nr == 1)
+		list = want[0];
+	/* Before the bindings: a writer that reads it older finds a binding
+	 * of another slot, and takes the general path (event.c). */
+	__atomic_store_n(&ev->one_slot, nr == 1 ? want[0]->slot : UST_TRACES_MAX,
+			 __ATOMIC_RELAXED);
+	for (i = nr; nr > 1 && i--;) {
+		struct ust_event_binding *copy = ust_zalloc(sizeof(*copy));
+
+		if (!copy) {
+			ustcomm_err("out of memory recording %s in several traces: it goes to fewer",
+				    ev->full_name);
+			break;
+		}
+		*copy = *want[i];
+		copy->next = list;
+		list = copy;
+	}
+	/* Release: pairs with the acquire load of the bindings in reserve_once() (event.c). */
+	__atomic_store_n(&ev->binding, list, __ATOMIC_RELEASE);
+end:
+	ust_registry_set_active(ev, ev->binding != NULL);
+}
+
+/* Makes the event's sites write exactly when it is enabled and a trace runs. */
 static int event_apply(struct ust_event_state *ev)
 {
 	int ret = 0;
 
-	if (ev->enabled && ust_t.state >= UST_TRACE_ALLOCATED && ust_t.sock >= 0)
+	if (ev->enabled[ust_t.slot] && ust_t.state >= UST_TRACE_ALLOCATED && ust_t.sock >= 0)
 		ret = event_bind(ev);
-	ust_registry_set_active(ev, ev->enabled && ust_t.state == UST_TRACE_STARTED &&
-				ev->binding != NULL);
+	event_publish(ev);
 	return ret;
 }
 
@@ -119,14 +179,20 @@ void ust_trace_on_event_added(void (*fn)(const struct ust_event_state *ev))
 
 void ust_trace_event_added(struct ust_event_state *ev)
 {
+	uint32_t was = ust_t.slot, i;
+
 	/* First, so that a session it starts enables ev too. */
 	if (on_event_added)
 		on_event_added(ev);
-	ust_rules_apply(ev);
-	/* No controller waits for this answer: a refusal of the channel's
-	 * buffers (trace_memory.c) is said on stderr, once per channel. */
-	if (event_apply(ev) == -ENOMEM && ust_report_once(ev->channel, &ust_t))
-		ustcomm_err("trace '%s': %s", ust_t.name, ust_trace_error());
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		ust_trace_select(i);
+		ust_rules_apply(ev);
+		/* No controller waits for this answer: a refusal of the channel's
+		 * buffers (trace_memory.c) is said on stderr, once per channel. */
+		if (event_apply(ev) == -ENOMEM && ust_report_once(ev->channel, &ust_t))
+			ustcomm_err("trace '%s': %s", ust_t.name, ust_trace_error());
+	}
+	ust_trace_select(was);
 }
 
 /* Rule i of the nr given: specs[i], or with patterns, a plain rule of
@@ -147,9 +213,9 @@ static int add_rules(const char *name, const struct ust_rule_spec *specs,
 	int ret, count = 0;
 	size_t i;
 
-	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
-		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
-			    ust_t.name);
+	ret = ust_trace_check_name(name);
+	if (ret < 0)
+		return ret;
 	/* All or none: a command refused for its third rule (the table
 	 * full) must not leave its first two behind. */
 	ret = ust_rules_begin(ust_t.error, sizeof(ust_t.error));
@@ -196,36 +262,48 @@ uint32_t ust_trace_marker_matches(const char *pattern, int enable)
 void ust_trace_apply_rules(void)
 {
 	struct ust_event_state *ev;
+	uint32_t was = ust_t.slot, i;
 
-	/* A rule can change any event: its level narrows, its filter adds up. */
-	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		ust_rules_apply(ev);
-		event_apply(ev);
+	/* A rule can change any event: its level narrows, its filter adds up.
+	 * Every trace's, since the process's triggers are in every set. */
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		ust_trace_select(i);
+		for (ev = ust_registry_first(); ev; ev = ev->next) {
+			ust_rules_apply(ev);
+			event_apply(ev);
+		}
 	}
+	ust_trace_select(was);
 	ust_filter_reclaim();
 }
 
-/* Every site off, every event without a binding. The bindings stay
- * allocated: a preempted writer may still read one. */
+/* The bindings stay allocated: a preempted writer may still read one. */
 void ust_trace_unbind_all(void)
 {
 	struct ust_event_state *ev;
 
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		ust_registry_set_active(ev, 0);
-		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
+		ev->bound[ust_t.slot] = NULL;
+		event_publish(ev);
 	}
 }
 
 void ust_trace_bind_all_to(const struct ust_event_binding *b)
 {
 	struct ust_event_state *ev;
+	uint32_t i;
 
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		if (!ev->enabled)
+		for (i = 0; i < UST_TRACES_MAX; i++) {
+			if (ust_traces[i].fork_pending && ev->enabled[i])
+				break;
+		}
+		if (i == UST_TRACES_MAX)
 			continue;
-		/* Release: pairs with the acquire load of the binding in reserve(). */
-		__atomic_store_n(&ev->binding, (struct ust_event_binding *)b, __ATOMIC_RELEASE);
+		/* The stand-in is no trace's: the general path (event.c). */
+		__atomic_store_n(&ev->one_slot, UST_TRACES_MAX, __ATOMIC_RELAXED);
+		/* Release: pairs with the acquire load of the bindings in reserve_once(). */
+		__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
 		ust_registry_set_active(ev, 1);
 	}
 }

@@ -35,7 +35,9 @@ static void (*on_resume)(void);
 
 /* No buffers: reserve() takes it to the general case, which comes here. */
 static struct ust_channel pending_chan = { .make_buffers = resume };
-static const struct ust_event_binding pending_binding = { .chan = &pending_chan };
+static const struct ust_event_binding pending_binding = {
+	.chan = &pending_chan, .slot = UST_TRACES_MAX,
+};
 
 /* Drops the parent's trace: its connection and buffers are the parent's. */
 static void forget(void)
@@ -53,30 +55,37 @@ static void forget(void)
 	ust_t.state = UST_TRACE_NONE;
 }
 
+/* Each trace of the parent's that was started waits in its slot. */
 int ust_trace_after_fork_child(void)
 {
-	int traced = ust_t.state == UST_TRACE_STARTED || ust_t.fork_pending;
+	uint32_t i;
+	int any = 0;
 
-	forget();
-	ust_t.fork_pending = traced;
-	if (!traced) {
-		ust_t.name[0] = '\0';
-		return 0;
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		int traced;
+
+		ust_trace_select(i);
+		traced = ust_t.state == UST_TRACE_STARTED || ust_t.fork_pending;
+		forget();
+		ust_t.fork_pending = traced;
+		if (!traced)
+			ust_t.name[0] = '\0';
+		any |= traced;
 	}
-	ust_trace_bind_all_to(&pending_binding);
-	return 1;
+	ust_trace_select(0);
+	if (any)
+		ust_trace_bind_all_to(&pending_binding);
+	return any;
 }
 
-int ust_trace_fork_resume_locked(void)
+/* The waiting trace of the selected slot, made now. */
+static int resume_slot(void)
 {
 	char name[USTCOMM_CTL_TRACE_NAME_MAX];
 	int ret;
 
-	if (!ust_t.fork_pending)
-		return 0;
 	ust_t.fork_pending = 0;
 	memcpy(name, ust_t.name, sizeof(name));
-	ust_t.name[0] = '\0';
 	ust_trace_unbind_all();
 	/* The trackers of a session test the child with its own pid, as
 	 * LTTng does: a tracked pid's child is another pid. Tested on the
@@ -84,19 +93,36 @@ int ust_trace_fork_resume_locked(void)
 	 * tell about when it says hello. */
 	if (!ust_session_join_tracks(name)) {
 		ustcomm_dbg("the child runs untraced: session %s does not track it", name);
-		ret = 0;
-		goto end;
+		ust_t.name[0] = '\0';
+		return 0;
 	}
 	ret = ust_trace_create(name, NULL);
 	if (ret >= 0)
 		ret = ust_trace_start(name);
 	/* A memory refusal is said even unasked: the user asked for a trace. */
 	if (ret == -ENOMEM)
-		ustcomm_err("the child runs untraced: %s", ust_trace_error());
+		ustcomm_err("the child runs untraced in trace '%s': %s", name, ust_trace_error());
 	else if (ret < 0)
-		ustcomm_dbg("the child runs untraced: %s", ust_trace_error());
-end:
-	if (on_resume)
+		ustcomm_dbg("the child runs untraced in trace '%s': %s", name, ust_trace_error());
+	return ret;
+}
+
+int ust_trace_fork_resume_locked(void)
+{
+	uint32_t was = ust_t.slot, i;
+	int ret = 0, r, any = 0;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		ust_trace_select(i);
+		if (!ust_t.fork_pending)
+			continue;
+		any = 1;
+		r = resume_slot();
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	ust_trace_select(was);
+	if (any && on_resume)
 		on_resume();
 	return ret;
 }

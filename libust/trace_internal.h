@@ -7,6 +7,8 @@
  *     -> trace_ustd.c (the connection to ustd) -> trace_state.c
  *   trace_events.c -> trace_settings.c -> trace_state.c
  *   trace_snapshot.c -> trace_ustd.c, trace_state.c
+ *   every command's entry -> trace_slots.c (which trace) -> rules.c,
+ *     channel_conf.c, trace_state.c
  *   trace_life.c -> trace_orphan.c -> trace_ustd.c (describes the trace into
  *     the orphan file, which trace_ustd.c writes to while ust_t.divert is set)
  *
@@ -25,6 +27,7 @@
 #include "libustcomm/strbuf.h"
 
 struct ust_trace_data {
+	uint32_t slot;			/* its index in ust_traces */
 	enum ust_trace_state state;
 	char name[USTCOMM_CTL_TRACE_NAME_MAX];
 	/* Where the trace goes (trace_output.h): set before its buffers are,
@@ -48,29 +51,60 @@ struct ust_trace_data {
 	void *divert_arg;
 };
 
-/* The process's one trace. */
-extern struct ust_trace_data ust_t;
+/*
+ * The process's traces, one per slot, and the one the running command
+ * addresses (ust_trace_select()): what the parts call ust_t. A slot is in
+ * use while its state is not UST_TRACE_NONE or its fork_pending is set;
+ * its enable rules (rules.h) and channel settings (channel_conf.h) stay
+ * when its trace is destroyed, for the next trace made in it.
+ */
+extern struct ust_trace_data ust_traces[UST_TRACES_MAX];
+extern struct ust_trace_data *ust_tcur;
+#define ust_t			(*ust_tcur)
 extern const char *const ust_trace_state_names[];
 
 /* trace_state.c */
 /* Puts the reason in ust_trace_error() and returns err. */
 int ust_trace_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ust_trace_valid_name(const char *name);
-/* The trace a command names ("" or NULL: "auto") must be the process's. */
+int ust_trace_slot_in_use(const struct ust_trace_data *t);
+/* The flight-recorder mode a slot given to a new trace starts with. */
+int ust_trace_default_overwrite(void);
+/* Closes every buffer's open packet, so ustd can take it. */
+void ust_trace_flush_all(void);
+
+/* trace_slots.c */
+/* Makes slot the one ust_t, the rules and the channel settings address. */
+void ust_trace_select(uint32_t slot);
+/*
+ * Selects the slot a command naming trace name addresses: NULL or "", the
+ * one slot in use, else slot 0; else the slot of that name; else slot 0
+ * when not in use. Otherwise, with claim (settings given before the
+ * trace is made: they need a slot of their own), a slot not in use gets
+ * the name and loses its settings; -ENOSPC when every slot is in use.
+ * Without claim, slot 0 is selected and the caller's checks say no such
+ * trace exists.
+ */
+int ust_trace_select_name(const char *name, int claim);
+/* ust_trace_select_name() without claim for a question about a trace's
+ * settings: a name given must be that of the trace selected, if it has one. */
+int ust_trace_select_query(const char *name);
+/* Selects the trace a command names ("" or NULL: "auto"), which must exist. */
 int ust_trace_check(const char **name);
 /* ust_trace_check(), and the trace must have its buffers. */
 int ust_trace_check_allocated(const char **name);
-/* Closes every buffer's open packet, so ustd can take it. */
-void ust_trace_flush_all(void);
 
 /* trace_ustd.c: the connection to ustd (protocol.h). A failed send drops
  * the connection: ust_t.sock is -1 afterwards. */
 int ust_trace_ustd_connect(void);
 void ust_trace_connection_lost(int err);
 int ust_trace_connection_alive(void);
-/* Whether the trace's ustd is still there: the writers that wait for room
- * ask (ring_buffer.h's consumer_alive). Async-signal-safe. */
+/* Whether the trace's ustd is still there. Async-signal-safe. */
 int ust_trace_consumer_alive(void);
+/* The same question for the writers that wait for room in the selected
+ * trace's buffers (ring_buffer.h's consumer_alive), which run without the
+ * lock and so cannot look at ust_t: a function of the slot's own. */
+int (*ust_trace_consumer_alive_fn(void))(void);
 int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
 		       uint32_t nr_fds);
 /* HELLO and the trace's metadata block. */
@@ -96,14 +130,16 @@ int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
 void ust_trace_orphan_save(void);
 
 /* trace_events.c */
-/* Binds, activates or silences every event as the rules and state say. */
+/* Binds, activates or silences every event as the rules and state of the
+ * selected trace say. */
 int ust_trace_apply_all(void);
-/* Every site off, every event without a binding. */
-/* Every enabled event's sites on, writing through b (trace_fork.c). */
+/* Every event enabled in a slot waiting for a fork() child's first event
+ * writes through b (trace_fork.c). */
 void ust_trace_bind_all_to(const struct ust_event_binding *b);
+/* Every event without a binding in the selected trace. */
 void ust_trace_unbind_all(void);
-/* The rules changed: every event as they now say, and the filter sets
- * they replaced freed when no writer can hold them. */
+/* The rules changed: every event as the rules of every trace now say,
+ * and the filter sets they replaced freed when no writer can hold them. */
 void ust_trace_apply_rules(void);
 
 /* trace_settings.c */

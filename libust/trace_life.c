@@ -31,8 +31,12 @@ int ust_trace_create(const char *name, const char *output)
 	if (!ust_trace_valid_name(name))
 		return ust_trace_fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
 			    name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
+	/* A slot of its own unless one of that name is in use. */
+	ret = ust_trace_select_name(name, 1);
+	if (ret < 0)
+		return ret;
 	if (ust_t.state != UST_TRACE_NONE)
-		return ust_trace_fail(-EEXIST, "this process has a trace already: '%s' (%s); destroy it first",
+		return ust_trace_fail(-EEXIST, "this process has a trace '%s' already (%s); destroy it first",
 			    ust_t.name, ust_trace_state_names[ust_t.state]);
 	if (output && *output) {
 		ret = ust_trace_set_output(name, output);
@@ -190,7 +194,13 @@ int ust_trace_destroy(const char *name)
 
 void ust_trace_exit(void)
 {
-	trace_teardown();
+	uint32_t i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		ust_trace_select(i);
+		trace_teardown();
+	}
+	ust_trace_select(0);
 }
 
 /*
@@ -200,7 +210,7 @@ void ust_trace_exit(void)
  * written while no ustd ran is kept, except what the full buffers had to
  * discard (counted in events_discarded, reported in the packets).
  */
-int ust_trace_reconnect(const char *path)
+static int reconnect(const char *path)
 {
 	char old_path[sizeof(ust_t.cfg.daemon_path)];
 	int fd, ret;
@@ -236,4 +246,24 @@ int ust_trace_reconnect(const char *path)
 	ustcomm_dbg("trace '%s' reports to ustd at %s again", ust_t.name, path);
 	/* Events enabled while no ustd was there are bound now. */
 	return ust_trace_apply_all();
+}
+
+/* Every trace, each with a connection of its own: the first refusal is
+ * the answer, the others are tried all the same. */
+int ust_trace_reconnect(const char *path)
+{
+	uint32_t i, answer = 0;
+	int ret = 0, r;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		ust_trace_select(i);
+		r = reconnect(path);
+		if (r < 0 && !ret) {
+			ret = r;
+			answer = i;
+		}
+	}
+	/* Where ust_trace_error() finds the reason. */
+	ust_trace_select(answer);
+	return ret;
 }

@@ -65,7 +65,7 @@ int ust_trace_check_memory_enabled(void)
 
 	/* The channels allocation will create: one per name, all at once. */
 	for (ev = ust_registry_first(); ev && nr < UST_ARRAY_SIZE(seen); ev = ev->next) {
-		if (!ev->enabled || channel_exists(ev->channel))
+		if (!ev->enabled[ust_t.slot] || channel_exists(ev->channel))
 			continue;
 		for (i = 0; i < nr && strcmp(seen[i], ev->channel); i++)
 			;

@@ -193,7 +193,8 @@ static const struct ust_event_state *orphan_event(const struct ust_channel *chan
 	const struct ust_event_state *ev;
 
 	for (ev = ust_registry_first(); ev; ev = ev->next) {
-		if (ev->binding && ev->binding->chan == chan && ev->binding->id == id)
+		if (ev->bound[ust_t.slot] && ev->bound[ust_t.slot]->chan == chan &&
+		    ev->bound[ust_t.slot]->id == id)
 			return ev;
 	}
 	return NULL;

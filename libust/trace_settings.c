@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * The trace's settings: channel geometry and contexts, which ustd to report
- * to, and the session description. They belong to the process and apply to
- * buffers yet to be created. Async-signal-safe (see trace_life.c).
+ * to, and the session description. They belong to a trace slot (the
+ * daemon path to the process) and apply to buffers yet to be created. Async-signal-safe (see trace_life.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -25,10 +25,7 @@ void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *n
 
 int ust_trace_check_name(const char *name)
 {
-	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
-		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", name,
-			    ust_t.name);
-	return 0;
+	return ust_trace_select_name(name, 1);
 }
 
 /* A channel's name, or "*" for every channel. */
@@ -161,7 +158,7 @@ int ust_trace_set_tracefile(const char *name, const char *channel, const char *l
 int ust_trace_get_tracefile(const char *name, const char *channel, uint64_t *size,
 			    uint32_t *count)
 {
-	int ret = ust_trace_check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -177,12 +174,12 @@ void ust_trace_apply_blocking(void)
 	for (i = 0; i < ust_t.nr_channels; i++)
 		ust_channel_set_blocking(ust_t.channels[i],
 					 ust_chan_conf_blocking(ust_t.channels[i]->name),
-					 ust_trace_consumer_alive);
+					 ust_trace_consumer_alive_fn());
 }
 
 int ust_trace_get_blocking(const char *name, const char *channel, char *value, size_t len)
 {
-	int ret = ust_trace_check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -193,7 +190,7 @@ int ust_trace_get_blocking(const char *name, const char *channel, char *value, s
 int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint32_t *value)
 {
 	uint32_t size, num;
-	int ret = ust_trace_check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -205,17 +202,20 @@ int ust_trace_get_subbuf(const char *name, const char *channel, int is_num, uint
 int ust_trace_set_daemon_path(const char *path)
 {
 	size_t len = strlen(path);
+	uint32_t i;
 
 	if (!len || len >= sizeof(ust_t.cfg.daemon_path))
 		return ust_trace_fail(-EINVAL, "invalid ustd socket path: it must have 1 to %zu characters",
 			    sizeof(ust_t.cfg.daemon_path) - 1);
-	memcpy(ust_t.cfg.daemon_path, path, len + 1);
+	/* The process's: every trace reports to the same ustd. */
+	for (i = 0; i < UST_TRACES_MAX; i++)
+		memcpy(ust_traces[i].cfg.daemon_path, path, len + 1);
 	return 0;
 }
 
 const char *ust_trace_daemon_path(void)
 {
-	return ust_t.cfg.daemon_path;
+	return ust_traces[0].cfg.daemon_path;
 }
 
 int ust_trace_set_overwrite(const char *name, int overwrite)
@@ -252,7 +252,7 @@ int ust_trace_set_output(const char *name, const char *output)
 
 int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint32_t *nr)
 {
-	int ret = ust_trace_check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;

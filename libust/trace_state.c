@@ -11,7 +11,18 @@
 #include "libust/trace_internal.h"
 #include "libustcomm/format.h"
 
-struct ust_trace_data ust_t = { .sock = -1 };
+struct ust_trace_data ust_traces[UST_TRACES_MAX] = {
+	{ .slot = 0, .sock = -1 }, { .slot = 1, .sock = -1 },
+	{ .slot = 2, .sock = -1 }, { .slot = 3, .sock = -1 },
+};
+struct ust_trace_data *ust_tcur = &ust_traces[0];
+/* UST_OVERWRITE's: the mode of a slot given to a new trace. */
+static int default_overwrite;
+
+int ust_trace_default_overwrite(void)
+{
+	return default_overwrite;
+}
 
 const char *const ust_trace_state_names[] = {
 	[UST_TRACE_NONE] = "none",
@@ -36,9 +47,26 @@ const char *ust_trace_error(void)
 	return ust_t.error;
 }
 
+int ust_trace_slot_in_use(const struct ust_trace_data *t)
+{
+	return t->state != UST_TRACE_NONE || t->fork_pending;
+}
+
+/* What INFO reports of the traces: the first one in use. */
+static const struct ust_trace_data *first_in_use(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		if (ust_trace_slot_in_use(&ust_traces[i]))
+			return &ust_traces[i];
+	}
+	return &ust_traces[0];
+}
+
 const char *ust_trace_name(void)
 {
-	return ust_t.name;
+	return first_in_use()->name;
 }
 
 const char *ust_trace_procname(void)
@@ -48,23 +76,30 @@ const char *ust_trace_procname(void)
 
 const char *ust_trace_state_name(void)
 {
-	return ust_trace_state_names[ust_t.state];
+	return ust_trace_state_names[first_in_use()->state];
 }
 
 enum ust_trace_state ust_trace_state(void)
 {
-	return ust_t.state;
+	return first_in_use()->state;
 }
 
 void ust_trace_init(const struct ust_trace_config *config)
 {
-	ust_t.cfg = *config;
-	if (!ust_t.cfg.def_size)
-		ust_t.cfg.def_size = UST_SUBBUF_SIZE_DEFAULT;
-	if (!ust_t.cfg.def_num)
-		ust_t.cfg.def_num = UST_SUBBUF_NUM_DEFAULT;
-	if (!ust_t.cfg.nr_cpus)
-		ust_t.cfg.nr_cpus = 1;
+	uint32_t i;
+
+	default_overwrite = config->overwrite;
+	for (i = 0; i < UST_TRACES_MAX; i++) {
+		struct ust_trace_config *cfg = &ust_traces[i].cfg;
+
+		*cfg = *config;
+		if (!cfg->def_size)
+			cfg->def_size = UST_SUBBUF_SIZE_DEFAULT;
+		if (!cfg->def_num)
+			cfg->def_num = UST_SUBBUF_NUM_DEFAULT;
+		if (!cfg->nr_cpus)
+			cfg->nr_cpus = 1;
+	}
 }
 
 int ust_trace_valid_name(const char *name)
@@ -84,39 +119,14 @@ int ust_trace_valid_name(const char *name)
 	return 1;
 }
 
-int ust_trace_check(const char **name)
-{
-	if (!*name || !**name)
-		*name = "auto";
-	if (!ust_trace_valid_name(*name))
-		return ust_trace_fail(-EINVAL, "invalid trace name '%s': use 1 to %u letters, digits, '_', '-' or '.'",
-			    *name, USTCOMM_CTL_TRACE_NAME_MAX - 1);
-	if (ust_t.state == UST_TRACE_NONE)
-		return ust_trace_fail(-ENOENT, "no trace '%s' in this process: run create-trace first", *name);
-	if (strcmp(*name, ust_t.name))
-		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'", *name,
-			    ust_t.name);
-	return 0;
-}
-
-int ust_trace_check_allocated(const char **name)
-{
-	int ret = ust_trace_check(name);
-
-	if (ret < 0)
-		return ret;
-	if (ust_t.state == UST_TRACE_CREATED)
-		return ust_trace_fail(-EINVAL, "trace '%s' has no buffers yet: run alloc-trace or start-trace",
-			    ust_t.name);
-	return 0;
-}
-
 void ust_trace_populate(void)
 {
-	unsigned i;
+	unsigned i, slot;
 
-	for (i = 0; i < ust_t.nr_channels; i++)
-		ust_channel_populate(ust_t.channels[i]);
+	for (slot = 0; slot < UST_TRACES_MAX; slot++) {
+		for (i = 0; i < ust_traces[slot].nr_channels; i++)
+			ust_channel_populate(ust_traces[slot].channels[i]);
+	}
 }
 
 void ust_trace_flush_all(void)

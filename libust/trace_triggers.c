@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /* Triggers added to and removed from the trace (trace.h, trigger.h).
  * Async-signal-safe (see trace_life.c). */
-#include <errno.h>
-#include <string.h>
-
 #include "libust/trace_internal.h"
 #include "libust/trigger.h"
 
-/* Triggers belong to the process, like rules; a name names its trace. */
-static int check_name(const char *name)
-{
-	if (name && *name && ust_t.state != UST_TRACE_NONE && strcmp(name, ust_t.name))
-		return ust_trace_fail(-ENOENT, "no trace '%s' in this process; its trace is '%s'",
-				      name, ust_t.name);
-	return 0;
-}
-
+/* Triggers belong to the process (every trace's filter sets hold them); a
+ * name names one of its traces. */
 int ust_trace_add_trigger(const char *name, const struct ust_trigger_spec *spec, uint32_t *id)
 {
-	int ret = check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;
@@ -31,7 +21,7 @@ int ust_trace_add_trigger(const char *name, const struct ust_trigger_spec *spec,
 
 int ust_trace_remove_trigger(const char *name, uint32_t id)
 {
-	int ret = check_name(name);
+	int ret = ust_trace_select_query(name);
 
 	if (ret < 0)
 		return ret;

@@ -40,15 +40,47 @@ void ust_trace_connection_lost(int err)
  * the connection is dropped it is -1 from then on, and a look at a
  * number closed and reused meanwhile errs for one slice at most.
  */
-int ust_trace_consumer_alive(void)
+static int sock_alive(const struct ust_trace_data *t)
 {
-	struct pollfd p = { .fd = uatomic_read(&ust_t.sock), .events = POLLRDHUP };
+	struct pollfd p = { .fd = uatomic_read(&t->sock), .events = POLLRDHUP };
 
 	if (p.fd < 0)
 		return 0;
 	if (poll(&p, 1, 0) < 0)
 		return 1;	/* EINTR, ENOMEM: look again after the next slice */
 	return !(p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL));
+}
+
+int ust_trace_consumer_alive(void)
+{
+	return sock_alive(&ust_t);
+}
+
+static int alive_0(void)
+{
+	return sock_alive(&ust_traces[0]);
+}
+
+static int alive_1(void)
+{
+	return sock_alive(&ust_traces[1]);
+}
+
+static int alive_2(void)
+{
+	return sock_alive(&ust_traces[2]);
+}
+
+static int alive_3(void)
+{
+	return sock_alive(&ust_traces[3]);
+}
+
+int (*ust_trace_consumer_alive_fn(void))(void)
+{
+	static int (*const fns[UST_TRACES_MAX])(void) = { alive_0, alive_1, alive_2, alive_3 };
+
+	return fns[ust_t.slot];
 }
 
 int ust_trace_send_msg(uint16_t type, const void *payload, uint32_t len, const int *fds,
@@ -249,7 +281,7 @@ int ust_trace_describe(void)
 	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
 		ret = ust_trace_send_stream_block(ust_t.channels[i]);
 	for (ev = ust_registry_first(); ret >= 0 && ev; ev = ev->next) {
-		const struct ust_event_binding *b = ev->binding;
+		const struct ust_event_binding *b = ev->bound[ust_t.slot];
 
 		if (b)
 			ret = ust_trace_send_event(ev, b->chan->stream_id, b->id);

@@ -158,7 +158,7 @@ static const char *busy_words(const struct ustctl_session_busy *busy, size_t nr,
 	out[0] = '\0';
 	if (!total)
 		return out;
-	snprintf(out, size, "; %u more match%s it but trace%s another session, left alone (a process holds one trace):",
+	snprintf(out, size, "; %u more match%s it but trace%s another session, left alone (each traces four sessions already, the most a process holds):",
 		 total, total == 1 ? "es" : "", total == 1 ? "s" : "");
 	for (i = 0; i < nr; i++) {
 		len = strlen(out);

@@ -2,7 +2,7 @@
 /*
  * start-session's account of the running programs it left alone: they
  * match the session but trace another session already (or a trace of
- * their own), and a process holds one trace. The reply names those
+ * their own) and hold the most traces a process may (four). The reply names those
  * sessions, so that a session that traces none of them is not a mystery.
  */
 #ifndef USTD_SESSION_BUSY_H
