@@ -163,8 +163,8 @@ for p in procs:
 
 # The child of a program that joined through ustd (it read no file, so
 # its child knows of no tracker): ustd stops the child's trace at its
-# hello. The child's first warn starts its trace; the one 1.5 s later is
-# not recorded.
+# hello. The child's first warn starts its trace (and may be in it, when
+# it is written before ustd's stop lands); the one 1.5 s later is not.
 ctl("create-session", "-o", ws.out, "fb")
 bdir = ustest.session_dir(ws.out, "fb")
 ctl("enable-marker", "-s", "fb", "app:warn")
@@ -181,8 +181,10 @@ t.ok(child > 0 and parent.stdout.readline().strip() == "done", "its child ran an
 ctl("destroy-session", "fb")
 events, _ = (read_trace(os.path.join(bdir, "service-%d" % child))
              if os.path.isdir(os.path.join(bdir, "service-%d" % child)) else ([], None))
-t.eq(sorted(e.fields["seq"] for e in events if e.name == "app:warn"), [100],
-     "the child's trace holds its first warn only: ustd stopped it (at its hello, or when its socket appeared)")
+seqs = sorted(e.fields["seq"] for e in events if e.name == "app:warn")
+t.ok(seqs in ([], [100]),
+     "the child's trace holds its first warn at most: ustd stopped it (at its hello, or "
+     "when its socket appeared), before the one 1.5 s later", seqs)
 t.eq(quit_service(parent), 0, "the service ends normally")
 
 # A fork child of a tracked pid: its own pid is not tracked. The server's
