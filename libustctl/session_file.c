@@ -403,7 +403,8 @@ static int write_limits_only(xmlTextWriterPtr w, const struct ustctl_session *s,
 }
 
 static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
-			  const struct ustctl_session_extra *x)
+			  const struct ustctl_session_extra *x,
+			  const struct ustctl_session_resume *r)
 {
 	char value[16];
 	size_t i, j;
@@ -475,6 +476,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
 	}
 	if (rc >= 0)
 		rc = ustctl_extra_write_tail(w, x);
+	if (rc >= 0 && r)
+		rc = ustctl_resume_write_element(w, r);
 	if (rc >= 0)
 		rc = xmlTextWriterEndDocument(w);
 	return rc < 0 ? -ENOMEM : 0;
@@ -531,6 +534,13 @@ int ustctl_session_write(const char *file, const struct ustctl_session *session)
 int ustctl_session_file_write(const char *file, const struct ustctl_session *session,
 			      const struct ustctl_session_extra *extra)
 {
+	return ustctl_session_file_write_resume(file, session, extra, NULL);
+}
+
+int ustctl_session_file_write_resume(const char *file, const struct ustctl_session *session,
+				     const struct ustctl_session_extra *extra,
+				     const struct ustctl_session_resume *resume)
+{
 	xmlTextWriterPtr w = NULL;
 	xmlBufferPtr buf = NULL;
 	FILE *f = NULL;
@@ -549,7 +559,7 @@ int ustctl_session_file_write(const char *file, const struct ustctl_session *ses
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w)
 		goto nomem;
-	ret = write_document(w, session, extra);
+	ret = write_document(w, session, extra, resume);
 	/* Freeing the writer flushes what it holds into buf. */
 	xmlFreeTextWriter(w);
 	w = NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Layer: ustd/session; may call: ustd/conn, ustd/output, ustd/relay, libustcomm
+ * Layer: ustd/session; may call: ustd/conn, ustd/output, ustd/relay, libustctl, libustcomm
  *
  * Sessions, on top of programs and outputs: what ustctl asks
  * (session_ctl.c), applying a session to programs (session_apply.c), its
@@ -120,6 +120,7 @@ struct ustd_sessions {
 	struct ustd_apply_ctx apply;
 	char sock_path[4200];
 	char file_path[4200];
+	char keep_dir[4200];		/* session_persist.h */
 	int listen_fd;
 	int inotify_fd;			/* apps/: programs that appear */
 	struct ustd_session_watch listen_watch;
