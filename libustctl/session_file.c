@@ -23,6 +23,7 @@
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_lttng.h"
 #include "libustctl/session_xml.h"
 
 /* 1024 rules with the longest pattern and filter, every character of the
@@ -318,7 +319,7 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 	struct ustctl_session *s = NULL;
 	xmlDocPtr doc = NULL;
 	struct stat st;
-	int fd, ret;
+	int fd, ret, lttng;
 
 	*session = NULL;
 	if (extra)
@@ -350,7 +351,8 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 		ustctl_file_error(file, fe.line, "%s", fe.set ? fe.message : "not an XML file");
 		goto end;
 	}
-	ret = validate(file, doc);
+	lttng = ustctl_lttng_is_session_file(doc);
+	ret = lttng ? 0 : validate(file, doc);
 	if (ret)
 		goto end;
 	s = calloc(1, sizeof(*s));
@@ -360,7 +362,7 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 		ustctl_set_error("out of memory");
 		goto end;
 	}
-	ret = convert(file, doc, s, x);
+	ret = lttng ? ustctl_lttng_convert(file, doc, s, x) : convert(file, doc, s, x);
 end:
 	xmlFreeDoc(doc);
 	if (ret) {
