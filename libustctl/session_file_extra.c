@@ -402,7 +402,7 @@ static const char *const resume_states[] = { "created", "active", "stopped" };
 
 int ustctl_resume_write_element(xmlTextWriterPtr w, const struct ustctl_session_resume *r)
 {
-	char value[16];
+	char value[24];
 	int rc = xmlTextWriterStartElement(w, BAD_CAST "resume");
 
 	if (rc >= 0)
@@ -412,6 +412,10 @@ int ustctl_resume_write_element(xmlTextWriterPtr w, const struct ustctl_session_
 	if (rc >= 0 && r->chunks) {
 		snprintf(value, sizeof(value), "%u", r->chunks);
 		rc = write_attr(w, "chunks", value);
+	}
+	if (rc >= 0 && r->chunk_begin > 0) {
+		snprintf(value, sizeof(value), "%lld", r->chunk_begin);
+		rc = write_attr(w, "chunk-begin", value);
 	}
 	if (rc >= 0)
 		rc = xmlTextWriterEndElement(w);

@@ -55,7 +55,7 @@ static int read_resume(const char *file, struct ustctl_session_resume *resume)
 	xmlDocPtr doc = xmlReadFile(file, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES |
 				    XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	xmlNodePtr node = doc ? xmlDocGetRootElement(doc)->children : NULL;
-	char *state = NULL, *chunks = NULL;
+	char *state = NULL, *chunks = NULL, *begin = NULL;
 	int ret = -ENODATA;
 
 	if (!doc) {
@@ -70,6 +70,7 @@ static int read_resume(const char *file, struct ustctl_session_resume *resume)
 	}
 	state = ustctl_xml_attr_dup(node, "state");
 	chunks = ustctl_xml_attr_dup(node, "chunks");
+	begin = ustctl_xml_attr_dup(node, "chunk-begin");
 	resume->dir = ustctl_xml_attr_dup(node, "directory");
 	if (!state || !resume->dir) {
 		ret = -ENOMEM;
@@ -78,10 +79,12 @@ static int read_resume(const char *file, struct ustctl_session_resume *resume)
 	}
 	resume->state = ustctl_resume_state_parse(state);
 	resume->chunks = chunks ? (unsigned)strtoul(chunks, NULL, 10) : 0;
+	resume->chunk_begin = begin ? strtoll(begin, NULL, 10) : 0;
 	ret = 0;
 end:
 	free(state);
 	free(chunks);
+	free(begin);
 	xmlFreeDoc(doc);
 	return ret;
 }

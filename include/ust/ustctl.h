@@ -478,6 +478,8 @@ struct ustctl_session_resume {
 	int state;			/* enum ustctl_resume_state */
 	char *dir;			/* the session's directory, absolute */
 	unsigned chunks;		/* rotation: chunks archived so far */
+	long long chunk_begin;		/* and when the current one began (Unix
+					 * time; 0: before the first start) */
 };
 /* SESSION_DESCRIBE's strings (ustd's description of session name, as
  * ustctl_describe_session() reads them) to a session and its extra parts. */

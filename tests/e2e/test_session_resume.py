@@ -45,6 +45,7 @@ ok_cmd(ws, ["create-session", "-o", ws.out, "web"], "create-session web")
 ok_cmd(ws, ["enable-marker", "-s", "web", "--filter", "seq >= 0", "svc:*"],
        "enable-marker -s web with a filter")
 ok_cmd(ws, ["add-context", "-s", "web", "svc", "vtid"], "add-context -s web svc vtid")
+ok_cmd(ws, ["enable-rotation", "-s", "web", "--every", "1h"], "enable-rotation -s web --every 1h")
 ok_cmd(ws, ["create-session", "--subbuf-size", "8k", "--subbuf-num", "4", "idle"],
        "create-session idle")
 ok_cmd(ws, ["enable-marker", "-s", "idle", "--loglevel", "WARNING", "app:*"],
@@ -83,7 +84,12 @@ again = os.path.join(ws.root, "idle-after.xml")
 ok_cmd(ws, ["save-session", "-s", "idle", again], "save-session -s idle after the restart")
 with open(saved) as f1, open(again) as f2:
     t.eq(f2.read(), f1.read(), "idle's settings, rules and schedule came back whole")
-adopted = os.path.join(sdir or "/", "forking_server-%d-1" % a.pid)
+archives = os.path.join(sdir or "/", "archives")
+chunks = sorted(os.listdir(archives)) if os.path.isdir(archives) else []
+t.ok(len(chunks) == 1 and re.fullmatch(r"\d{8}T\d{6}[-+]\d{4}-\d{8}T\d{6}[-+]\d{4}-0", chunks[0])
+     and os.path.isdir(os.path.join(archives, chunks[0], "forking_server-%d" % a.pid)),
+     "what web traced before the kill is archived as chunk 0", chunks)
+adopted = os.path.join(sdir or "/", "forking_server-%d" % a.pid)
 t.ok(wait_for(lambda: os.path.isdir(adopted), 15),
      "the running program is adopted into the session's directory", os.listdir(sdir or "/"))
 a.go()
@@ -93,6 +99,7 @@ t.eq(a.end(), 0, "the first program ends well")
 t.eq(b.end(), 0, "the program started after the restart ends well")
 res = ok_cmd(ws, ["destroy-session", "web"], "destroy-session web")
 t.ok(not os.path.exists(os.path.join(keep, "web.xml")), "destroy-session removes web.xml")
+t.eq(len(os.listdir(archives)), 2, "destroy-session archives the chunk since the restart")
 ustd.send_signal(signal.SIGTERM)
 _, err = ustd.communicate(timeout=30)
 ws.daemons.remove(ustd)

@@ -37,6 +37,7 @@ static int write_kept(struct ustd_sessions *ss, const struct ustd_session *s, co
 		.state = resume_states[s->state],
 		.dir = s->dir,
 		.chunks = s->rot.chunks,
+		.chunk_begin = (long long)s->rot.chunk_begin,
 	};
 	struct ustctl_session *us = NULL;
 	struct ustctl_session_extra *ux = NULL;

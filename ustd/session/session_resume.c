@@ -11,9 +11,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <ust/ustctl.h>
 #include "libustcomm/blocking.h"
 #include "libustcomm/filter_compile.h"
@@ -124,6 +127,63 @@ static int add_trigger(struct ustd_session *s, const struct ustctl_trigger_conf 
 	return ret;
 }
 
+/*
+ * Rotations by the timers are not written to the file (a rotation reaches
+ * only the files it must, check_layers.py's REACH): the archives on disk
+ * say how many there were (<begin>-<end>-<n>, the last one's n), and
+ * archives/ changed last when the current chunk began.
+ */
+static void chunks_on_disk(struct ustd_session *s, const struct ustctl_session_resume *r)
+{
+	char path[4200];
+	struct dirent *de;
+	const char *dash;
+	unsigned long n;
+	struct stat st;
+	DIR *dir;
+
+	s->rot.chunks = r->chunks;
+	s->rot.chunk_begin = (time_t)r->chunk_begin;
+	snprintf(path, sizeof(path), "%s/archives", s->dir);
+	if (s->rot.chunk_begin && stat(path, &st) == 0 && st.st_mtime > s->rot.chunk_begin)
+		s->rot.chunk_begin = st.st_mtime;
+	dir = opendir(path);
+	while (dir && (de = readdir(dir)) != NULL) {
+		dash = strrchr(de->d_name, '-');
+		n = dash ? strtoul(dash + 1, NULL, 10) : 0;
+		if (de->d_name[0] != '.' && dash && n >= s->rot.chunks && n < UINT_MAX)
+			s->rot.chunks = (unsigned)n + 1;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * A rotating session that was started: what it traced before ustd died
+ * is archived as a chunk of its own, the programs adopted begin the next
+ * one (their directories are free again).
+ */
+static void archive_before_restart(struct ustd_sessions *ss, struct ustd_session *s)
+{
+	struct ustd_chunk_end e;
+	char out[4400];
+	int ret;
+
+	if (!s->rot.chunk_begin || (!s->rot.every_us && !s->rot.size))
+		return;
+	ustd_rotation_chunk_end(s, &e);
+	ret = ustd_rotation_archive_last(ss, &e, out, sizeof(out));
+	if (!ret) {
+		s->rot.chunks++;
+		ustcomm_dbg("session %s: what it traced before ustd restarted is chunk %s", s->name,
+			    out);
+	} else if (ret != -ENODATA) {
+		ustcomm_err("session %s: %s; the chunk goes on", s->name, out);
+		return;
+	}
+	s->rot.chunk_begin = time(NULL);
+}
+
 /* The session the file holds, in the state it says; NULL with why. */
 static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_session *us,
 				 const struct ustctl_session_extra *ux,
@@ -157,7 +217,7 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 	s->rot.every_us = rot->every_us;
 	s->rot.size = rot->size;
 	s->rot.on_rotate_timeout_us = rot->on_rotate_timeout_us;
-	s->rot.chunks = r->chunks;
+	chunks_on_disk(s, r);
 	if (rot->on_rotate && !(s->rot.on_rotate = strdup(rot->on_rotate))) {
 		ret = -ENOMEM;
 		snprintf(why, WHY_MAX, "out of memory");
@@ -198,13 +258,15 @@ static void resume_one(struct ustd_sessions *ss, const char *path)
 	for (tail = &ss->list; *tail; tail = &(*tail)->next)
 		;
 	*tail = s;
+	if (r.state != USTCTL_RESUME_CREATED)
+		archive_before_restart(ss, s);
 	if (r.state == USTCTL_RESUME_ACTIVE) {
 		s->state = USTD_SESSION_ACTIVE;
 		ustd_rotation_started(s);
 	} else if (r.state == USTCTL_RESUME_STOPPED) {
-		/* Started before: its current chunk began then. */
 		s->state = USTD_SESSION_STOPPED;
-		s->rot.chunk_begin = time(NULL);
+		/* Its chunk was archived just now, or it has no schedule. */
+		s->rot.rotated_since_stop = s->rot.every_us || s->rot.size;
 	}
 	ustcomm_dbg("session %s resumed from %s in %s", s->name, path, s->dir);
 end:
