@@ -6,8 +6,10 @@
  * (session_ctl.c), applying a session to programs (session_apply.c), its
  * settings (session_settings.c), rotation and its archives
  * (session_rotate.c, on_rotate.c, session_final.c), a streamed session's
- * relay connection (session_relay.c), its triggers (session_trigger.c) and
- * what its traces lost (session_loss.c). Sessions drive programs through
+ * relay connection (session_relay.c), its triggers (session_trigger.c),
+ * what its traces lost (session_loss.c), freeing and joining
+ * (session_life.c), and the files that let sessions outlive ustd
+ * (session_persist.c, session_resume.c: libustctl's session files). Sessions drive programs through
  * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
  * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
  * fills in. What the session files share is here.
