@@ -412,17 +412,21 @@ static void convert_domains(struct lttng_read *r, xmlNodePtr domains)
 	}
 }
 
-/* LTTng's tcp://HOST:PORT[/PATH] (tcp4, tcp6) to UST's net://HOST:C:D. */
+/* LTTng's tcp://HOST:PORT[/PATH] (tcp4, tcp6; HOST may be [IPv6]) to
+ * UST's net://HOST:C:D. */
 static int uri_host_port(const char *uri, char *host, size_t size, long *port)
 {
-	const char *p = strstr(uri, "://"), *colon, *end;
+	const char *p = strstr(uri, "://"), *colon, *end, *after;
 
 	if (!p || (strncmp(uri, "tcp://", 6) && strncmp(uri, "tcp4://", 7) &&
 		   strncmp(uri, "tcp6://", 7)))
 		return -EINVAL;
 	p += 3;
 	end = p + strcspn(p, "/");
-	colon = memchr(p, ':', (size_t)(end - p));
+	after = *p == '[' ? memchr(p, ']', (size_t)(end - p)) : p;
+	if (!after)
+		return -EINVAL;
+	colon = memchr(after, ':', (size_t)(end - after));
 	if (!colon || colon == p || (size_t)(colon - p) >= size)
 		return -EINVAL;
 	snprintf(host, size, "%.*s", (int)(colon - p), p);

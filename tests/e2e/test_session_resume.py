@@ -11,10 +11,12 @@ of both programs is read back from the one session directory with
 babeltrace2, those recorded while no ustd ran included (they waited in
 the program's buffers). A session that was only created, with settings,
 comes back the same (save-session before and after are equal). A corrupt
-kept file is named on ustd's stderr, ustd goes on, the file stays."""
+kept file, or one not named after its session, is named on ustd's
+stderr, ustd goes on, the file stays."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 
@@ -73,6 +75,8 @@ a.go()
 os.makedirs(keep, exist_ok=True)
 with open(os.path.join(keep, "broken.xml"), "w") as f:
     f.write("<ust-session version='2' name='broken'><channel")
+if os.path.exists(os.path.join(keep, "web.xml")):
+    shutil.copy(os.path.join(keep, "web.xml"), os.path.join(keep, "copy.xml"))
 ustd = ws.start_ustd()
 res = ok_cmd(ws, ["list-sessions"], "list-sessions on the restarted ustd")
 t.ok(re.search(r"^web\tactive\t.*\t%s$" % re.escape(sdir or "?"), res.stdout, re.M),
@@ -107,6 +111,9 @@ t.ok(re.search(r"cannot resume the session kept in %s: .*leaves the file as it i
                re.escape(os.path.join(keep, "broken.xml")), err),
      "ustd names the corrupt file and why", err)
 t.ok(os.path.exists(os.path.join(keep, "broken.xml")), "the corrupt file is left in place")
+t.ok(re.search(r"cannot resume the session kept in %s: it holds session web, whose file is "
+               r"web.xml" % re.escape(os.path.join(keep, "copy.xml")), err),
+     "a copy under another name is named, not resumed (destroy-session would leave it)", err)
 
 # --- Every event, from the one session directory.
 ok, msg = babeltrace_check(sdir)

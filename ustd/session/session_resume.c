@@ -192,14 +192,15 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 	struct ustd_session *s = calloc(1, sizeof(*s));
 	const struct ustctl_rotation *rot = &ux->rotation;
 	size_t i;
-	int ret = s ? 0 : -ENOMEM;
+	int ret = -ENOMEM;
 
+	if (s)
+		ustd_rotation_init(s, ss);
 	if (!s || !(s->dir = strdup(r->dir))) {
 		snprintf(why, WHY_MAX, "out of memory");
 		goto end;
 	}
 	snprintf(s->name, sizeof(s->name), "%s", ux->name);
-	ustd_rotation_init(s, ss);
 	s->overwrite = ux->overwrite;
 	ret = ustd_mkdir_p(s->dir);
 	if (ret)
@@ -236,14 +237,15 @@ static void resume_one(struct ustd_sessions *ss, const char *path)
 	struct ustctl_session *us = NULL;
 	struct ustctl_session_extra *ux = NULL;
 	struct ustd_session *s = NULL, **tail;
-	char why[WHY_MAX] = "";
+	char why[WHY_MAX] = "", own[sizeof(ss->keep_dir) + 64];
 
 	if (ustctl_session_resume_read(path, &us, &ux, &r)) {
 		snprintf(why, sizeof(why), "%s", ustctl_last_error());
-	} else if (r.state < 0) {
-		snprintf(why, sizeof(why), "an unknown state");
-	} else if (ustd_session_find(ss, ux->name)) {
-		snprintf(why, sizeof(why), "another file holds session %s already", ux->name);
+	} else if (ustd_session_keep_path(ss, ux->name, own, sizeof(own)) || strcmp(own, path)) {
+		/* ustd writes and removes NAME.xml: another name would outlive
+		 * destroy-session. */
+		snprintf(why, sizeof(why), "it holds session %s, whose file is %s.xml", ux->name,
+			 ux->name);
 	} else {
 		s = make(ss, us, ux, &r, why);
 	}
