@@ -120,4 +120,10 @@ int ustctl_rule_prepare(pid_t pid, const struct ustctl_rule *rule,
 void ustctl_channel_conf_release(struct ustctl_channel_conf *c);
 int ustctl_channel_conf_add_context(struct ustctl_channel_conf *c, const char *context);
 
+/* session_file.c's writer, with a <resume> element last when resume is
+ * not NULL (ustd's own files of its sessions, session_resume.c). */
+int ustctl_session_file_write_resume(const char *file, const struct ustctl_session *session,
+				     const struct ustctl_session_extra *extra,
+				     const struct ustctl_session_resume *resume);
+
 #endif

@@ -23,6 +23,7 @@
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_lttng.h"
 #include "libustctl/session_xml.h"
 
 /* 1024 rules with the longest pattern and filter, every character of the
@@ -318,7 +319,7 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 	struct ustctl_session *s = NULL;
 	xmlDocPtr doc = NULL;
 	struct stat st;
-	int fd, ret;
+	int fd, ret, lttng;
 
 	*session = NULL;
 	if (extra)
@@ -350,7 +351,8 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 		ustctl_file_error(file, fe.line, "%s", fe.set ? fe.message : "not an XML file");
 		goto end;
 	}
-	ret = validate(file, doc);
+	lttng = ustctl_lttng_is_session_file(doc);
+	ret = lttng ? 0 : validate(file, doc);
 	if (ret)
 		goto end;
 	s = calloc(1, sizeof(*s));
@@ -360,7 +362,7 @@ int ustctl_session_file_read(const char *file, struct ustctl_session **session,
 		ustctl_set_error("out of memory");
 		goto end;
 	}
-	ret = convert(file, doc, s, x);
+	ret = lttng ? ustctl_lttng_convert(file, doc, s, x) : convert(file, doc, s, x);
 end:
 	xmlFreeDoc(doc);
 	if (ret) {
@@ -403,7 +405,8 @@ static int write_limits_only(xmlTextWriterPtr w, const struct ustctl_session *s,
 }
 
 static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
-			  const struct ustctl_session_extra *x)
+			  const struct ustctl_session_extra *x,
+			  const struct ustctl_session_resume *r)
 {
 	char value[16];
 	size_t i, j;
@@ -475,6 +478,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
 	}
 	if (rc >= 0)
 		rc = ustctl_extra_write_tail(w, x);
+	if (rc >= 0 && r)
+		rc = ustctl_resume_write_element(w, r);
 	if (rc >= 0)
 		rc = xmlTextWriterEndDocument(w);
 	return rc < 0 ? -ENOMEM : 0;
@@ -531,6 +536,13 @@ int ustctl_session_write(const char *file, const struct ustctl_session *session)
 int ustctl_session_file_write(const char *file, const struct ustctl_session *session,
 			      const struct ustctl_session_extra *extra)
 {
+	return ustctl_session_file_write_resume(file, session, extra, NULL);
+}
+
+int ustctl_session_file_write_resume(const char *file, const struct ustctl_session *session,
+				     const struct ustctl_session_extra *extra,
+				     const struct ustctl_session_resume *resume)
+{
 	xmlTextWriterPtr w = NULL;
 	xmlBufferPtr buf = NULL;
 	FILE *f = NULL;
@@ -549,7 +561,7 @@ int ustctl_session_file_write(const char *file, const struct ustctl_session *ses
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w)
 		goto nomem;
-	ret = write_document(w, session, extra);
+	ret = write_document(w, session, extra, resume);
 	/* Freeing the writer flushes what it holds into buf. */
 	xmlFreeTextWriter(w);
 	w = NULL;

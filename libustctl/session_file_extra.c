@@ -397,3 +397,38 @@ int ustctl_extra_write_tail(xmlTextWriterPtr w, const struct ustctl_session_extr
 	}
 	return rc;
 }
+
+static const char *const resume_states[] = { "created", "active", "stopped" };
+
+int ustctl_resume_write_element(xmlTextWriterPtr w, const struct ustctl_session_resume *r)
+{
+	char value[24];
+	int rc = xmlTextWriterStartElement(w, BAD_CAST "resume");
+
+	if (rc >= 0)
+		rc = write_attr(w, "state", resume_states[r->state]);
+	if (rc >= 0)
+		rc = write_attr(w, "directory", r->dir);
+	if (rc >= 0 && r->chunks) {
+		snprintf(value, sizeof(value), "%u", r->chunks);
+		rc = write_attr(w, "chunks", value);
+	}
+	if (rc >= 0 && r->chunk_begin > 0) {
+		snprintf(value, sizeof(value), "%lld", r->chunk_begin);
+		rc = write_attr(w, "chunk-begin", value);
+	}
+	if (rc >= 0)
+		rc = xmlTextWriterEndElement(w);
+	return rc;
+}
+
+int ustctl_resume_state_parse(const char *text)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(resume_states) / sizeof(resume_states[0])); i++) {
+		if (!strcmp(text, resume_states[i]))
+			return i;
+	}
+	return -EINVAL;
+}

@@ -31,6 +31,10 @@ int ustctl_extra_write_root(xmlTextWriterPtr w, const struct ustctl_session_extr
 int ustctl_extra_write_channel(xmlTextWriterPtr w, const struct ustctl_session_extra *x,
 			       const char *channel);
 int ustctl_extra_write_tail(xmlTextWriterPtr w, const struct ustctl_session_extra *x);
+/* ustd's own files of its sessions: the <resume> element written last,
+ * and its state attribute read back (-EINVAL when unknown). */
+int ustctl_resume_write_element(xmlTextWriterPtr w, const struct ustctl_session_resume *r);
+int ustctl_resume_state_parse(const char *text);
 
 /* Appends limits, a trigger (copies; 0 or -ENOMEM). */
 int ustctl_extra_add_tracefile(struct ustctl_session_extra *x, const char *channel,

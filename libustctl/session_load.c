@@ -54,21 +54,20 @@ int ustctl_session_set_tracefile(const char *name, const char *channel, uint64_t
 	return set_channel(name, channel, 0, 0, "", size, count);
 }
 
-/* The strings of a reply, one after the other; a missing one is "" and
- * marks the reply malformed. */
+/* The strings of a description, one after the other; a missing one is ""
+ * and marks the description malformed. */
 struct cursor {
-	const struct ustcomm_ctl_msg *msg;
-	const char *pos;
+	const char *const *v;
+	size_t nr, i;
 	int bad;
 };
 
 static const char *next(struct cursor *c)
 {
-	const char *s = ustcomm_ctl_next(c->msg, &c->pos);
-
-	if (!s)
-		c->bad = 1;
-	return s ? s : "";
+	if (c->i < c->nr)
+		return c->v[c->i++];
+	c->bad = 1;
+	return "";
 }
 
 static uint64_t next_u64(struct cursor *c)
@@ -178,26 +177,17 @@ static void describe_tail(struct cursor *c, struct ustctl_session_extra *x, int 
 	}
 }
 
-int ustctl_describe_session(const char *name, struct ustctl_session **session,
-			    struct ustctl_session_extra **extra)
+int ustctl_session_from_description(const char *name, const char *const *args, size_t nr,
+				    struct ustctl_session **session,
+				    struct ustctl_session_extra **extra)
 {
-	const char *args[1] = { name };
-	struct ustctl_session *s = NULL;
-	struct ustctl_session_extra *x = NULL;
-	struct ustctl_reply reply = { 0 };
-	struct cursor c = { 0 };
-	int ret = ustctl_check_session_name(name), nomem = 0;
+	struct ustctl_session *s = calloc(1, sizeof(*s));
+	struct ustctl_session_extra *x = calloc(1, sizeof(*x));
+	struct cursor c = { .v = args, .nr = nr };
+	int ret = 0, nomem = 0;
 
 	*session = NULL;
 	*extra = NULL;
-	if (ret)
-		return ret;
-	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_DESCRIBE, args, 1, 0, &reply);
-	if (ret)
-		goto end;
-	c.msg = &reply.msg;
-	s = calloc(1, sizeof(*s));
-	x = calloc(1, sizeof(*x));
 	if (!s || !x || !(x->name = strdup(name))) {
 		ret = -ENOMEM;
 		goto end;
@@ -211,14 +201,13 @@ int ustctl_describe_session(const char *name, struct ustctl_session **session,
 		describe_tail(&c, x, &nomem);
 	if (!ret && nomem)
 		ret = -ENOMEM;
-	if (!ret && (c.bad || ustcomm_ctl_next(c.msg, &c.pos)))
+	if (!ret && (c.bad || c.i != c.nr))
 		ret = -EPROTO;
 end:
 	if (ret == -ENOMEM)
 		ustctl_set_failure("out of memory");
 	else if (ret == -EPROTO)
-		ustctl_set_failure("ustd answered save-session -s %s with a malformed description", name);
-	ustctl_reply_release(&reply);
+		ustctl_set_failure("a malformed description of session %s", name);
 	if (ret) {
 		if (s)
 			ustctl_session_free(s);
@@ -227,6 +216,39 @@ end:
 		*session = s;
 		*extra = x;
 	}
+	return ret;
+}
+
+int ustctl_describe_session(const char *name, struct ustctl_session **session,
+			    struct ustctl_session_extra **extra)
+{
+	const char *args[1] = { name }, *pos = NULL, **v = NULL;
+	struct ustctl_reply reply = { 0 };
+	size_t i;
+	int ret = ustctl_check_session_name(name);
+
+	*session = NULL;
+	*extra = NULL;
+	if (ret)
+		return ret;
+	ret = ustctl_call_ustd(USTCOMM_CTL_SESSION_DESCRIBE, args, 1, 0, &reply);
+	if (ret)
+		goto end;
+	v = calloc(reply.msg.nr_strings + 1, sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		ustctl_set_failure("out of memory");
+		goto end;
+	}
+	for (i = 0; i < reply.msg.nr_strings; i++)
+		v[i] = ustcomm_ctl_next(&reply.msg, &pos);
+	ret = ustctl_session_from_description(name, v, reply.msg.nr_strings, session, extra);
+	if (ret == -EPROTO)
+		ustctl_set_failure("ustd answered save-session -s %s with a malformed description",
+				   name);
+end:
+	free(v);
+	ustctl_reply_release(&reply);
 	return ret;
 }
 

@@ -174,7 +174,11 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Without PID, creates a session in ustd from the file (saved with\n"
 	  "save-session -s), named as in the file or NAME, with everything the\n"
 	  "file holds, or nothing when any of it is refused; start it with\n"
-	  "start-session.\n",
+	  "start-session.\n"
+	  "FILE may also be a file of LTTng's \"lttng save\" (lttng-tools 2.13):\n"
+	  "what UST honours of it is loaded (name, output, the user-space domain's\n"
+	  "channels, events, contexts, snapshot mode, rotation), each thing it does\n"
+	  "not is named in a warning; one with no user-space event is refused.\n",
 	  true, 1, 2, ustctl_cmd_load_session, .takes_session = true },
 	{ "info", "PID", "describe a process",
 	  "Prints the name of process PID, its libust version, and its trace and\n"

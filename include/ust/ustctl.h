@@ -528,6 +528,39 @@ int ustctl_create_session_from(const char *name, const struct ustctl_session *se
 int ustctl_save_ustd_session(const char *name, const char *file);
 int ustctl_load_ustd_session(const char *file, const char *name, char **dir);
 
+/*
+ * The files ustd keeps of its own sessions, to resume them when it starts
+ * again (symbol version LIBUSTCTL_4.4_RESUME): a session file (version 2)
+ * with a <resume> element last, which ustctl_session_file_read() and
+ * load-session leave out.
+ */
+enum ustctl_resume_state {
+	USTCTL_RESUME_CREATED,
+	USTCTL_RESUME_ACTIVE,
+	USTCTL_RESUME_STOPPED,
+};
+struct ustctl_session_resume {
+	int state;			/* enum ustctl_resume_state */
+	char *dir;			/* the session's directory, absolute */
+	unsigned chunks;		/* rotation: chunks archived so far */
+	long long chunk_begin;		/* and when the current one began (Unix
+					 * time; 0: before the first start) */
+};
+/* SESSION_DESCRIBE's strings (ustd's description of session name, as
+ * ustctl_describe_session() reads them) to a session and its extra parts. */
+int ustctl_session_from_description(const char *name, const char *const *args, size_t nr,
+				    struct ustctl_session **session,
+				    struct ustctl_session_extra **extra);
+/* Written whole under a temporary name, then renamed over file. */
+int ustctl_session_resume_write(const char *file, const struct ustctl_session *session,
+				const struct ustctl_session_extra *extra,
+				const struct ustctl_session_resume *resume);
+/* A file without a <resume> element fails with -ENODATA. */
+int ustctl_session_resume_read(const char *file, struct ustctl_session **session,
+			       struct ustctl_session_extra **extra,
+			       struct ustctl_session_resume *resume);
+void ustctl_session_resume_release(struct ustctl_session_resume *resume);
+
 #ifdef __cplusplus
 }
 #endif

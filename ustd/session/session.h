@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Layer: ustd/session; may call: ustd/conn, ustd/output, ustd/relay, libustcomm
+ * Layer: ustd/session; may call: ustd/conn, ustd/output, ustd/relay, libustctl, libustcomm
  *
  * Sessions, on top of programs and outputs: what ustctl asks
  * (session_ctl.c), applying a session to programs (session_apply.c), its
@@ -9,9 +9,11 @@
  * relay connection (session_relay.c), its triggers (session_trigger.c),
  * what its traces lost (session_loss.c), its process trackers
  * (session_track.c), snapshots of the whole session (session_snapshot.c),
- * clear-session (session_clear.c), list-sessions NAME (session_status.c)
- * and the programs start-session left alone because they trace another
- * session (session_busy.c). Sessions drive programs through
+ * clear-session (session_clear.c), list-sessions NAME (session_status.c),
+ * the programs start-session left alone because they trace another
+ * session (session_busy.c), freeing and joining (session_life.c), and the
+ * files that let sessions outlive ustd (session_persist.c,
+ * session_resume.c: libustctl's session files). Sessions drive programs through
  * ustd/conn's app.h, app_rotate.h and trigger.h, and hear from them
  * through struct ustd_app_owner (conn.h), which ustd_sessions_start()
  * fills in. What the session files share is here.
@@ -137,6 +139,7 @@ struct ustd_sessions {
 	struct ustd_apply_ctx apply;
 	char sock_path[4200];
 	char file_path[4200];
+	char keep_dir[4200];		/* session_persist.h */
 	int listen_fd;
 	int inotify_fd;			/* apps/: programs that appear */
 	struct ustd_session_watch listen_watch;

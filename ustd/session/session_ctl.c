@@ -36,8 +36,11 @@
 #include "ustd/relay/relay_share.h"
 #include "ustd/session/session_busy.h"
 #include "ustd/session/session_ctl.h"
+#include "ustd/session/session_life.h"
 #include "ustd/session/session_final.h"
 #include "ustd/session/session_loss.h"
+#include "ustd/session/session_persist.h"
+#include "ustd/session/session_resume.h"
 #include "ustd/session/session_relay.h"
 #include "ustd/session/session_rotate.h"
 #include "ustd/session/session_settings.h"
@@ -70,31 +73,6 @@ struct conn {
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 	size_t tracked_now;		/* track, untrack: the reply */
 };
-
-static void rule_free(struct ustd_session_rule *r)
-{
-	int i;
-
-	for (i = 0; i < 5; i++)
-		free(r->s[i]);
-}
-
-static void session_free(struct ustd_session *s)
-{
-	size_t i;
-
-	ustd_rotation_fini(s);
-	ustd_session_triggers_free(s);
-	ustd_session_trackers_free(s);
-	ustd_relay_share_put(s->relay);
-	ustd_loss_tally_put(s->tally);
-	for (i = 0; i < s->nr_rules; i++)
-		rule_free(&s->rules[i]);
-	free(s->rules);
-	free(s->channels);
-	free(s->dir);
-	free(s);
-}
 
 /* A reply: status, then nr strings (or the reason when status < 0). */
 static void conn_reply(struct conn *c, uint16_t cmd, int status, const char *const *args,
@@ -342,7 +320,7 @@ static void cmd_create(struct conn *c, const char *const *a)
 		ret = ustd_session_relay_open(s, ss->ctx, a[1], why, sizeof(why));
 	if (ret) {
 		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret, "%s", why);
-		session_free(s);
+		ustd_session_free(s);
 		return;
 	}
 	for (tail = &ss->list; *tail; tail = &(*tail)->next)
@@ -437,30 +415,6 @@ static void cmd_rules(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	conn_reply_u(c, msg->cmd, s->nr_rules);
 }
 
-/* Every program with a control socket in apps/ but ustd itself. */
-static void join_all(struct ustd_sessions *ss, struct ustd_session *s,
-		     struct ustd_apply_waiter *w)
-{
-	DIR *dir = opendir(ss->apply.apps_dir);
-	struct dirent *de;
-	char *end;
-	long pid;
-
-	if (!dir) {
-		ustcomm_err("cannot list the programs in %s: %s", ss->apply.apps_dir,
-			    strerror(errno));
-		return;
-	}
-	while ((de = readdir(dir)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid <= 0 || pid == getpid() ||
-		    !ustd_session_tracks_pid(s, (pid_t)pid))
-			continue;
-		ustd_apply_begin(&ss->apply, USTD_APPLY_JOIN, (pid_t)pid, s, NULL, 0, w);
-	}
-	closedir(dir);
-}
-
 struct each_arg {
 	struct ustd_sessions *ss;
 	struct ustd_session *s;
@@ -496,7 +450,7 @@ static void cmd_start(struct conn *c, const char *name)
 	c->waiter.nr_rules = enable_rules(s, NULL);
 	/* Without memory, no pattern is named. */
 	c->waiter.rule_matched = calloc(c->waiter.nr_rules + 1, sizeof(bool));
-	join_all(c->ss, s, &c->waiter);
+	ustd_session_join_all(c->ss, s, &c->waiter);
 	conn_wait_end(c);
 }
 
@@ -535,7 +489,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY) {
 		ustd_session_unlink(c->ss, s);
-		session_free(s);
+		ustd_session_free(s);
 	}
 	if (final)
 		ustd_session_final_release(final);
@@ -885,9 +839,15 @@ static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	if (s->state == USTD_SESSION_ACTIVE) {
 		ustd_sessions_publish(c->ss);
 		ustd_session_for_each_app(c->ss, s, untracked_stop, &ea);
-		join_all(c->ss, s, &c->waiter);
+		ustd_session_join_all(c->ss, s, &c->waiter);
 	}
 	conn_wait_end(c);
+/* The requests after which the session's kept file is written again:
+ * every one but those that only read (session_persist.h). */
+static bool changes_session(uint16_t cmd)
+{
+	return cmd != USTCOMM_CTL_SESSION_LIST && cmd != USTCOMM_CTL_SESSION_LIST_TRIGGERS &&
+	       cmd != USTCOMM_CTL_SESSION_DESCRIBE;
 }
 
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
@@ -961,6 +921,8 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 			   ustcomm_ctl_cmd_name(msg->cmd));
 		break;
 	}
+	if (changes_session(msg->cmd))
+		ustd_session_keep(c->ss, a[0]);
 }
 
 static void conn_close(struct conn *c)
@@ -1193,6 +1155,9 @@ int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 	if (!ret)
 		ret = ustcomm_daemon_sibling_path(ss->file_path, sizeof(ss->file_path), daemon_path,
 						  USTCOMM_SESSION_FILE_SUFFIX);
+	if (!ret)
+		ret = ustcomm_daemon_sibling_path(ss->keep_dir, sizeof(ss->keep_dir), daemon_path,
+						  USTD_SESSION_KEEP_SUFFIX);
 	if (ret) {
 		ustcomm_err("the session socket's path (%s%s) is too long", daemon_path,
 			    USTCOMM_SESSION_SOCKET_SUFFIX);
@@ -1209,6 +1174,8 @@ int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 	if (ret)
 		ustcomm_err("cannot watch %s for programs that start: %s", ss->apply.apps_dir,
 			    strerror(-ret));
+	if (!ret)
+		ustd_sessions_resume(ss);
 end:
 	if (ret) {
 		ustd_sessions_fini(ss);
@@ -1229,7 +1196,7 @@ void ustd_sessions_fini(struct ustd_sessions *ss)
 	ustd_on_rotate_fini();
 	while ((s = ss->list)) {
 		ss->list = s->next;
-		session_free(s);
+		ustd_session_free(s);
 	}
 	ustd_rotation_reap();
 	ustd_listen_pause_fini(&ss->listen_pause);

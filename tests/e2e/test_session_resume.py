@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Sessions that outlive ustd (manual 3.7, "After a restart").
+
+ustd keeps each session in <run dir>/ustd.session.d/NAME.xml, a session
+file with its state and directory, and resumes them when it starts. ustd
+is killed with SIGKILL while a session traces a running program; the
+program goes on recording while no ustd runs; the restarted ustd has the
+session back (same name, directory, state, rules, contexts), adopts the
+program into it, and a program started afterwards joins it. Every event
+of both programs is read back from the one session directory with
+babeltrace2, those recorded while no ustd ran included (they waited in
+the program's buffers). A session that was only created, with settings,
+comes back the same (save-session before and after are equal). A corrupt
+kept file, or one not named after its session, is named on ustd's
+stderr, ustd goes on, the file stays."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+
+import forking_server
+import ustest
+from ustest import Tap, Workspace, babeltrace_check, read_trace, wait_for
+
+t = Tap()
+N = 200
+
+
+def ok_cmd(ws, args, what):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, what, res.stdout + res.stderr)
+    return res
+
+
+def kill_ustd(ws, proc):
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    ws.daemons.remove(proc)
+
+
+ws = Workspace()
+keep = os.path.join(ws.rundir, "ustd.session.d")
+ustd = ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "web"], "create-session web")
+ok_cmd(ws, ["enable-marker", "-s", "web", "--filter", "seq >= 0", "svc:*"],
+       "enable-marker -s web with a filter")
+ok_cmd(ws, ["add-context", "-s", "web", "svc", "vtid"], "add-context -s web svc vtid")
+ok_cmd(ws, ["enable-rotation", "-s", "web", "--every", "1h"], "enable-rotation -s web --every 1h")
+ok_cmd(ws, ["create-session", "--subbuf-size", "8k", "--subbuf-num", "4", "idle"],
+       "create-session idle")
+ok_cmd(ws, ["enable-marker", "-s", "idle", "--loglevel", "WARNING", "app:*"],
+       "enable-marker -s idle --loglevel WARNING")
+ok_cmd(ws, ["enable-rotation", "-s", "idle", "--every", "10m"], "enable-rotation -s idle")
+saved = os.path.join(ws.root, "idle-before.xml")
+ok_cmd(ws, ["save-session", "-s", "idle", saved], "save-session -s idle before the kill")
+ok_cmd(ws, ["start-session", "web"], "start-session web")
+sdir = ustest.session_dir(ws.out, "web")
+t.ok(os.path.exists(os.path.join(keep, "web.xml")) and
+     os.path.exists(os.path.join(keep, "idle.xml")),
+     "ustd keeps web.xml and idle.xml in its run directory",
+     os.listdir(keep) if os.path.isdir(keep) else "no " + keep)
+xsd = os.path.join(ustest.TOP_SRC, "doc", "xml", "ust-session.xsd")
+res = subprocess.run(["xmllint", "--noout", "--schema", xsd, os.path.join(keep, "web.xml")],
+                     capture_output=True, text=True)
+t.ok(res.returncode == 0, "the kept file is a valid session file", res.stderr)
+
+a = forking_server.Service(ws, N)
+a.go()
+
+# --- SIGKILL mid-session; the program records N more events meanwhile.
+kill_ustd(ws, ustd)
+a.go()
+os.makedirs(keep, exist_ok=True)
+with open(os.path.join(keep, "broken.xml"), "w") as f:
+    f.write("<ust-session version='2' name='broken'><channel")
+if os.path.exists(os.path.join(keep, "web.xml")):
+    shutil.copy(os.path.join(keep, "web.xml"), os.path.join(keep, "copy.xml"))
+ustd = ws.start_ustd()
+res = ok_cmd(ws, ["list-sessions"], "list-sessions on the restarted ustd")
+t.ok(re.search(r"^web\tactive\t.*\t%s$" % re.escape(sdir or "?"), res.stdout, re.M),
+     "web is back, active, in the same directory", res.stdout)
+t.ok(re.search(r"^idle\tcreated\t", res.stdout, re.M), "idle is back, created", res.stdout)
+t.ok(not re.search(r"^broken", res.stdout, re.M), "the corrupt file made no session",
+     res.stdout)
+again = os.path.join(ws.root, "idle-after.xml")
+ok_cmd(ws, ["save-session", "-s", "idle", again], "save-session -s idle after the restart")
+with open(saved) as f1, open(again) as f2:
+    t.eq(f2.read(), f1.read(), "idle's settings, rules and schedule came back whole")
+archives = os.path.join(sdir or "/", "archives")
+chunks = sorted(os.listdir(archives)) if os.path.isdir(archives) else []
+t.ok(len(chunks) == 1 and re.fullmatch(r"\d{8}T\d{6}[-+]\d{4}-\d{8}T\d{6}[-+]\d{4}-0", chunks[0])
+     and os.path.isdir(os.path.join(archives, chunks[0], "forking_server-%d" % a.pid)),
+     "what web traced before the kill is archived as chunk 0", chunks)
+adopted = os.path.join(sdir or "/", "forking_server-%d" % a.pid)
+t.ok(wait_for(lambda: os.path.isdir(adopted), 15),
+     "the running program is adopted into the session's directory", os.listdir(sdir or "/"))
+a.go()
+b = forking_server.Service(ws, N)
+b.go()
+t.eq(a.end(), 0, "the first program ends well")
+t.eq(b.end(), 0, "the program started after the restart ends well")
+res = ok_cmd(ws, ["destroy-session", "web"], "destroy-session web")
+t.ok(not os.path.exists(os.path.join(keep, "web.xml")), "destroy-session removes web.xml")
+t.eq(len(os.listdir(archives)), 2, "destroy-session archives the chunk since the restart")
+ustd.send_signal(signal.SIGTERM)
+_, err = ustd.communicate(timeout=30)
+ws.daemons.remove(ustd)
+t.ok(re.search(r"cannot resume the session kept in %s: .*leaves the file as it is" %
+               re.escape(os.path.join(keep, "broken.xml")), err),
+     "ustd names the corrupt file and why", err)
+t.ok(os.path.exists(os.path.join(keep, "broken.xml")), "the corrupt file is left in place")
+t.ok(re.search(r"cannot resume the session kept in %s: it holds session web, whose file is "
+               r"web.xml" % re.escape(os.path.join(keep, "copy.xml")), err),
+     "a copy under another name is named, not resumed (destroy-session would leave it)", err)
+
+# --- Every event, from the one session directory.
+ok, msg = babeltrace_check(sdir)
+t.ok(ok, "babeltrace2 reads the session directory", msg)
+events, discarded = read_trace(sdir)
+t.eq(discarded, 0, "nothing was discarded: the buffers held what no ustd drained")
+for who, pid, ticks in (("the first program", a.pid, 3 * N),
+                        ("the program started later", b.pid, N)):
+    ev = [e for e in events if e.vpid == pid]
+    t.eq(sorted(e.fields["seq"] for e in ev if e.name == "svc:start"), list(range(N)),
+         "%s: its %d svc:start events" % (who, N))
+    t.eq(sorted(e.fields["seq"] for e in ev if e.name == "svc:tick"), list(range(ticks)),
+         "%s: its %d svc:tick events%s" % (who, ticks, ", those recorded while no ustd ran included" if ticks > N else ""))
+    t.ok(ev and all("vtid" in e.context for e in ev), "%s: its events carry vtid" % who,
+         ev[:1] and ev[0].context)
+t.done()
