@@ -842,12 +842,14 @@ static void cmd_track(struct conn *c, const struct ustcomm_ctl_msg *msg)
 		ustd_session_join_all(c->ss, s, &c->waiter);
 	}
 	conn_wait_end(c);
+}
+
 /* The requests after which the session's kept file is written again:
  * every one but those that only read (session_persist.h). */
 static bool changes_session(uint16_t cmd)
 {
 	return cmd != USTCOMM_CTL_SESSION_LIST && cmd != USTCOMM_CTL_SESSION_LIST_TRIGGERS &&
-	       cmd != USTCOMM_CTL_SESSION_DESCRIBE;
+	       cmd != USTCOMM_CTL_SESSION_DESCRIBE && cmd != USTCOMM_CTL_SESSION_STATUS;
 }
 
 static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
