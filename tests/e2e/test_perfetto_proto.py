@@ -69,7 +69,11 @@ def read_pftrace(path):
     seqs = {}
     tracks, slices, instants, problems = {}, [], [], []
     open_slices = collections.defaultdict(list)
-    for num, packet in fields(data):
+    try:
+        packets = fields(data)
+    except (ValueError, IndexError) as e:
+        return tracks, slices, instants, ["not a protobuf Trace: %s" % e]
+    for num, packet in packets:
         if num != 1:
             problems.append("Trace field %d" % num)
             continue
@@ -184,7 +188,8 @@ procs = [d["process"] for d in tracks.values() if d["process"]]
 t.eq([n for _, n in procs], ["func_calls"], "one process track, named after the program")
 threads = {u: d["thread"] for u, d in tracks.items() if d["thread"]}
 t.eq(len(threads), 2, "one track per thread")
-t.ok(all(th[0] == procs[0][0] for th in threads.values()), "of that process", threads)
+t.ok(threads and all(th[0] == procs[0][0] for th in threads.values()), "of that process",
+     threads)
 
 # The same trace as JSON: the same spans, times and nesting per thread.
 out_json = os.path.join(ws.root, "calls.json")
