@@ -13,6 +13,10 @@
  * that function's; the statedump events that name them are instants.
  * The JSON goes out as messages arrive: memory holds one entry per event
  * class and per track, never per event.
+ * With format=proto (the default for a path ending in .pftrace or
+ * .perfetto-trace), the same tracks, spans and instants go out in Perfetto's
+ * own format (perfetto_proto.h) instead, named but without args or
+ * counters: a compact file for long function traces.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +28,7 @@
 #include "bt2plugin/event_ids.h"
 #include "bt2plugin/func_names.h"
 #include "bt2plugin/json.h"
+#include "bt2plugin/perfetto_proto.h"
 #include "bt2plugin/ptrmap.h"
 #include "bt2plugin/perfetto_sink.h"
 #include "bt2plugin/sink.h"
@@ -42,6 +47,7 @@ struct ev_class {
 	enum ev_kind kind;
 	enum ust_func_kind func;
 	char *name;			/* event name; for spans without the suffix */
+	char *full;			/* event name */
 	/* Written once per class, so that an event costs its numbers only:
 	 * `,"name":...,"cat":...,"pid":` as a span and as an instant. */
 	char *head_span, *head_instant;
@@ -62,6 +68,7 @@ struct track {
 	struct proc *proc;
 	unsigned depth;
 	const char *open[SPAN_DEPTH_MAX];	/* ev_class names of open spans */
+	struct ust_pfseq seq;			/* format=proto */
 };
 
 struct perfetto {
@@ -73,6 +80,8 @@ struct perfetto {
 	struct ust_ptrmap procs;	/* pid key -> struct proc */
 	struct ust_lanes lanes;
 	struct ust_func_names funcs;
+	bool proto;			/* format=proto: pf, else JSON */
+	struct ust_pftrace pf;
 	int64_t last_ns;
 	/* Times are written relative to the first one: a JSON reader parses
 	 * them as doubles, which hold microseconds since 1970 only to about
@@ -94,6 +103,7 @@ static void ev_class_free(void *p)
 	free(c->head_span);
 	free(c->head_instant);
 	free(c->name);
+	free(c->full);
 	free(c->counters);
 	free(c);
 }
@@ -154,7 +164,8 @@ static struct ev_class *ev_class_new(const bt_event_class *ec)
 	name = name ? name : "(unnamed)";
 	len = strlen(name);
 	c->name = strdup(name);
-	if (!c->name)
+	c->full = strdup(name);
+	if (!c->name || !c->full)
 		goto fail;
 	for (i = 0; i < 2; i++) {
 		if (has_suffix(name, len, begins[i])) {
@@ -214,6 +225,20 @@ static void meta_name(struct perfetto *p, const char *what, int64_t pid, int64_t
 	fputs_unlocked("}}", p->out.f);
 }
 
+/* Process tracks are numbered apart from the thread tracks (track_key()). */
+static uint64_t proc_uuid(int64_t pid)
+{
+	return ((uint64_t)1 << 62) | (uint32_t)pid;
+}
+
+static int name_process(struct perfetto *p, int64_t pid, const char *name)
+{
+	if (p->proto)
+		return ust_pftrace_process(&p->pf, proc_uuid(pid), pid, name);
+	meta_name(p, "process_name", pid, 0, name);
+	return 0;
+}
+
 /*
  * The process of pid, named on first use after the procname context of its
  * event when there is one and the pid is known (several processes share
@@ -235,7 +260,8 @@ static struct proc *proc_get(struct perfetto *p, int64_t pid, const bt_trace *tr
 	pr->ctx_named = procname != NULL;
 	if (!procname)
 		procname = ust_trace_procname(trace);
-	meta_name(p, "process_name", pid, 0, procname ? procname : "trace");
+	if (name_process(p, pid, procname ? procname : "trace") < 0)
+		return NULL;
 	return pr;
 }
 
@@ -244,9 +270,19 @@ static uintptr_t track_key(int64_t pid, int64_t tid)
 	return ((uintptr_t)1 << 63) | ((uintptr_t)(pid & 0x7fffffff) << 32) | (uint32_t)tid;
 }
 
-/* The track, created (and named) on first use. */
+static void track_free(void *data)
+{
+	struct track *t = data;
+
+	ust_pfseq_fini(&t->seq);
+	free(t);
+}
+
+/* The track, created (and named) on first use; ns: the time of its first
+ * event, where its proto sequence's clock starts. */
 static struct track *track_get(struct perfetto *p, int64_t pid, int64_t tid,
-			       const bt_trace *trace, const char *procname, const char *name)
+			       const bt_trace *trace, const char *procname, const char *name,
+			       int64_t ns)
 {
 	uintptr_t key = track_key(pid, tid);
 	struct track *t = ust_ptrmap_get(&p->tracks, key);
@@ -265,13 +301,17 @@ static struct track *track_get(struct perfetto *p, int64_t pid, int64_t tid,
 	t->pid = pid;
 	t->tid = tid;
 	t->proc = pr;
-	if (name)
+	if (p->proto) {
+		if (ust_pftrace_track(&p->pf, &t->seq, key, proc_uuid(pid), pid, tid, name, ns) < 0)
+			return NULL;
+	} else if (name) {
 		meta_name(p, "thread_name", pid, tid, name);
+	}
 	return t;
 }
 
 static struct track *track_of(struct perfetto *p, const struct ust_event_ids *ids,
-			      const bt_trace *trace)
+			      const bt_trace *trace, int64_t ns)
 {
 	int64_t pid = ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid;
 	int64_t tid = ids->tid != UST_ID_UNKNOWN ? ids->tid :
@@ -281,16 +321,17 @@ static struct track *track_of(struct perfetto *p, const struct ust_event_ids *id
 	char name[32];
 
 	if (ids->tid != UST_ID_UNKNOWN || ids->cpu == UST_ID_UNKNOWN) {
-		t = track_get(p, pid, tid, trace, procname, NULL);
+		t = track_get(p, pid, tid, trace, procname, NULL, ns);
 	} else {
 		snprintf(name, sizeof(name), "CPU %" PRId64, ids->cpu);
-		t = track_get(p, pid, tid, trace, procname, name);
+		t = track_get(p, pid, tid, trace, procname, name, ns);
 	}
 	/* The process got its name from a track without events (losses)
 	 * before any of its events told its procname. */
 	if (t && procname && !t->proc->ctx_named) {
 		t->proc->ctx_named = true;
-		meta_name(p, "process_name", pid, 0, procname);
+		if (name_process(p, pid, procname) < 0)
+			return NULL;
 	}
 	return t;
 }
@@ -385,6 +426,17 @@ static int64_t msg_ns(struct perfetto *p, const bt_clock_snapshot *cs)
 	return p->last_ns;
 }
 
+/* An event in Perfetto's format: its phase and name only. */
+static int proto_event(struct perfetto *p, struct track *t, const char *ph, const char *name,
+		       int64_t ns)
+{
+	enum ust_pf_type type = ph[0] == 'B' ? UST_PF_BEGIN : ph[0] == 'E' ? UST_PF_END :
+				UST_PF_INSTANT;
+
+	p->events++;
+	return ust_pftrace_event(&p->pf, &t->seq, type, name, ns);
+}
+
 static int on_event(struct perfetto *p, const bt_message *msg)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
@@ -416,7 +468,7 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	ret = ust_event_ids_get(&p->ids, ev, &ids);
 	if (ret < 0)
 		return ret;
-	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream));
+	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream), ns);
 	if (!t)
 		return -ENOMEM;
 	if (c->func == UST_FUNC_BIN_INFO || c->func == UST_FUNC_BUILD_ID) {
@@ -430,12 +482,16 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 		if (!fname)
 			return -ENOMEM;
 		ph = func_ph_of(t, c, fname);
+		if (p->proto)
+			return proto_event(p, t, ph, ph[0] == 'i' ? c->full : fname, ns);
 		if (ph[0] == 'i')
 			write_head(p, ph, bt_event_class_get_name(ec), "event", t->pid, t->tid, ns);
 		else
 			write_head(p, ph, fname, "func", t->pid, t->tid, ns);
 	} else {
 		ph = ph_of(t, c);
+		if (p->proto)
+			return proto_event(p, t, ph, ph[0] == 'i' ? c->full : c->name, ns);
 		element_start(p);
 		fputs_unlocked("{\"ph\":\"", p->out.f);
 		fputs_unlocked(ph, p->out.f);
@@ -475,6 +531,7 @@ static int on_discarded(struct perfetto *p, const bt_message *msg)
 {
 	const bt_trace *trace;
 	struct ust_discarded d;
+	struct track *t;
 	int64_t pid, tid;
 	unsigned lane;
 	char name[64];
@@ -501,8 +558,17 @@ static int on_discarded(struct perfetto *p, const bt_message *msg)
 	else
 		snprintf(name, sizeof(name), "events discarded, stream %" PRIu64,
 			 bt_stream_get_id(d.stream));
-	if (!track_get(p, pid, tid, trace, NULL, name))
+	t = track_get(p, pid, tid, trace, NULL, name, d.begin_ns);
+	if (!t)
 		return -ENOMEM;
+	if (d.suspect)
+		p->suspect++;
+	else if (!d.packets)
+		p->discarded += d.count;
+	if (p->proto)
+		return ust_pftrace_slice(&p->pf, &t->seq, d.packets ? "packets discarded" :
+					 "events discarded", d.begin_ns, d.end_ns,
+					 d.have_count && !d.suspect ? "count" : NULL, d.count);
 	write_head(p, "X", d.packets ? "packets discarded" : "events discarded", "discarded",
 		   pid, tid, d.begin_ns);
 	fputs_unlocked(",\"dur\":", p->out.f);
@@ -516,10 +582,6 @@ static int on_discarded(struct perfetto *p, const bt_message *msg)
 	if (d.suspect)
 		fprintf(p->out.f, ",\"suspect_count\":\"%" PRIu64 "\"", d.count);
 	fprintf(p->out.f, ",\"stream\":%" PRIu64 "}}", bt_stream_get_id(d.stream));
-	if (d.suspect)
-		p->suspect++;
-	else if (!d.packets)
-		p->discarded += d.count;
 	return 0;
 }
 
@@ -545,10 +607,10 @@ bt_component_class_initialize_method_status
 ust_perfetto_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
 		  const bt_value *params, void *init_data)
 {
-	static const char *const allowed[] = { "path", NULL };
+	static const char *const allowed[] = { "path", "format", NULL };
 	bt_component_class_initialize_method_status status;
 	struct perfetto *p = calloc(1, sizeof(*p));
-	const char *path;
+	const char *path, *format;
 	int ret;
 
 	(void)config;
@@ -563,16 +625,29 @@ ust_perfetto_init(bt_self_component_sink *self, bt_self_component_sink_configura
 		goto end;
 	path = ust_sink_param(params, "path");
 	if (!path || !*path) {
-		ust_sink_error(&p->sink, "missing parameter `path`: the JSON file to write, e.g. -p 'path=\"trace.json\"'");
+		ust_sink_error(&p->sink, "missing parameter `path`: the file to write, e.g. -p 'path=\"trace.json\"'");
 		goto end;
 	}
+	format = ust_sink_param(params, "format");
+	if (!format)
+		format = has_suffix(path, strlen(path), ".pftrace") ||
+			 has_suffix(path, strlen(path), ".perfetto-trace") ? "proto" : "json";
+	if (strcmp(format, "json") && strcmp(format, "proto")) {
+		ust_sink_error(&p->sink, "parameter `format`: \"%s\" is neither \"json\" nor \"proto\"",
+			       format);
+		goto end;
+	}
+	p->proto = !strcmp(format, "proto");
 	ret = ust_out_open(&p->out, path);
 	if (ret < 0) {
 		ust_sink_error(&p->sink, "cannot create %s: %s", path, strerror(-ret));
 		goto end;
 	}
 	ust_lanes_init(&p->lanes, DISCARDED_TRACK);
-	fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
+	if (p->proto)
+		ust_pftrace_init(&p->pf, p->out.f);
+	else
+		fputs_unlocked("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", p->out.f);
 	bt_self_component_set_data(p->sink.self, p);
 	status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 end:
@@ -598,12 +673,15 @@ bt_component_class_sink_consume_method_status ust_perfetto_consume(bt_self_compo
 	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END)
 		return status;
 	/* The counts let a reader check that nothing was cut off. */
-	fprintf(p->out.f, "\n],\"otherData\":{\"producer\":\"sink.ust.perfetto\",\"events\":%" PRIu64
-		",\"events_discarded\":%" PRIu64 ",\"discarded_suspect\":%" PRIu64
-		",\"origin_ns\":%" PRId64 "}}\n", p->events, p->discarded, p->suspect, p->origin_ns);
+	if (!p->proto)
+		fprintf(p->out.f, "\n],\"otherData\":{\"producer\":\"sink.ust.perfetto\",\"events\":%"
+			PRIu64 ",\"events_discarded\":%" PRIu64 ",\"discarded_suspect\":%" PRIu64
+			",\"origin_ns\":%" PRId64 "}}\n", p->events, p->discarded, p->suspect,
+			p->origin_ns);
 	ret = ust_out_commit(&p->out);
 	if (ret < 0) {
-		ust_sink_error(&p->sink, "writing the JSON file: %s", strerror(-ret));
+		ust_sink_error(&p->sink, "writing the %s file: %s", p->proto ? "Perfetto" : "JSON",
+			       strerror(-ret));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	return status;
@@ -620,9 +698,10 @@ void ust_perfetto_finalize(bt_self_component_sink *self)
 	ust_sink_fini(&p->sink);
 	ust_ids_cache_fini(&p->ids);
 	ust_ptrmap_fini(&p->classes, ev_class_free);
-	ust_ptrmap_fini(&p->tracks, free);
+	ust_ptrmap_fini(&p->tracks, track_free);
 	ust_ptrmap_fini(&p->procs, free);
 	ust_lanes_fini(&p->lanes);
 	ust_func_names_fini(&p->funcs);
+	ust_pftrace_fini(&p->pf);
 	free(p);
 }

@@ -408,7 +408,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "summary", '\0', POPT_ARG_NONE, &summary, 0,
 		  "when the program has exited, print a summary of each trace on stderr", NULL },
 		{ "perfetto", '\0', POPT_ARG_STRING, &ut->perfetto, 0,
-		  "when the program has exited, write the timeline (Trace Event JSON for Perfetto UI) to FILE",
+		  "when the program has exited, write the timeline for Perfetto UI to FILE: Trace Event JSON, or Perfetto's protobuf format when FILE ends in .pftrace",
 		  "FILE" },
 		{ "pid", 'p', POPT_ARG_STRING, &ut->attach_arg, 0,
 		  "attach to the running program PID (linked with libust) instead of starting one: trace it until Ctrl-C or until it exits",
@@ -555,7 +555,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		goto end;
 	}
 	if (ut->perfetto && !*ut->perfetto) {
-		ustcomm_err("--perfetto needs the name of the JSON file to write");
+		ustcomm_err("--perfetto needs the name of the file to write (.json, or .pftrace for Perfetto's protobuf format)");
 		ret = -EINVAL;
 		goto end;
 	}

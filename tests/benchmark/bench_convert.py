@@ -71,6 +71,8 @@ def main():
             cases = [
                 ("babeltrace2 decoding alone (sink.utils.dummy)", ["-c", "sink.utils.dummy"]),
                 ("sink.ust.perfetto", ["-c", "sink.ust.perfetto", "-p", 'path="%s"' % json_path]),
+                ("sink.ust.perfetto format=proto",
+                 ["-c", "sink.ust.perfetto", "-p", 'path="%s"' % os.path.join(tmp, "out.pftrace")]),
                 ("sink.ust.summary", ["-c", "sink.ust.summary", "-p", 'path="%s"' % os.path.join(tmp, "sum.txt")]),
             ]
             for name, extra in cases:
