@@ -277,6 +277,33 @@ class Event:
         return "%s %r" % (self.name, self.fields)
 
 
+def func_calls(events):
+    """Sets tid, kind ("entry" or "exit") and addr (None for an exit that
+    names no function) on each function event of events, in place, as a
+    reader decodes libust-func's events (bt2plugin/func_stream.h): the long
+    forms entry {tid, addr} and exit {tid} start a run in their stream, the
+    short forms entry_cont {addr_lo} and exit_cont {} continue it. Returns
+    the function events."""
+    runs, out = {}, []
+    for ev in events:
+        if not ev.name.startswith("ust_func:"):
+            continue
+        run = runs.setdefault((ev.vpid, ev.stream, ev.packet_context.get("cpu_id")),
+                              {"tid": None, "high": None})
+        if "tid" in ev.fields:
+            run["tid"], run["high"] = ev.fields["tid"], None
+        ev.tid = run["tid"]
+        ev.kind = "entry" if ev.name.startswith("ust_func:entry") else "exit"
+        ev.addr = None
+        if "addr" in ev.fields:
+            ev.addr = ev.fields["addr"]
+            run["high"] = ev.addr >> 32
+        elif "addr_lo" in ev.fields and run["high"] is not None:
+            ev.addr = run["high"] << 32 | ev.fields["addr_lo"]
+        out.append(ev)
+    return out
+
+
 def full_speed_alone():
     """Waits until no other test that runs or must keep up with a program
     writing at full speed for long is running, in this build or in another
