@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "libust-func/func_record.h"
 #include "libust/event_chain.h"
 #include "libust/statedump.h"
 
@@ -100,6 +101,7 @@ static __attribute__((no_instrument_function)) void forget_tid(void)
 static __attribute__((no_instrument_function, constructor)) void func_init(void)
 {
 	pthread_atfork(NULL, NULL, forget_tid);
+	ust_func_record_init();
 }
 
 static inline __attribute__((no_instrument_function, always_inline))
@@ -165,6 +167,9 @@ void UST_FUNC_ENTER(void *func, void *call_site)
 {
 	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___entry.enabled))) {
+		/* One load and branch more, only when tracing functions. */
+		if (ust_unlikely(ust_func_record_on) && !ust_func_record_entry((uintptr_t)func))
+			return;
 		note_object(func);
 		write_entry(func);
 	}
@@ -174,6 +179,9 @@ void UST_FUNC_EXIT(void *func, void *call_site)
 {
 	(void)func;
 	(void)call_site;
-	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled)))
+	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled))) {
+		if (ust_unlikely(ust_func_record_on) && !ust_func_record_exit())
+			return;
 		write_exit();
+	}
 }

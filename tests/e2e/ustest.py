@@ -304,6 +304,60 @@ def func_calls(events):
     return out
 
 
+def nm_symbols(path):
+    """{file vaddr: demangled name} of the functions of path, by binutils."""
+    res = subprocess.run(["nm", "-C", "--defined-only", path], capture_output=True, text=True)
+    syms = {}
+    for line in res.stdout.splitlines():
+        m = re.match(r"([0-9a-f]+) [tTwW] (.*)$", line)
+        if m:
+            syms.setdefault(int(m.group(1), 16), m.group(2))
+    return syms
+
+
+def first_load(path):
+    res = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True)
+    for line in res.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            return int(f[2], 16)
+    return 0
+
+
+def namer(bin_infos):
+    objs = []
+    for b in bin_infos:
+        objs.append((b["baddr"], b["memsz"], b["baddr"] - first_load(b["path"]),
+                     nm_symbols(b["path"])))
+
+    def name(addr):
+        for lo, size, bias, syms in objs:
+            if lo <= addr < lo + size:
+                return syms.get(addr - bias, "?%x" % addr)
+        return "?%x" % addr
+    return name
+
+
+def trees_from_events(events, name):
+    """Per tid: the forest of calls, and the problems met building it. An
+    exit ends the innermost open call of its thread."""
+    stacks, forests, problems = {}, {}, []
+    for ev in func_calls(events):
+        stack = stacks.setdefault(ev.tid, [])
+        if ev.kind == "entry":
+            node = (name(ev.addr), [])
+            (stack[-1][1] if stack else forests.setdefault(ev.tid, [])).append(node)
+            stack.append(node)
+        elif not stack:
+            problems.append("tid %s: exit without its entry" % ev.tid)
+        else:
+            stack.pop()
+    for tid, stack in stacks.items():
+        if stack:
+            problems.append("tid %d: %s entered, never exited" % (tid, [n for n, _ in stack]))
+    return forests, problems
+
+
 def full_speed_alone():
     """Waits until no other test that runs or must keep up with a program
     writing at full speed for long is running, in this build or in another
