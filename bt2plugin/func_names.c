@@ -36,6 +36,7 @@ enum ust_func_kind ust_func_kind_of(const bt_event_class *ec)
 		{ "ust_func:entry", UST_FUNC_ENTRY },
 		{ "ust_func:exit", UST_FUNC_EXIT },
 		{ "ust_func:entry_cont", UST_FUNC_ENTRY },
+		{ "ust_func:entry_at", UST_FUNC_ENTRY },
 		{ "ust_func:exit_cont", UST_FUNC_EXIT },
 		{ "ust_statedump:bin_info", UST_FUNC_BIN_INFO },
 		{ "lttng_ust_cyg_profile:func_entry", UST_FUNC_ENTRY },

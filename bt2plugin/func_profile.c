@@ -138,7 +138,7 @@ static void leave(struct ust_func_profile *fp, struct fp_thread *t, struct fp_fu
 }
 
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
-			   const struct ust_func_call *call, int64_t ns, const bt_field *payload)
+			   const struct ust_func_call *call, const bt_field *payload)
 {
 	struct fp_thread *t;
 	struct fp_func *f = NULL;
@@ -157,10 +157,12 @@ int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind,
 		if (!f)
 			return -ENOMEM;
 	}
-	t->last_ns = ns;
+	/* An entry written late (func_stream.h) is earlier than the last event. */
+	if (call->ns > t->last_ns)
+		t->last_ns = call->ns;
 	if (kind == UST_FUNC_ENTRY)
-		return f ? enter(t, f, ns) : 0;
-	leave(fp, t, f, ns);
+		return f ? enter(t, f, call->ns) : 0;
+	leave(fp, t, f, call->ns);
 	return 0;
 }
 

@@ -29,11 +29,11 @@ struct ust_func_profile {
 	uint64_t unmatched, unwound, unreturned, dropped, losses, lost;
 };
 
-/* An event of kind (ust_func_kind_of()) at ns in process pid: a
- * statedump event's payload, or a function event decoded as call
- * (func_stream.h); 0 or -ENOMEM. */
+/* An event of kind (ust_func_kind_of()) in process pid: a statedump
+ * event's payload, or a function event decoded as call (func_stream.h,
+ * which says when); 0 or -ENOMEM. */
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
-			   const struct ust_func_call *call, int64_t ns, const bt_field *payload);
+			   const struct ust_func_call *call, const bt_field *payload);
 /* events were discarded (0: an unknown number) before what comes next. */
 void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events);
 /* The functions by total time, then the first ones by self time; nothing

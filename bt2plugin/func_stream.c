@@ -47,7 +47,19 @@ static struct run *run_of(struct ust_func_streams *fs, const bt_stream *s)
 	return r;
 }
 
-int ust_func_stream_decode(struct ust_func_streams *fs, const bt_event *ev, int64_t ctx_tid,
+/* The time of a start field of cs's clock, from cs's time ns. */
+static int64_t start_ns(const bt_clock_snapshot *cs, int64_t ns, uint64_t start)
+{
+	uint64_t now = bt_clock_snapshot_get_value(cs);
+	uint64_t freq = bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs));
+
+	if (!freq || start > now)
+		return ns;
+	return ns - (int64_t)((unsigned __int128)(now - start) * 1000000000u / freq);
+}
+
+int ust_func_stream_decode(struct ust_func_streams *fs, const bt_event *ev,
+			   const bt_clock_snapshot *cs, int64_t ns, int64_t ctx_tid,
 			   struct ust_func_call *call)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(ev);
@@ -63,6 +75,9 @@ int ust_func_stream_decode(struct ust_func_streams *fs, const bt_event *ev, int6
 		r->high_known = 0;
 	}
 	call->tid = ctx_tid != UST_ID_UNKNOWN ? ctx_tid : r->tid;
+	call->ns = ns;
+	if (cs && (f = member_int(payload, "start")))
+		call->ns = start_ns(cs, ns, int_value(f));
 	call->addr = 0;
 	call->has_addr = 0;
 	if ((f = member_int(payload, "addr"))) {

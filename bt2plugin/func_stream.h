@@ -18,6 +18,8 @@
 
 struct ust_func_call {
 	int64_t tid;		/* UST_ID_UNKNOWN (event_ids.h) when none says */
+	int64_t ns;		/* when: the event's time, or for ust_func:entry_at
+				 * (written at its call's exit) its start field's */
 	uint64_t addr;		/* the function; for an exit, 0 when it names none */
 	int has_addr;
 };
@@ -26,9 +28,10 @@ struct ust_func_streams {
 	struct ust_ptrmap runs;	/* bt_stream * -> its run */
 };
 
-/* Decodes entry or exit ev, whose vtid context is ctx_tid (or
- * UST_ID_UNKNOWN); 0 or -ENOMEM. */
-int ust_func_stream_decode(struct ust_func_streams *fs, const bt_event *ev, int64_t ctx_tid,
+/* Decodes entry or exit ev of time ns (its clock snapshot cs, or NULL),
+ * whose vtid context is ctx_tid (or UST_ID_UNKNOWN); 0 or -ENOMEM. */
+int ust_func_stream_decode(struct ust_func_streams *fs, const bt_event *ev,
+			   const bt_clock_snapshot *cs, int64_t ns, int64_t ctx_tid,
 			   struct ust_func_call *call);
 void ust_func_streams_fini(struct ust_func_streams *fs);
 

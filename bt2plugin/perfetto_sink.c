@@ -427,7 +427,11 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	if (ret < 0)
 		return ret;
 	if (c->func == UST_FUNC_ENTRY || c->func == UST_FUNC_EXIT) {
-		ret = ust_func_stream_decode(&p->func_streams, ev, ids.tid, &call);
+		const bt_clock_snapshot *cs = bt_stream_class_borrow_default_clock_class_const(
+			bt_stream_borrow_class_const(stream)) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+
+		ret = ust_func_stream_decode(&p->func_streams, ev, cs, ns, ids.tid, &call);
 		if (ret < 0)
 			return ret;
 		ids.tid = call.tid;
@@ -454,7 +458,7 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 		if (ph[0] == 'i')
 			write_head(p, ph, bt_event_class_get_name(ec), "event", t->pid, t->tid, ns);
 		else
-			write_head(p, ph, fname, "func", t->pid, t->tid, ns);
+			write_head(p, ph, fname, "func", t->pid, t->tid, call.ns);
 	} else {
 		ph = ph_of(t, c);
 		element_start(p);

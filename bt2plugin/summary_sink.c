@@ -40,8 +40,8 @@ struct summary {
 	struct ust_sum_totals totals;
 };
 
-static int func_event(struct summary *s, const bt_event *ev, const struct ust_event_ids *ids,
-		      int64_t ns)
+static int func_event(struct summary *s, const bt_event *ev, const bt_clock_snapshot *cs,
+		      const struct ust_event_ids *ids, int64_t ns)
 {
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	uintptr_t kind = (uintptr_t)ust_ptrmap_get(&s->func_kinds, (uintptr_t)ec);
@@ -55,10 +55,10 @@ static int func_event(struct summary *s, const bt_event *ev, const struct ust_ev
 	if (kind == UST_FUNC_NONE + 1)
 		return 0;
 	if ((kind == UST_FUNC_ENTRY + 1 || kind == UST_FUNC_EXIT + 1) &&
-	    ust_func_stream_decode(&s->func_streams, ev, ids->tid, &call) < 0)
+	    ust_func_stream_decode(&s->func_streams, ev, cs, ns, ids->tid, &call) < 0)
 		return -ENOMEM;
 	return ust_func_profile_event(&s->prof, (enum ust_func_kind)(kind - 1),
-				      ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid, &call, ns,
+				      ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid, &call,
 				      bt_event_borrow_payload_field_const(ev));
 }
 
@@ -219,7 +219,9 @@ static int on_event(struct summary *s, const bt_message *msg)
 		r->tid = ids.tid;
 		row_count(r, ns);
 	}
-	return func_event(s, ev, &ids, ns);
+	return func_event(s, ev, bt_stream_class_borrow_default_clock_class_const(
+				  bt_stream_borrow_class_const(stream)) ?
+			  bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL, &ids, ns);
 }
 
 static int on_msg(void *data, const bt_message *msg)

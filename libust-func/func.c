@@ -163,6 +163,14 @@ static __attribute__((no_instrument_function, noinline)) void write_exit(void)
 	ust_event_commit(&ctx);
 }
 
+/* An entry written at its call's exit (func_record.h), with its time. */
+static __attribute__((no_instrument_function)) void write_entry_at(uintptr_t func,
+								    uint64_t start)
+{
+	note_object((const void *)func);
+	__ust_probe_ust_func___entry_at(func_tid(), (void *)func, start);
+}
+
 void UST_FUNC_ENTER(void *func, void *call_site)
 {
 	(void)call_site;
@@ -180,7 +188,7 @@ void UST_FUNC_EXIT(void *func, void *call_site)
 	(void)func;
 	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled))) {
-		if (ust_unlikely(ust_func_record_on) && !ust_func_record_exit())
+		if (ust_unlikely(ust_func_record_on) && !ust_func_record_exit(write_entry_at))
 			return;
 		write_exit();
 	}

@@ -7,8 +7,11 @@
 
 #include "libust-func/func_record.h"
 #include "libust-func/func_symbols.h"
+#include "libust/event_clock.h"
 
 #define RECORD_ADDRS_MAX	256
+/* Calls kept open per thread with a time: deeper ones are not recorded. */
+#define RECORD_PENDING_MAX	64
 
 /* The addresses of the -F and -N functions, sorted: set once before the
  * program's threads start (the constructor), read-only afterwards. */
@@ -21,6 +24,7 @@ struct addr_set {
 int ust_func_record_on;
 static struct addr_set only, never;
 static uint32_t max_depth;	/* 0: no limit */
+static uint64_t min_ticks;	/* 0: no time; else in the events' clock */
 
 /*
  * A thread's place in its calls: depth counts the calls open (entered by
@@ -32,6 +36,13 @@ static uint32_t max_depth;	/* 0: no limit */
  */
 struct record_thread {
 	uint32_t depth, in_at, out_at;
+	/* With a time: the kept calls open, innermost last; the first
+	 * written of them have had their entry written. */
+	uint32_t open, written, deep;
+	struct {
+		uintptr_t func;
+		uint64_t start;
+	} pending[RECORD_PENDING_MAX];
 };
 
 static __thread struct record_thread self __attribute__((tls_model("initial-exec")));
@@ -60,6 +71,50 @@ static __attribute__((no_instrument_function)) int within_depth(uint32_t d)
 	return !max_depth || d - (self.in_at ? self.in_at : 1) < max_depth;
 }
 
+/* A kept call begins: with a time, its entry waits for its exit. */
+static __attribute__((no_instrument_function)) int keep_entry(uintptr_t func)
+{
+	if (!min_ticks)
+		return 1;
+	if (self.deep || self.open == RECORD_PENDING_MAX) {
+		self.deep++;
+		return 0;
+	}
+	self.pending[self.open].func = func;
+	self.pending[self.open].start = ust_event_clock_read();
+	self.open++;
+	return 0;
+}
+
+/* A kept call ends: with a time, written if it was long enough or a
+ * callee was, after the entries still waiting. */
+static __attribute__((no_instrument_function)) int keep_exit(ust_func_write_at write_at)
+{
+	uint64_t now;
+	uint32_t i;
+
+	if (!min_ticks)
+		return 1;
+	if (self.deep) {
+		self.deep--;
+		return 0;
+	}
+	if (!self.open)
+		return 0;
+	self.open--;
+	if (self.written > self.open) {
+		self.written = self.open;
+		return 1;
+	}
+	now = ust_event_clock_read();
+	if (now - self.pending[self.open].start < min_ticks)
+		return 0;
+	for (i = self.written; i <= self.open; i++)
+		write_at(self.pending[i].func, self.pending[i].start);
+	self.written = self.open;
+	return 1;
+}
+
 int ust_func_record_entry(uintptr_t func)
 {
 	uint32_t d = ++self.depth;
@@ -75,10 +130,10 @@ int ust_func_record_entry(uintptr_t func)
 			return 0;
 		self.in_at = d;
 	}
-	return within_depth(d);
+	return within_depth(d) && keep_entry(func);
 }
 
-int ust_func_record_exit(void)
+int ust_func_record_exit(ust_func_write_at write_at)
 {
 	uint32_t d = self.depth;
 	int keep;
@@ -97,7 +152,7 @@ int ust_func_record_exit(void)
 	keep = within_depth(d);
 	if (d <= self.in_at)
 		self.in_at = 0;
-	return keep;
+	return keep && keep_exit(write_at);
 }
 
 static __attribute__((no_instrument_function)) void add_addr(uintptr_t addr, void *arg)
@@ -132,8 +187,13 @@ void ust_func_record_init(void)
 			max_depth = (uint32_t)strtoul(line + 2, NULL, 10);
 			continue;
 		}
+		if (line[0] == 'T' && line[1] == ' ') {
+			/* At least a tick: 0 means no time. */
+			min_ticks = ust_event_clock_ticks(strtoull(line + 2, NULL, 10)) ?: 1;
+			continue;
+		}
 		if (!s || line[1] != ' ') {
-			fprintf(stderr, "libust-func: UST_FUNC_RECORD: '%s' ignored: expected F NAME, N NAME or D DEPTH\n",
+			fprintf(stderr, "libust-func: UST_FUNC_RECORD: '%s' ignored: expected F NAME, N NAME, D DEPTH or T NANOSECONDS\n",
 				line);
 			continue;
 		}
@@ -145,5 +205,5 @@ void ust_func_record_init(void)
 	free(copy);
 	qsort(only.addr, only.nr, sizeof(only.addr[0]), by_addr);
 	qsort(never.addr, never.nr, sizeof(never.addr[0]), by_addr);
-	ust_func_record_on = only.given || never.given || max_depth;
+	ust_func_record_on = only.given || never.given || max_depth || min_ticks;
 }

@@ -21,6 +21,16 @@ TRACE_EVENT(ust_func, entry,
 		ctf_integer(uint32_t, tid, tid)
 		ctf_integer_hex(uintptr_t, addr, (uintptr_t)func)))
 
+/* An entry written late, when its call lasted long enough (usttrace
+ * --func-time): start is when the call began, in the ticks of the events'
+ * clock (libust/event_clock.h). */
+TRACE_EVENT(ust_func, entry_at,
+	TP_ARGS(uint32_t, tid, void *, func, uint64_t, start),
+	TP_FIELDS(
+		ctf_integer(uint32_t, tid, tid)
+		ctf_integer_hex(uintptr_t, addr, (uintptr_t)func)
+		ctf_integer(uint64_t, start, start)))
+
 TRACE_EVENT(ust_func, exit,
 	TP_ARGS(uint32_t, tid),
 	TP_FIELDS(

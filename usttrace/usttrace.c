@@ -94,6 +94,7 @@ struct usttrace {
 	struct ustcomm_strbuf channels;		/* UST_CHANNELS */
 	struct ustcomm_strbuf func_record;	/* UST_FUNC_RECORD (libust-func/func_record.h) */
 	char *func_depth;			/* --func-depth, as given */
+	char *func_time;			/* --func-time, as given */
 };
 
 static const int usttrace_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -367,8 +368,8 @@ static int usttrace_add_func_name(struct usttrace *ut, char kind, const char *na
 	return ut->func_record.err;
 }
 
-/* --func-depth, and the filters of function tracing only for a program
- * started here: libust-func reads them once, at start. */
+/* --func-depth and --func-time, and the filters of function tracing only
+ * for a program started here: libust-func reads them once, at start. */
 static int usttrace_check_func_record(struct usttrace *ut)
 {
 	char *end;
@@ -384,8 +385,29 @@ static int usttrace_check_func_record(struct usttrace *ut)
 		}
 		ustcomm_strbuf_printf(&ut->func_record, "D %lu\n", depth);
 	}
+	if (ut->func_time) {
+		static const struct {
+			const char *suffix;
+			unsigned long long ns;
+		} units[] = { { "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+			      { "s", 1000000000 } };
+		unsigned long long n;
+		size_t i;
+
+		errno = 0;
+		n = strtoull(ut->func_time, &end, 10);
+		for (i = 0; i < UST_ARRAY_SIZE(units) && strcmp(end, units[i].suffix); i++)
+			;
+		if (errno || end == ut->func_time || ut->func_time[0] == '-' ||
+		    i == UST_ARRAY_SIZE(units) || n > UINT64_MAX / units[i].ns) {
+			ustcomm_err("--func-time %s: expected a time in microseconds, or with a suffix ns, us, ms or s",
+				    ut->func_time);
+			return -EINVAL;
+		}
+		ustcomm_strbuf_printf(&ut->func_record, "T %llu\n", n * units[i].ns);
+	}
 	if (ut->func_record.len && ut->attach_arg) {
-		ustcomm_err("--func-filter, --func-exclude and --func-depth apply to a program usttrace starts, not with -p: libust-func reads them when the program starts");
+		ustcomm_err("--func-filter, --func-exclude, --func-depth and --func-time apply to a program usttrace starts, not with -p: libust-func reads them when the program starts");
 		return -EINVAL;
 	}
 	return ut->func_record.err;
@@ -398,7 +420,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	int shared = 0, verbose = 0, follow = 0, overwrite = 0, summary = 0, rc, ret = 0;
 	uint32_t blocking_us;
 	struct poptOption options[] = {
-		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
+		{ "output", 'o', POPT_ARG_STRING, NULL, 'o',
 		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
 		{ "marker", 'm', POPT_ARG_STRING, NULL, 'm',
 		  "enable the markers and events matching PATTERN (repeatable; default: all)",
@@ -461,6 +483,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "func-depth", 'D', POPT_ARG_STRING, &ut->func_depth, 0,
 		  "function tracing: record calls at most DEPTH deep (from --func-filter's function, else from the top)",
 		  "DEPTH" },
+		{ "func-time", 't', POPT_ARG_STRING, &ut->func_time, 0,
+		  "function tracing: record only the calls lasting TIME or more (microseconds, or with a suffix ns, us, ms or s)",
+		  "TIME" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTTRACE_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
@@ -476,8 +501,8 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
 	*pcp = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]\n   or: usttrace [OPTION...] -p PID");
-	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == USTTRACE_OPT_HELP ||
-	       rc == USTTRACE_OPT_VERSION || rc == USTTRACE_OPT_FUNC_FILTER ||
+	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == 'o' ||
+	       rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION || rc == USTTRACE_OPT_FUNC_FILTER ||
 	       rc == USTTRACE_OPT_FUNC_EXCLUDE) {
 		/* At once, whatever else is given: the answer is all that is asked. */
 		if (rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION) {
@@ -489,6 +514,12 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 			goto end;
 		}
 		pattern = poptGetOptArg(pc);
+		if (rc == 'o') {
+			/* The last -o wins; the ones before are freed. */
+			free(ut->output_arg);
+			ut->output_arg = pattern;
+			continue;
+		}
 		if (rc == USTTRACE_OPT_FUNC_FILTER || rc == USTTRACE_OPT_FUNC_EXCLUDE) {
 			ret = usttrace_add_func_name(ut, rc == USTTRACE_OPT_FUNC_FILTER ? 'F' : 'N',
 						     pattern);
@@ -1655,6 +1686,7 @@ end:
 	free(ut.subbuf_num);
 	free(ut.blocking);
 	free(ut.func_depth);
+	free(ut.func_time);
 	free(ut.tracefile_size);
 	free(ut.tracefile_count);
 	poptFreeContext(pc);
