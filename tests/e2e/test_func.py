@@ -230,12 +230,12 @@ t.ok(stream_bytes / calls <= 16, "a call costs %.2f bytes on disk (at most 16)" 
 
 # With --blocking-timeout 0, the same buffers discard: the profile stays
 # consistent (no self time above the total), says it is partial, and counts
-# the calls made after each loss. Three times the calls: at 12 bytes a call
-# ustd may keep up with 50 000.
+# the calls made after each loss. At 12 bytes a call ustd may keep up:
+# three times the calls, each event made 32 bytes longer by contexts.
 loss_dir = os.path.join(ws.root, "loss")
 res = ws.usttrace(["-o", loss_dir, "--subbuf-size", "4096", "--subbuf-num", "2",
-                   "--blocking-timeout", "0", "-m", "ust_func:*", app("func_calls"), "loop",
-                   "150000"])
+                   "--blocking-timeout", "0", "-c", "procname,pthread_id,ip", "-m", "ust_func:*",
+                   app("func_calls"), "loop", "150000"])
 t.ok(res.returncode == 0 and "lossless" not in res.stderr,
      "usttrace --blocking-timeout 0 traces them with discards allowed", res.stderr)
 levents, ldiscarded = read_trace(os.path.join(loss_dir, os.listdir(loss_dir)[0]))
