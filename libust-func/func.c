@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * libust-func: the hooks that gcc and clang call at every function's entry
- * and exit in code built with -finstrument-functions, as the events
- * ust_func:entry and ust_func:exit (func_tp.h), enabled and filtered like
- * any other.
+ * and exit in code built with -finstrument-functions, as the events of
+ * func_tp.h: the short forms (entry_cont, exit_cont) when the thread's
+ * chain in the stream allows (libust/event_chain.h), else the long ones;
+ * enabled and filtered like any other, and chosen at record time by
+ * func_record.h when usttrace asks.
  *
  * Disabled, a hook costs a call, one load and one branch. Enabled, it also
  * makes sure that the object holding the function is in the statedump
@@ -12,7 +14,8 @@
  *
  * Async-signal-safe and thread-safe: the event write path is (DESIGN.md,
  * "Buffers"), the cache is one thread-local pointer stored in one
- * instruction, and ust_statedump_find() says when it is.
+ * instruction, and ust_statedump_find() says when it is; the chain is
+ * (libust/rb_chain.h), and so is func_record.h.
  */
 #include "config.h"
 
