@@ -35,6 +35,9 @@ enum ust_func_kind ust_func_kind_of(const bt_event_class *ec)
 	} kinds[] = {
 		{ "ust_func:entry", UST_FUNC_ENTRY },
 		{ "ust_func:exit", UST_FUNC_EXIT },
+		{ "ust_func:entry_cont", UST_FUNC_ENTRY },
+		{ "ust_func:entry_at", UST_FUNC_ENTRY },
+		{ "ust_func:exit_cont", UST_FUNC_EXIT },
 		{ "ust_statedump:bin_info", UST_FUNC_BIN_INFO },
 		{ "lttng_ust_cyg_profile:func_entry", UST_FUNC_ENTRY },
 		{ "lttng_ust_cyg_profile:func_exit", UST_FUNC_EXIT },
@@ -75,11 +78,6 @@ static uint64_t member_u64(const bt_field *payload, const char *name)
 	if (bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
 		return (uint64_t)bt_field_integer_signed_get_value(f);
 	return 0;
-}
-
-uint64_t ust_func_addr(const bt_field *payload)
-{
-	return member_u64(payload, "addr");
 }
 
 /* The bytes of an array of integers, up to cap; returns how many. */

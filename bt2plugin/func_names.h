@@ -29,8 +29,6 @@ struct ust_func_names {
 
 /* What an event class is to function naming, from its name. */
 enum ust_func_kind ust_func_kind_of(const bt_event_class *ec);
-/* The "addr" member of a function event's payload (0 without one). */
-uint64_t ust_func_addr(const bt_field *payload);
 /* Takes a statedump event of process pid; 0 or -ENOMEM. */
 int ust_func_names_add(struct ust_func_names *fn, int64_t pid, enum ust_func_kind kind,
 		       const bt_field *payload);

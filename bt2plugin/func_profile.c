@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt2plugin/event_ids.h"
 #include "bt2plugin/func_profile.h"
 #include "bt2plugin/xml_text.h"
 
@@ -173,16 +174,18 @@ static void close_frame(struct ust_func_profile *fp, struct fp_thread *t, int64_
 }
 
 /*
- * Closes f's innermost open call. Calls above it whose exits never came
- * (a longjmp() out of them) end here too; an exit with no open call of f
- * (entered before the trace started, or its entry lost) is counted apart.
+ * Closes f's innermost open call, or the innermost open call when f is
+ * NULL (an exit that names no function: libust-func's, func_stream.h).
+ * Calls above f's whose exits never came (a longjmp() out of them) end
+ * here too; an exit with no open call (entered before the trace started,
+ * or its entry lost, or dropped at a loss) is counted apart.
  */
 static void leave(struct ust_func_profile *fp, struct fp_thread *t, struct fp_func *f,
 		  int64_t ns)
 {
 	size_t k = t->depth;
 
-	while (k && t->frames[k - 1].func != f)
+	while (f && k && t->frames[k - 1].func != f)
 		k--;
 	if (!k) {
 		fp->unmatched++;
@@ -196,25 +199,31 @@ static void leave(struct ust_func_profile *fp, struct fp_thread *t, struct fp_fu
 }
 
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
-			   int64_t tid, int64_t ns, const bt_field *payload)
+			   const struct ust_func_call *call, const bt_field *payload)
 {
 	struct fp_thread *t;
-	struct fp_func *f;
+	struct fp_func *f = NULL;
 	const char *name;
 
 	if (kind == UST_FUNC_BIN_INFO || kind == UST_FUNC_BUILD_ID)
 		return ust_func_names_add(&fp->names, pid, kind, payload);
 	if (kind != UST_FUNC_ENTRY && kind != UST_FUNC_EXIT)
 		return 0;
-	name = ust_func_names_get(&fp->names, pid, ust_func_addr(payload));
-	t = thread_get(fp, pid, tid);
-	f = name ? func_get(fp, name) : NULL;
-	if (!t || !f)
+	t = thread_get(fp, pid, call->tid == UST_ID_UNKNOWN ? 0 : call->tid);
+	if (!t)
 		return -ENOMEM;
-	t->last_ns = ns;
+	if (call->has_addr) {
+		name = ust_func_names_get(&fp->names, pid, call->addr);
+		f = name ? func_get(fp, name) : NULL;
+		if (!f)
+			return -ENOMEM;
+	}
+	/* An entry written late (func_stream.h) is earlier than the last event. */
+	if (call->ns > t->last_ns)
+		t->last_ns = call->ns;
 	if (kind == UST_FUNC_ENTRY)
-		return enter(fp, t, f, ns);
-	leave(fp, t, f, ns);
+		return f ? enter(fp, t, f, call->ns) : 0;
+	leave(fp, t, f, call->ns);
 	return 0;
 }
 

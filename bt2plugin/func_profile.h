@@ -23,6 +23,7 @@
 #include "bt2plugin/func_names.h"
 #include "bt2plugin/func_opts.h"
 #include "bt2plugin/func_report.h"
+#include "bt2plugin/func_stream.h"
 #include "bt2plugin/ptrmap.h"
 
 struct ust_func_profile {
@@ -36,10 +37,11 @@ struct ust_func_profile {
 	uint64_t unmatched, unwound, unreturned, dropped, losses, lost;
 };
 
-/* An event of kind (ust_func_kind_of()) at ns in thread tid of pid;
- * 0 or -ENOMEM. */
+/* An event of kind (ust_func_kind_of()) in process pid: a statedump
+ * event's payload, or a function event decoded as call (func_stream.h,
+ * which says when); 0 or -ENOMEM. */
 int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind, int64_t pid,
-			   int64_t tid, int64_t ns, const bt_field *payload);
+			   const struct ust_func_call *call, const bt_field *payload);
 /* events were discarded (0: an unknown number) before what comes next. */
 void ust_func_profile_loss(struct ust_func_profile *fp, uint64_t events);
 /* The function table(s) and the graph the options ask for, as text or as

@@ -27,6 +27,7 @@
 #include "bt2plugin/discarded.h"
 #include "bt2plugin/event_ids.h"
 #include "bt2plugin/func_names.h"
+#include "bt2plugin/func_stream.h"
 #include "bt2plugin/json.h"
 #include "bt2plugin/perfetto_proto.h"
 #include "bt2plugin/ptrmap.h"
@@ -82,6 +83,7 @@ struct perfetto {
 	struct ust_func_names funcs;
 	bool proto;			/* format=proto: pf, else JSON */
 	struct ust_pftrace pf;
+	struct ust_func_streams func_streams;
 	int64_t last_ns;
 	/* Times are written relative to the first one: a JSON reader parses
 	 * them as doubles, which hold microseconds since 1970 only to about
@@ -336,16 +338,23 @@ static struct track *track_of(struct perfetto *p, const struct ust_event_ids *id
 	return t;
 }
 
-/* The phase of a function event named name (ust_func_names_get()). */
-static const char *func_ph_of(struct track *t, const struct ev_class *c, const char *name)
+/*
+ * The phase of a function event named *name (ust_func_names_get()). An
+ * exit that names no function (*name NULL: libust-func's) closes the
+ * innermost open call, and takes its name; without one it is an instant.
+ */
+static const char *func_ph_of(struct track *t, const struct ev_class *c, const char **name)
 {
 	if (c->func == UST_FUNC_ENTRY) {
 		if (t->depth < SPAN_DEPTH_MAX)
-			t->open[t->depth] = name;
+			t->open[t->depth] = *name;
 		t->depth++;
 		return "B";
 	}
-	if (t->depth > 0 && (t->depth > SPAN_DEPTH_MAX || !strcmp(t->open[t->depth - 1], name))) {
+	if (t->depth > 0 && (t->depth > SPAN_DEPTH_MAX || !*name ||
+			     !strcmp(t->open[t->depth - 1], *name))) {
+		if (!*name && t->depth <= SPAN_DEPTH_MAX)
+			*name = t->open[t->depth - 1];
 		t->depth--;
 		return "E";
 	}
@@ -447,6 +456,7 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	const bt_field *specific = bt_event_borrow_specific_context_field_const(ev);
 	struct ev_class *c = ust_ptrmap_get(&p->classes, (uintptr_t)ec);
 	struct ust_event_ids ids;
+	struct ust_func_call call;
 	struct track *t;
 	const char *ph;
 	int64_t ns = p->last_ns;
@@ -468,6 +478,16 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	ret = ust_event_ids_get(&p->ids, ev, &ids);
 	if (ret < 0)
 		return ret;
+	if (c->func == UST_FUNC_ENTRY || c->func == UST_FUNC_EXIT) {
+		const bt_clock_snapshot *cs = bt_stream_class_borrow_default_clock_class_const(
+			bt_stream_borrow_class_const(stream)) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+
+		ret = ust_func_stream_decode(&p->func_streams, ev, cs, ns, ids.tid, &call);
+		if (ret < 0)
+			return ret;
+		ids.tid = call.tid;
+	}
 	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream), ns);
 	if (!t)
 		return -ENOMEM;
@@ -477,17 +497,23 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 			return ret;
 	}
 	if (c->func == UST_FUNC_ENTRY || c->func == UST_FUNC_EXIT) {
-		const char *fname = ust_func_names_get(&p->funcs, t->pid, ust_func_addr(payload));
+		const char *fname = NULL;
 
+		if (call.has_addr) {
+			fname = ust_func_names_get(&p->funcs, t->pid, call.addr);
+			if (!fname)
+				return -ENOMEM;
+		}
+		ph = func_ph_of(t, c, &fname);
 		if (!fname)
-			return -ENOMEM;
-		ph = func_ph_of(t, c, fname);
+			fname = bt_event_class_get_name(ec);
 		if (p->proto)
-			return proto_event(p, t, ph, ph[0] == 'i' ? c->full : fname, ns);
+			return proto_event(p, t, ph, ph[0] == 'i' ? c->full : fname,
+					   ph[0] == 'i' ? ns : call.ns);
 		if (ph[0] == 'i')
 			write_head(p, ph, bt_event_class_get_name(ec), "event", t->pid, t->tid, ns);
 		else
-			write_head(p, ph, fname, "func", t->pid, t->tid, ns);
+			write_head(p, ph, fname, "func", t->pid, t->tid, call.ns);
 	} else {
 		ph = ph_of(t, c);
 		if (p->proto)
@@ -703,5 +729,6 @@ void ust_perfetto_finalize(bt_self_component_sink *self)
 	ust_lanes_fini(&p->lanes);
 	ust_func_names_fini(&p->funcs);
 	ust_pftrace_fini(&p->pf);
+	ust_func_streams_fini(&p->func_streams);
 	free(p);
 }

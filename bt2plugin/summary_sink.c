@@ -36,15 +36,17 @@ struct summary {
 	struct ust_ptrmap by_thread;	/* (pid, tid) key -> struct ust_sum_row */
 	struct ust_ptrmap func_kinds;	/* bt_event_class * -> ust_func_kind + 1 */
 	struct ust_func_profile prof;
+	struct ust_func_streams func_streams;
 	struct ust_span_stats spans;
 	struct ust_sum_totals totals;
 };
 
-static int func_event(struct summary *s, const bt_event *ev, const struct ust_event_ids *ids,
-		      int64_t ns)
+static int func_event(struct summary *s, const bt_event *ev, const bt_clock_snapshot *cs,
+		      const struct ust_event_ids *ids, int64_t ns)
 {
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	uintptr_t kind = (uintptr_t)ust_ptrmap_get(&s->func_kinds, (uintptr_t)ec);
+	struct ust_func_call call;
 
 	if (!kind) {
 		kind = ust_func_kind_of(ec) + 1;
@@ -53,9 +55,11 @@ static int func_event(struct summary *s, const bt_event *ev, const struct ust_ev
 	}
 	if (kind == UST_FUNC_NONE + 1)
 		return 0;
+	if ((kind == UST_FUNC_ENTRY + 1 || kind == UST_FUNC_EXIT + 1) &&
+	    ust_func_stream_decode(&s->func_streams, ev, cs, ns, ids->tid, &call) < 0)
+		return -ENOMEM;
 	return ust_func_profile_event(&s->prof, (enum ust_func_kind)(kind - 1),
-				      ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid,
-				      ids->tid == UST_ID_UNKNOWN ? 0 : ids->tid, ns,
+				      ids->pid == UST_ID_UNKNOWN ? 0 : ids->pid, &call,
 				      bt_event_borrow_payload_field_const(ev));
 }
 
@@ -216,7 +220,9 @@ static int on_event(struct summary *s, const bt_message *msg)
 		r->tid = ids.tid;
 		row_count(r, ns);
 	}
-	return func_event(s, ev, &ids, ns);
+	return func_event(s, ev, bt_stream_class_borrow_default_clock_class_const(
+				  bt_stream_borrow_class_const(stream)) ?
+			  bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL, &ids, ns);
 }
 
 static int on_msg(void *data, const bt_message *msg)
@@ -441,6 +447,7 @@ void ust_summary_finalize(bt_self_component_sink *self)
 	ust_ptrmap_fini(&s->by_thread, free);
 	ust_ptrmap_fini(&s->func_kinds, NULL);
 	ust_func_profile_fini(&s->prof);
+	ust_func_streams_fini(&s->func_streams);
 	ust_span_stats_fini(&s->spans);
 	free(s);
 }

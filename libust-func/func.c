@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * libust-func: the hooks that gcc and clang call at every function's entry
- * and exit in code built with -finstrument-functions, as the events
- * ust_func:entry and ust_func:exit (func_tp.h), enabled and filtered like
- * any other.
+ * and exit in code built with -finstrument-functions, as the events of
+ * func_tp.h: the short forms (entry_cont, exit_cont) when the thread's
+ * chain in the stream allows (libust/event_chain.h), else the long ones;
+ * enabled and filtered like any other, and chosen at record time by
+ * func_record.h when usttrace asks.
  *
  * Disabled, a hook costs a call, one load and one branch. Enabled, it also
  * makes sure that the object holding the function is in the statedump
@@ -12,12 +14,19 @@
  *
  * Async-signal-safe and thread-safe: the event write path is (DESIGN.md,
  * "Buffers"), the cache is one thread-local pointer stored in one
- * instruction, and ust_statedump_find() says when it is.
+ * instruction, and ust_statedump_find() says when it is; the chain is
+ * (libust/rb_chain.h), and so is func_record.h.
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "libust-func/func_record.h"
+#include "libust/event_chain.h"
 #include "libust/statedump.h"
 
 #define UST_CREATE_PROBES
@@ -70,19 +79,120 @@ void note_object(const void *func)
 		known = r;
 }
 
+/* This thread's chain of events (libust/rb_chain.h) and its id, cached. */
+static __thread struct ust_rb_chain chain __attribute__((tls_model("initial-exec")));
+static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
+
+#define UST_FUNC_SLOW	(UST_SITE_FILTERED | UST_SITE_TRIGGER)
+/* The long exit's key: never an address's upper half, so an entry after
+ * it is long too and gives the reader the upper half. */
+#define UST_FUNC_KEY_NONE	(UINT64_MAX - 1)
+
+static __attribute__((no_instrument_function)) uint32_t func_tid(void)
+{
+	if (ust_unlikely(!cached_tid))
+		cached_tid = (uint32_t)syscall(SYS_gettid);
+	return cached_tid;
+}
+
+/* The child of fork() is another thread; its buffers are new, so is its chain. */
+static __attribute__((no_instrument_function)) void forget_tid(void)
+{
+	cached_tid = 0;
+}
+
+static __attribute__((no_instrument_function, constructor)) void func_init(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid);
+	ust_func_record_init();
+}
+
+static inline __attribute__((no_instrument_function, always_inline))
+char *put_u32(char *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+	return p + sizeof(v);
+}
+
+static __attribute__((no_instrument_function, noinline)) void write_entry(const void *func)
+{
+	uint64_t addr = (uintptr_t)func;
+	const struct ust_chain_form brief = {
+		&__ust_event_ust_func___entry_cont, sizeof(uint32_t), addr >> 32 };
+	const struct ust_chain_form full = {
+		&__ust_event_ust_func___entry, sizeof(uint32_t) + sizeof(addr), addr >> 32 };
+	struct ust_event_ctx ctx;
+	char *p;
+	int ret;
+
+	/* Filters and triggers see the long form, which has every field. */
+	if (ust_unlikely((ust_site_enabled(__ust_event_ust_func___entry.enabled) |
+			  ust_site_enabled(__ust_event_ust_func___entry_cont.enabled)) &
+			 UST_FUNC_SLOW)) {
+		__ust_probe_ust_func___entry(func_tid(), (void *)func);
+		return;
+	}
+	ret = ust_event_reserve_chained(&ctx, &chain, &brief, &full);
+	if (ret < 0)
+		return;
+	if (ret) {
+		put_u32(ctx.payload, (uint32_t)addr);
+	} else {
+		p = put_u32(ctx.payload, func_tid());
+		memcpy(p, &addr, sizeof(addr));
+	}
+	ust_event_commit(&ctx);
+}
+
+static __attribute__((no_instrument_function, noinline)) void write_exit(void)
+{
+	const struct ust_chain_form brief = { &__ust_event_ust_func___exit_cont, 0, UST_RB_KEY_ANY };
+	const struct ust_chain_form full = {
+		&__ust_event_ust_func___exit, sizeof(uint32_t), UST_FUNC_KEY_NONE };
+	struct ust_event_ctx ctx;
+	int ret;
+
+	if (ust_unlikely((ust_site_enabled(__ust_event_ust_func___exit.enabled) |
+			  ust_site_enabled(__ust_event_ust_func___exit_cont.enabled)) &
+			 UST_FUNC_SLOW)) {
+		__ust_probe_ust_func___exit(func_tid());
+		return;
+	}
+	ret = ust_event_reserve_chained(&ctx, &chain, &brief, &full);
+	if (ret < 0)
+		return;
+	if (!ret)
+		put_u32(ctx.payload, func_tid());
+	ust_event_commit(&ctx);
+}
+
+/* An entry written at its call's exit (func_record.h), with its time. */
+static __attribute__((no_instrument_function)) void write_entry_at(uintptr_t func,
+								    uint64_t start)
+{
+	note_object((const void *)func);
+	__ust_probe_ust_func___entry_at(func_tid(), (void *)func, start);
+}
+
 void UST_FUNC_ENTER(void *func, void *call_site)
 {
+	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___entry.enabled))) {
+		/* One load and branch more, only when tracing functions. */
+		if (ust_unlikely(ust_func_record_on) && !ust_func_record_entry((uintptr_t)func))
+			return;
 		note_object(func);
-		__ust_probe_ust_func___entry(func, call_site);
+		write_entry(func);
 	}
 }
 
 void UST_FUNC_EXIT(void *func, void *call_site)
 {
+	(void)func;
+	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled))) {
-		note_object(func);
-		__ust_probe_ust_func___exit(func, call_site);
+		if (ust_unlikely(ust_func_record_on) && !ust_func_record_exit(write_entry_at))
+			return;
+		write_exit();
 	}
 }
-

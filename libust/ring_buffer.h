@@ -17,6 +17,7 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
 #include "libustcomm/shm_layout.h"
+#include "libust/rb_chain.h"
 
 struct ust_rb_config {
 	uint32_t subbuf_size;		/* power of two, within shm_layout.h limits */
@@ -72,6 +73,7 @@ struct ust_rb {
 	uint32_t stalled;		/* 1: a wait gave up at release stalled_seq */
 	uint32_t stalled_seq;
 	int unpopulated;		/* ust_rb_populate() has pages to make */
+	uint64_t serial;		/* unique in the process: struct ust_rb_chain */
 };
 
 /* Creates the memfd and eventfd, maps and initialises the buffer.
@@ -203,6 +205,68 @@ static inline int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t pa
 	} while (!ust_shm_head_move(rb->ctl, &cur, old + size, ts));
 	ust_rb_event_begin(rb, ctx, old, size, compact, event_id, ts);
 	return 0;
+}
+
+
+/*
+ * ust_rb_reserve() of one of two forms: the short one (short_id,
+ * short_len) when the chain ends at the reservation and short_key is
+ * UST_RB_KEY_ANY or the chain's key, else the long one (long_id,
+ * long_len), which also sets the chain's key to long_key. Returns 1 for
+ * the short form, 0 for the long one, or -ENOBUFS. The slow path always
+ * writes the long form: so does the first event of every packet, and a
+ * reader that lost packets finds each chain's start in the packet.
+ */
+static inline int ust_rb_reserve_chained(struct ust_rb *rb, struct ust_rb_chain *chain,
+					 uint32_t short_id, size_t short_len, uint64_t short_key,
+					 uint32_t long_id, size_t long_len, uint64_t long_key,
+					 struct ust_event_ctx *ctx)
+{
+	struct ust_shm_head cur;
+	uint64_t old, ts, used, size;
+	int compact, is_short, ret;
+
+	if (__builtin_expect(!ust_clock_is_tsc() || long_len >= rb->payload_limit, 0))
+		goto slow;
+	do {
+		ts = ust_clock_read_kind(1);
+		ust_shm_head_read(rb->ctl, &cur);
+		ts = ust_rb_time_after(&cur, ts);
+		old = cur.offset;
+		used = ust_rb_subbuf_offset(rb, old);
+		/* Loaded again on each try: a signal handler may have moved it. */
+		is_short = __atomic_load_n(&chain->end, __ATOMIC_RELAXED) == old &&
+			__atomic_load_n(&chain->serial, __ATOMIC_RELAXED) == rb->serial &&
+			(short_key == UST_RB_KEY_ANY ||
+			 __atomic_load_n(&chain->key, __ATOMIC_RELAXED) == short_key);
+		compact = ust_event_header_is_compact(is_short ? short_id : long_id, ts, cur.ts);
+		size = ust_event_header_size(compact) + (is_short ? short_len : long_len);
+		if (__builtin_expect(!used || used + size >= rb->subbuf_size, 0))
+			goto slow;
+	} while (!ust_shm_head_move(rb->ctl, &cur, old + size, ts));
+	ust_rb_event_begin(rb, ctx, old, size, compact, is_short ? short_id : long_id, ts);
+	ret = is_short;
+	goto chain;
+slow:
+	ret = ust_rb_reserve_slow(rb, long_id, long_len, ctx);
+	if (ret < 0)
+		return ret;
+	is_short = 0;
+chain:
+	/*
+	 * The end last, each store ordered after the one before against this
+	 * thread's signal handlers (compiler barriers: same thread): a
+	 * handler that sees the new end also sees the new serial and key.
+	 */
+	__atomic_store_n(&chain->end, UINT64_MAX, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&chain->serial, rb->serial, __ATOMIC_RELAXED);
+	if (!is_short)
+		__atomic_store_n(&chain->key, long_key, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&chain->end, ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX),
+			 __ATOMIC_RELAXED);
+	return ret;
 }
 
 /*

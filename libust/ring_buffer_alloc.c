@@ -16,6 +16,9 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/format.h"
 
+/* Serials of the buffers made in this process (struct ust_rb_chain). */
+static uint64_t rb_serials;
+
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 {
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];
@@ -28,6 +31,8 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 	memset(rb, 0, sizeof(*rb));
 	rb->shm_fd = -1;
 	rb->wakeup_fd = -1;
+	/* Never 0, which a thread's chain holds before its first event. */
+	rb->serial = __atomic_add_fetch(&rb_serials, 1, __ATOMIC_RELAXED);
 	if (!cfg->channel || strlen(cfg->channel) >= UST_SHM_CHANNEL_NAME_MAX ||
 	    !ust_shm_sizes_valid(cfg->subbuf_size, cfg->subbuf_count)) {
 		ret = -EINVAL;

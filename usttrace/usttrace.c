@@ -92,6 +92,9 @@ struct usttrace {
 	/* For the program's environment (usttrace_settings()). */
 	struct ustcomm_strbuf autoprobe;	/* UST_AUTOPROBE */
 	struct ustcomm_strbuf channels;		/* UST_CHANNELS */
+	struct ustcomm_strbuf func_record;	/* UST_FUNC_RECORD (libust-func/func_record.h) */
+	char *func_depth;			/* --func-depth, as given */
+	char *func_time;			/* --func-time, as given */
 };
 
 static const int usttrace_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -302,7 +305,8 @@ static int usttrace_add_contexts(struct usttrace *ut, const char *list)
 #define USTTRACE_EXIT_CANNOT_RUN	126
 #define USTTRACE_EXIT_NOT_FOUND	127
 
-enum { USTTRACE_OPT_HELP = 1000, USTTRACE_OPT_VERSION };
+enum { USTTRACE_OPT_HELP = 1000, USTTRACE_OPT_VERSION, USTTRACE_OPT_FUNC_FILTER,
+       USTTRACE_OPT_FUNC_EXCLUDE };
 
 /* usttrace_parse() after --help or --version: nothing more to do. */
 #define USTTRACE_DONE	1
@@ -352,6 +356,63 @@ static int usttrace_check_attach(struct usttrace *ut, int follow, int overwrite)
  * Returns 0 with the options in ut, USTTRACE_DONE after --help or --version,
  * or -EINVAL after saying what is wrong.
  */
+/* --func-filter and --func-exclude: a line of UST_FUNC_RECORD. */
+static int usttrace_add_func_name(struct usttrace *ut, char kind, const char *name)
+{
+	if (!*name || strchr(name, '\n')) {
+		ustcomm_err("--func-%s needs the name of a function, as its symbol table has it",
+			    kind == 'F' ? "filter" : "exclude");
+		return -EINVAL;
+	}
+	ustcomm_strbuf_printf(&ut->func_record, "%c %s\n", kind, name);
+	return ut->func_record.err;
+}
+
+/* --func-depth and --func-time, and the filters of function tracing only
+ * for a program started here: libust-func reads them once, at start. */
+static int usttrace_check_func_record(struct usttrace *ut)
+{
+	char *end;
+	unsigned long depth;
+
+	if (ut->func_depth) {
+		errno = 0;
+		depth = strtoul(ut->func_depth, &end, 10);
+		if (errno || *end || !*ut->func_depth || depth == 0 || depth > UINT32_MAX ||
+		    ut->func_depth[0] == '-') {
+			ustcomm_err("--func-depth %s: expected a depth from 1", ut->func_depth);
+			return -EINVAL;
+		}
+		ustcomm_strbuf_printf(&ut->func_record, "D %lu\n", depth);
+	}
+	if (ut->func_time) {
+		static const struct {
+			const char *suffix;
+			unsigned long long ns;
+		} units[] = { { "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+			      { "s", 1000000000 } };
+		unsigned long long n;
+		size_t i;
+
+		errno = 0;
+		n = strtoull(ut->func_time, &end, 10);
+		for (i = 0; i < UST_ARRAY_SIZE(units) && strcmp(end, units[i].suffix); i++)
+			;
+		if (errno || end == ut->func_time || ut->func_time[0] == '-' ||
+		    i == UST_ARRAY_SIZE(units) || n > UINT64_MAX / units[i].ns) {
+			ustcomm_err("--func-time %s: expected a time in microseconds, or with a suffix ns, us, ms or s",
+				    ut->func_time);
+			return -EINVAL;
+		}
+		ustcomm_strbuf_printf(&ut->func_record, "T %llu\n", n * units[i].ns);
+	}
+	if (ut->func_record.len && ut->attach_arg) {
+		ustcomm_err("--func-filter, --func-exclude, --func-depth and --func-time apply to a program usttrace starts, not with -p: libust-func reads them when the program starts");
+		return -EINVAL;
+	}
+	return ut->func_record.err;
+}
+
 static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char **argv)
 {
 	const char *output;
@@ -359,7 +420,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	int shared = 0, verbose = 0, follow = 0, overwrite = 0, summary = 0, rc, ret = 0;
 	uint32_t blocking_us;
 	struct poptOption options[] = {
-		{ "output", 'o', POPT_ARG_STRING, &ut->output_arg, 0,
+		{ "output", 'o', POPT_ARG_STRING, NULL, 'o',
 		  "write the trace under DIR (default: $HOME/ust-traces)", "DIR" },
 		{ "marker", 'm', POPT_ARG_STRING, NULL, 'm',
 		  "enable the markers and events matching PATTERN (repeatable; default: all)",
@@ -413,6 +474,18 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "pid", 'p', POPT_ARG_STRING, &ut->attach_arg, 0,
 		  "attach to the running program PID (linked with libust) instead of starting one: trace it until Ctrl-C or until it exits",
 		  "PID" },
+		{ "func-filter", 'F', POPT_ARG_STRING, NULL, USTTRACE_OPT_FUNC_FILTER,
+		  "function tracing: record only the calls of FUNC and of what it calls (repeatable)",
+		  "FUNC" },
+		{ "func-exclude", 'N', POPT_ARG_STRING, NULL, USTTRACE_OPT_FUNC_EXCLUDE,
+		  "function tracing: record neither the calls of FUNC nor what it calls (repeatable)",
+		  "FUNC" },
+		{ "func-depth", 'D', POPT_ARG_STRING, &ut->func_depth, 0,
+		  "function tracing: record calls at most DEPTH deep (from --func-filter's function, else from the top)",
+		  "DEPTH" },
+		{ "func-time", 't', POPT_ARG_STRING, &ut->func_time, 0,
+		  "function tracing: record only the calls lasting TIME or more (microseconds, or with a suffix ns, us, ms or s)",
+		  "TIME" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTTRACE_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
@@ -428,8 +501,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	pc = poptGetContext("usttrace", argc, argv, options, POPT_CONTEXT_POSIXMEHARDER);
 	*pcp = pc;
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]\n   or: usttrace [OPTION...] -p PID");
-	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == USTTRACE_OPT_HELP ||
-	       rc == USTTRACE_OPT_VERSION) {
+	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == 'o' ||
+	       rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION || rc == USTTRACE_OPT_FUNC_FILTER ||
+	       rc == USTTRACE_OPT_FUNC_EXCLUDE) {
 		/* At once, whatever else is given: the answer is all that is asked. */
 		if (rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION) {
 			if (rc == USTTRACE_OPT_HELP)
@@ -440,7 +514,16 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 			goto end;
 		}
 		pattern = poptGetOptArg(pc);
-		if (rc == 'c') {
+		if (rc == 'o') {
+			/* The last -o wins; the ones before are freed. */
+			free(ut->output_arg);
+			ut->output_arg = pattern;
+			continue;
+		}
+		if (rc == USTTRACE_OPT_FUNC_FILTER || rc == USTTRACE_OPT_FUNC_EXCLUDE) {
+			ret = usttrace_add_func_name(ut, rc == USTTRACE_OPT_FUNC_FILTER ? 'F' : 'N',
+						     pattern);
+		} else if (rc == 'c') {
 			ret = usttrace_add_contexts(ut, pattern);
 		} else if (!*pattern) {
 			ustcomm_err("-m needs a pattern such as 'ust:*' or 'provider:event'");
@@ -468,6 +551,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		ustcomm_err("%s", strerror(-ret));
 		goto end;
 	}
+	ret = usttrace_check_func_record(ut);
+	if (ret < 0)
+		goto end;
 	ut->argv = (char **)poptGetArgs(pc);
 	if (ut->attach_arg) {
 		ret = usttrace_check_attach(ut, follow, overwrite);
@@ -928,6 +1014,8 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_SIZE", ut->subbuf_size, 1);
 	if (ut->subbuf_num)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
+	if (ut->func_record.len)
+		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
 }
 
 /* Are our children only ustd (or nobody)? Orphaned descendants are
@@ -1579,6 +1667,7 @@ end:
 	ustcomm_strbuf_free(&ut.patterns);
 	ustcomm_strbuf_free(&ut.autoprobe);
 	ustcomm_strbuf_free(&ut.channels);
+	ustcomm_strbuf_free(&ut.func_record);
 	ustcomm_strbuf_free(&ut.contexts);
 	free(ut.session_file);
 	if (ut.session)
@@ -1596,6 +1685,8 @@ end:
 	free(ut.subbuf_size);
 	free(ut.subbuf_num);
 	free(ut.blocking);
+	free(ut.func_depth);
+	free(ut.func_time);
 	free(ut.tracefile_size);
 	free(ut.tracefile_count);
 	poptFreeContext(pc);

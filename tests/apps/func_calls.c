@@ -20,11 +20,11 @@
 #define FUNC_MIDDLE	3
 #define FUNC_CXX_CALLS	4
 
-static volatile unsigned int sink;
+static volatile unsigned sink;	/* wraps: the loop sums past INT_MAX */
 
 static __attribute__((noinline)) void leaf(int i)
 {
-	sink += (unsigned int)i;
+	sink += (unsigned)i;
 }
 
 static __attribute__((noinline)) void middle(int i)

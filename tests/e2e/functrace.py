@@ -41,19 +41,55 @@ def namer(bin_infos):
     return name
 
 
-def func_event(ev):
-    """("entry" or "exit", the function's address) of a function event,
-    else None."""
-    if ev.name == "ust_func:entry":
-        return "entry", ev.fields["addr"]
-    if ev.name == "ust_func:exit":
-        return "exit", ev.fields["addr"]
-    return None
+def func_calls(events):
+    """Sets tid, kind ("entry" or "exit") and addr (None for an exit that
+    names no function) on each function event of events, in place, as a
+    reader decodes libust-func's events (bt2plugin/func_stream.h): the long
+    forms entry {tid, addr} and exit {tid} start a run in their stream, the
+    short forms entry_cont {addr_lo} and exit_cont {} continue it. Returns
+    the function events."""
+    runs, out = {}, []
+    for ev in events:
+        if not ev.name.startswith("ust_func:"):
+            continue
+        run = runs.setdefault((ev.vpid, ev.stream, ev.packet_context.get("cpu_id")),
+                              {"tid": None, "high": None})
+        if "tid" in ev.fields:
+            run["tid"], run["high"] = ev.fields["tid"], None
+        ev.tid = run["tid"]
+        ev.kind = "entry" if ev.name.startswith("ust_func:entry") else "exit"
+        ev.addr = None
+        if "addr" in ev.fields:
+            ev.addr = ev.fields["addr"]
+            run["high"] = ev.addr >> 32
+        elif "addr_lo" in ev.fields and run["high"] is not None:
+            ev.addr = run["high"] << 32 | ev.fields["addr_lo"]
+        out.append(ev)
+    return out
+
+
+def trees_from_events(events, name):
+    """Per tid: the forest of calls, and the problems met building it. An
+    exit ends the innermost open call of its thread."""
+    stacks, forests, problems = {}, {}, []
+    for ev in func_calls(events):
+        stack = stacks.setdefault(ev.tid, [])
+        if ev.kind == "entry":
+            node = (name(ev.addr), [])
+            (stack[-1][1] if stack else forests.setdefault(ev.tid, [])).append(node)
+            stack.append(node)
+        elif not stack:
+            problems.append("tid %s: exit without its entry" % ev.tid)
+        else:
+            stack.pop()
+    for tid, stack in stacks.items():
+        if stack:
+            problems.append("tid %d: %s entered, never exited" % (tid, [n for n, _ in stack]))
+    return forests, problems
 
 
 def calls_of(events, name):
-    """Every call of a trace without loss, whose events carry vtid, in the
-    order they ended: dicts of name, tid, start, dur (ns), child (ns spent
+    """Every call of a trace without loss, in the order they ended: dicts of name, tid, start, dur (ns), child (ns spent
     in its callees) and up (its caller's dict, None for a thread's
     outermost call). Calls open at the end end at their thread's last
     function event."""
@@ -65,17 +101,14 @@ def calls_of(events, name):
         if c["up"]:
             c["up"]["child"] += c["dur"]
         done.append(c)
-    for ev in events:
-        fe = func_event(ev)
-        if not fe:
-            continue
-        tid = ev.context["vtid"]
+    for ev in func_calls(events):
+        tid = ev.tid
         stack = stacks.setdefault(tid, [])
         last[tid] = ev.ts
-        if fe[0] == "entry":
-            stack.append({"name": name(fe[1]), "tid": tid, "start": ev.ts, "child": 0,
+        if ev.kind == "entry":
+            stack.append({"name": name(ev.addr), "tid": tid, "start": ev.ts, "child": 0,
                           "up": stack[-1] if stack else None})
-        else:
+        elif stack:
             close(tid, ev.ts)
     for tid, stack in stacks.items():
         while stack:

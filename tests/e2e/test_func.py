@@ -14,7 +14,7 @@ import platform
 import re
 import subprocess
 
-from functrace import first_load, namer, nm_symbols
+from functrace import first_load, func_calls, namer, nm_symbols, trees_from_events
 from ustest import TOP_BUILD, TOP_SRC, UST_SUMMARY, USTTRACE, Tap, Workspace, app, read_trace
 
 LIB = os.path.join(TOP_BUILD, "tests", "apps", ".libs", "libfunc_cxx.so")
@@ -31,28 +31,6 @@ WORKER_TREE = [("worker", [WORK])]
 t = Tap()
 ws = Workspace()
 out_json = os.path.join(ws.root, "calls.json")
-
-
-def trees_from_events(events, name):
-    """Per tid: the forest of calls, and the problems met building it."""
-    stacks, forests, problems = {}, {}, []
-    for ev in events:
-        if not ev.name.startswith("ust_func:"):
-            continue
-        tid = ev.context["vtid"]
-        stack = stacks.setdefault(tid, [])
-        if ev.name == "ust_func:entry":
-            node = (name(ev.fields["addr"]), [])
-            (stack[-1][1] if stack else forests.setdefault(tid, [])).append(node)
-            stack.append(node)
-        elif not stack or stack[-1][0] != name(ev.fields["addr"]):
-            problems.append("exit of %s without its entry" % name(ev.fields["addr"]))
-        else:
-            stack.pop()
-    for tid, stack in stacks.items():
-        if stack:
-            problems.append("tid %d: %s entered, never exited" % (tid, [n for n, _ in stack]))
-    return forests, problems
 
 
 def trees_from_json(evs):
@@ -122,9 +100,13 @@ t.ok(m and build_ids.get(LIB, build_ids.get(os.path.realpath(LIB))) == bytes.fro
 name = namer(infos)
 forests, problems = trees_from_events(events, name)
 t.eq(problems, [], "every entry has its exit, nested (babeltrace2)")
+fcalls = func_calls(events)
+t.eq([e.name for e in fcalls if e.tid != e.context["vtid"]], [],
+     "the thread each event's run names is the one its vtid context names")
+t.ok(sum(1 for e in fcalls if e.name.endswith("_cont")) > len(fcalls) // 2,
+     "most events are the short forms that name no thread")
 t.eq(len(forests), 2, "two threads call functions")
-main_tid = next((e.context["vtid"] for e in events if e.name == "ust_func:entry"
-                 and name(e.fields["addr"]) == "main"), None)
+main_tid = next((e.tid for e in fcalls if e.kind == "entry" and name(e.addr) == "main"), None)
 t.eq(as_lists(forests.get(main_tid, [])), as_lists(MAIN_TREE),
      "the main thread's calls are the program's call tree, named by nm")
 others = [f for tid, f in forests.items() if tid != main_tid]
@@ -146,12 +128,10 @@ t.ok("partial" not in text and "had not returned" not in text and "had no entry"
 # Total time: summed over threads, a thread's outermost call of a
 # function only (recursion counted once).
 want, stacks = {}, {}
-for ev in events:
-    if not ev.name.startswith("ust_func:"):
-        continue
-    fname, stack = name(ev.fields["addr"]), stacks.setdefault(ev.context["vtid"], [])
-    if ev.name == "ust_func:entry":
-        stack.append([fname, ev.ts, 0])
+for ev in fcalls:
+    stack = stacks.setdefault(ev.tid, [])
+    if ev.kind == "entry":
+        stack.append([name(ev.addr), ev.ts, 0])
         continue
     fname, start, child = stack.pop()
     dur = ev.ts - start
@@ -180,9 +160,10 @@ res = subprocess.run(arch + [USTTRACE, "-o", os.path.join(ws.root, "filtered"), 
                      env=ws.env(), capture_output=True, text=True, timeout=120)
 t.eq(res.returncode, 0, "usttrace --filter 'addr == 0x%x'" % leaf)
 fev = read_trace(os.path.join(ws.root, "filtered"))[0]
+# Exits name no function: the filter keeps entries, in their long form.
 t.eq(sorted({(e.name, e.fields["addr"]) for e in fev}),
-     [("ust_func:entry", leaf), ("ust_func:exit", leaf)], "only leaf's entries and exits are kept")
-t.eq(len(fev), 2 * 4 * MIDDLE, "all of them")
+     [("ust_func:entry", leaf)], "only leaf's entries are kept")
+t.eq(len(fev), 4 * MIDDLE, "all of them")
 
 # A plugin built the ordinary way, with the flag and without libust-func:
 # the linker bound its hooks to the C library's stubs, under the C
@@ -237,16 +218,30 @@ res = trace_to(calls_dir, ["--subbuf-size", "4096", "--subbuf-num", "2",
 t.ok(res.returncode == 0 and "function tracing is lossless" in res.stderr,
      "usttrace -m 'ust_func:*' says it traces functions losslessly", res.stderr)
 cevents, cdiscarded = read_trace(os.path.join(calls_dir, os.listdir(calls_dir)[0]))
-t.eq((cdiscarded, sum(1 for e in cevents if e.name == "ust_func:exit")), (0, 3 * 50000 + 1),
+t.eq((cdiscarded, sum(1 for e in func_calls(cevents) if e.kind == "exit")), (0, 3 * 50000 + 1),
      "with 2 x 4 KiB buffers, nothing is discarded: every exit is there")
+
+# What a call costs on disk, as usttrace traces functions by default: the
+# stream files (packet headers, the statedump and all) over the calls.
+SIZE_CALLS = 100000
+size_dir = os.path.join(ws.root, "size")
+res = ws.usttrace(["-o", size_dir, "-m", "ust_func:*", app("func_calls"), "loop", str(SIZE_CALLS)])
+t.ok(res.returncode == 0, "usttrace traces %d calls of middle()" % SIZE_CALLS, res.stderr)
+trace_dir = os.path.join(size_dir, os.listdir(size_dir)[0])
+stream_bytes = sum(os.path.getsize(os.path.join(root, f))
+                   for root, _, files in os.walk(trace_dir) for f in files
+                   if f != "metadata" and not root.endswith("index"))
+calls = 3 * SIZE_CALLS + 1
+t.ok(stream_bytes / calls <= 16, "a call costs %.2f bytes on disk (at most 16)" % (stream_bytes / calls))
 
 # With --blocking-timeout 0, the same buffers discard: the profile stays
 # consistent (no self time above the total), says it is partial, and counts
-# the calls made after each loss.
+# the calls made after each loss. At 12 bytes a call ustd may keep up:
+# three times the calls, each event made 32 bytes longer by contexts.
 loss_dir = os.path.join(ws.root, "loss")
 res = trace_to(loss_dir, ["--subbuf-size", "4096", "--subbuf-num", "2",
-                   "--blocking-timeout", "0", "-m", "ust_func:*", app("func_calls"), "loop",
-                   "50000"])
+                          "--blocking-timeout", "0", "-c", "procname,pthread_id,ip",
+                          "-m", "ust_func:*", app("func_calls"), "loop", "150000"])
 t.ok(res.returncode == 0 and "lossless" not in res.stderr,
      "usttrace --blocking-timeout 0 traces them with discards allowed", res.stderr)
 levents, ldiscarded = read_trace(os.path.join(loss_dir, os.listdir(loss_dir)[0]))
@@ -257,7 +252,11 @@ t.ok("warning: the function figures are partial" in ltext, "the summary says its
 t.eq([n for n, r in lrow.items() if r[2] > r[1] + 1e-6 and n != "recurse"], [],
      "no function's self time exceeds its total time")
 lname = namer([e.fields for e in levents if e.name == "ust_statedump:bin_info"])
-leaf_exits = sum(1 for e in levents if e.name == "ust_func:exit" and lname(e.fields["addr"]) == "leaf")
+# leaf calls nothing: its exit is the next function event of its thread.
+last, leaf_exits = {}, 0
+for e in func_calls(levents):
+    leaf_exits += e.kind == "exit" and last.get(e.tid) == "leaf"
+    last[e.tid] = lname(e.addr) if e.kind == "entry" and e.addr is not None else None
 t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.9 * leaf_exits,
      "the calls after each loss are counted: %d of leaf's %d exits in the trace"
      % (lrow.get("leaf", (0,))[0], leaf_exits))

@@ -91,7 +91,7 @@ class Workspace:
         env = dict(os.environ)
         for var in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET",
                     "UST_SUBBUF_SIZE", "UST_SUBBUF_NUM", "UST_OVERWRITE",
-                    "UST_CONTROL", "UST_SIGNAL", "UST_CHANNELS"):
+                    "UST_CONTROL", "UST_SIGNAL", "UST_CHANNELS", "UST_FUNC_RECORD"):
             env.pop(var, None)
         env["UST_RUNDIR"] = self.rundir
         env["UST_USTD"] = USTD
@@ -275,6 +275,16 @@ class Event:
 
     def __repr__(self):
         return "%s %r" % (self.name, self.fields)
+
+
+
+
+
+
+
+
+
+
 
 
 def full_speed_alone():
