@@ -128,7 +128,9 @@ def _ust_counts(builddir, trace, env, work):
     first few only)."""
     out = subprocess.run([os.path.join(builddir, "bt2plugin", "ust-summary"), trace], env=env,
                          check=True, capture_output=True, text=True).stdout
-    entries = re.search(r"^ust_func:entry\s+(\d+)", out, re.M)
+    # Every entry event: the long and short forms (entry, entry_cont) and
+    # those written late by a time filter (entry_at).
+    entries = sum(int(n) for n in re.findall(r"^ust_func:entry\w*\s+(\d+)", out, re.M))
     lost = re.search(r"^events\s+\d+ recorded, (\d+) discarded", out, re.M)
     pftrace = os.path.join(work, "ust.pftrace")
     subprocess.run(["babeltrace2", "--plugin-path=" + env["UST_BT2_PLUGIN_PATH"], trace,
@@ -136,7 +138,7 @@ def _ust_counts(builddir, trace, env, work):
                    check=True, stdout=subprocess.DEVNULL)
     funcs = _slices_per_name(pftrace)
     os.unlink(pftrace)
-    return funcs, int(entries.group(1)) if entries else 0, int(lost.group(1)) if lost else None
+    return funcs, entries, int(lost.group(1)) if lost else None
 
 
 def _uftrace_counts(data):
@@ -210,7 +212,7 @@ def measure(builddir, runs, tmp):
                   if ufuncs.get(f) != ffuncs.get(f)}
         notes.append("Calls per function (UST: slices per name of sink.ust.perfetto "
                      "format=proto; uftrace: uftrace report): %d functions, %s%s; totals %d "
-                     "(UST, ust-summary's ust_func:entry) and %d (uftrace)." %
+                     "(UST, ust-summary's ust_func:entry events, all forms) and %d (uftrace)." %
                      (len(set(ufuncs) | set(ffuncs)), "all equal" if not differ else
                       "these differ (UST, uftrace): ", "" if not differ else repr(differ),
                       ust_calls, uf_calls))
