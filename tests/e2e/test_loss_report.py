@@ -160,7 +160,8 @@ else:
     _, in_packets = bt_discarded(sdir) if sdir else (1, 0)
     t.ok(m and e and int(e.group(1)) + in_packets == EMITTED - recorded,
          "ustd says what is lost when it stops the trace, and when the program ends the rest "
-         "of what its packets do not count", "%d in packets\n%s" % (in_packets, ustd_err))
+         "of what its packets do not count", "%d in packets; ustd exited %s; its stderr:\n%s"
+         % (in_packets, ustd.returncode, ustd_err))
     why = unmount(mnt)
     t.ok(why is None, "full disk: the tmpfs is unmounted", why)
 
