@@ -57,7 +57,6 @@ static uint32_t next_serial = 1;
  * functions' fields is not for the statedump's events).
  */
 #define UST_OWN_PROVIDER	"ust_statedump:"
-#define UST_FUNC_PROVIDER	"ust_func:"
 
 static int has_prefix(const char *s, const char *prefix)
 {
@@ -67,7 +66,7 @@ static int has_prefix(const char *s, const char *prefix)
 static int name_matches(const char *pattern, int filtered, const char *name)
 {
 	if (has_prefix(name, UST_OWN_PROVIDER) && !has_prefix(pattern, UST_OWN_PROVIDER))
-		return has_prefix(pattern, UST_FUNC_PROVIDER) && !filtered;
+		return has_prefix(pattern, USTCOMM_FUNC_PROVIDER) && !filtered;
 	return ustcomm_pattern_match(pattern, name);
 }
 

@@ -26,4 +26,9 @@ USTCOMM_API int ustcomm_pattern_valid(const char *pattern);
  */
 USTCOMM_API int ustcomm_pattern_covers(const char *outer, const char *inner);
 
+/* The provider of libust-func's events: a pattern naming it asks for
+ * function tracing (libust's rules add the statedump to it, usttrace makes
+ * such a run lossless). */
+#define USTCOMM_FUNC_PROVIDER	"ust_func:"
+
 #endif

@@ -41,6 +41,7 @@
 #include "libustcomm/log.h"
 #include "libustcomm/loglevel.h"
 #include "libustcomm/loss.h"
+#include "libustcomm/pattern.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/relay_url.h"
 #include "libustcomm/rundir.h"
@@ -183,7 +184,7 @@ static bool usttrace_traces_functions(const struct usttrace *ut)
 	const char *p = ut->patterns.buf;
 
 	while (p && *p) {
-		if (!strncmp(p, "ust_func:", strlen("ust_func:")))
+		if (!strncmp(p, USTCOMM_FUNC_PROVIDER, strlen(USTCOMM_FUNC_PROVIDER)))
 			return true;
 		p = strchr(p, ',');
 		if (p)
@@ -451,7 +452,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
 		{ "blocking-timeout", '\0', POPT_ARG_STRING, &ut->blocking, 0,
-		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never, the default), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
+		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never; the default, but with -m patterns of ust_func: events, whose default is inf), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
 		  "TIMEOUT" },
 		{ "tracefile-size", '\0', POPT_ARG_STRING, &ut->tracefile_size, 0,
 		  "cut each stream into files of at most BYTES of whole packets (k, M, G suffixes allowed; at least 4096)",
