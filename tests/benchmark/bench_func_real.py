@@ -71,73 +71,27 @@ def _du(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
-def _varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7f) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
-
-
-def _fields(buf):
-    out, i = [], 0
-    while i < len(buf):
-        key, i = _varint(buf, i)
-        if key & 7 == 0:
-            v, i = _varint(buf, i)
-        else:
-            n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        out.append((key >> 3, v))
-    return out
-
-
-def _slices_per_name(path):
-    """{name: slices begun} of a trace sink.ust.perfetto wrote with
-    format=proto: the functions' calls, grouped by name as uftrace report
-    groups them (static functions of one name in several files together)."""
-    data = open(path, "rb").read()
-    names, counts, i = {}, {}, 0
-    while i < len(data):
-        _, i = _varint(data, i)
-        n, i = _varint(data, i)
-        packet, i = data[i:i + n], i + n
-        if packet.startswith(b"\x40") and b"\x5a\x02\x48\x02" in packet:
-            continue            # a slice's end: timestamp, then type 2 alone
-        p = dict((f, v) for f, v in _fields(packet) if f != 12)
-        seq = names.setdefault(p.get(10), {})
-        for f, interned in _fields(packet):
-            if f == 12:
-                for _, entry in _fields(interned):
-                    e = dict(_fields(entry))
-                    seq[e[1]] = e[2].decode()
-        if 11 in p:
-            ev = dict(_fields(p[11]))
-            if ev.get(9) == 1:
-                name = seq.get(ev.get(10))
-                counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def _ust_counts(builddir, trace, env, work):
-    """({function: calls}, calls, discarded): the totals from ust-summary,
-    the calls per function from the proto timeline (ust-summary lists the
-    first few only)."""
-    out = subprocess.run([os.path.join(builddir, "bt2plugin", "ust-summary"), trace], env=env,
-                         check=True, capture_output=True, text=True).stdout
+def _ust_counts(builddir, trace, env):
+    """({function: calls}, calls, discarded), from ust-summary: its
+    function table with every row, and its totals."""
+    out = subprocess.run([os.path.join(builddir, "bt2plugin", "ust-summary"), "--rows", "all",
+                          trace], env=env, check=True, capture_output=True, text=True).stdout
     # Every entry event: the long and short forms (entry, entry_cont) and
     # those written late by a time filter (entry_at).
     entries = sum(int(n) for n in re.findall(r"^ust_func:entry\w*\s+(\d+)", out, re.M))
     lost = re.search(r"^events\s+\d+ recorded, (\d+) discarded", out, re.M)
-    pftrace = os.path.join(work, "ust.pftrace")
-    subprocess.run(["babeltrace2", "--plugin-path=" + env["UST_BT2_PLUGIN_PATH"], trace,
-                    "-c", "sink.ust.perfetto", "-p", 'path="%s"' % pftrace], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
-    funcs = _slices_per_name(pftrace)
-    os.unlink(pftrace)
+    funcs, table = {}, False
+    for line in out.splitlines():
+        if "function, by total time" in line:
+            table = True
+        elif not line.strip():
+            table = False
+        elif table:
+            m = re.match(r"(\d+)\s+(?:[\d.]+\s+){5}(.+)$", line)
+            if m:
+                # Static functions of one name (copies in several files)
+                # are rows of their own: summed, as uftrace report does.
+                funcs[m.group(2)] = funcs.get(m.group(2), 0) + int(m.group(1))
     return funcs, entries, int(lost.group(1)) if lost else None
 
 
@@ -205,13 +159,13 @@ def measure(builddir, runs, tmp):
             else:
                 kept = {UST: out, UFTRACE: uf}
         ust_trace = os.path.join(kept[UST], os.listdir(kept[UST])[0])
-        ufuncs, ust_calls, ust_lost = _ust_counts(builddir, ust_trace, env, work)
+        ufuncs, ust_calls, ust_lost = _ust_counts(builddir, ust_trace, env)
         ffuncs, uf_lost = _uftrace_counts(kept[UFTRACE])
         uf_calls = sum(ffuncs.values())
         differ = {f: (ufuncs.get(f), ffuncs.get(f)) for f in set(ufuncs) | set(ffuncs)
                   if ufuncs.get(f) != ffuncs.get(f)}
-        notes.append("Calls per function (UST: slices per name of sink.ust.perfetto "
-                     "format=proto; uftrace: uftrace report): %d functions, %s%s; totals %d "
+        notes.append("Calls per function (UST: ust-summary --rows all; uftrace: uftrace "
+                     "report): %d functions, %s%s; totals %d "
                      "(UST, ust-summary's ust_func:entry events, all forms) and %d (uftrace)." %
                      (len(set(ufuncs) | set(ffuncs)), "all equal" if not differ else
                       "these differ (UST, uftrace): ", "" if not differ else repr(differ),
