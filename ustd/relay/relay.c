@@ -458,13 +458,14 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	if (r->broken)
 		return -ENOTCONN;
 	/*
-	 * The index entry may reach relayd before the data: relayd keeps
-	 * whichever part of a packet comes first until the other does (so it
-	 * must, its data and control connections being read apart).
+	 * The index entry goes first, the data after it: relayd keeps whichever
+	 * half of a packet comes first until the other does (it reads its data
+	 * and control connections apart). The other order left relayd, when
+	 * the index could not follow (no answer on the control connection for
+	 * 5 s), a whole packet without an index entry: babeltrace2 then reads
+	 * that stream file packet by packet and no longer recognizes the
+	 * packets the fallback holds as well, reading them twice (manual 9.4).
 	 */
-	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
-	if (ret < 0)
-		return relay_send_failed(r, ret);
 	ustd_index_entry(&e, pkt, 0);
 	idx = (struct relay_index) {
 		.relay_stream_id = htobe64(handle),
@@ -478,7 +479,11 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 		.stream_instance_id = e.stream_instance_id,
 		.packet_seq_num = e.packet_seq_num,
 	};
-	return relay_send_index(r, &idx);
+	ret = relay_send_index(r, &idx);
+	if (ret < 0)
+		return ret;
+	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
+	return ret < 0 ? relay_send_failed(r, ret) : 0;
 }
 
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,
