@@ -45,6 +45,9 @@ enum ust_func_kind ust_func_kind_of(const bt_event_class *ec)
 		{ "lttng_ust_cyg_profile_fast:func_exit", UST_FUNC_EXIT },
 		{ "lttng_ust_statedump:bin_info", UST_FUNC_BIN_INFO },
 		{ "lttng_ust_statedump:build_id", UST_FUNC_BUILD_ID },
+		{ "ust_plt:bind", UST_FUNC_PLT_BIND },
+		{ "ust_plt:args", UST_FUNC_PLT_ARGS },
+		{ "ust_plt:ret", UST_FUNC_PLT_RET },
 	};
 	const char *name = bt_event_class_get_name(ec);
 	size_t i;
@@ -136,6 +139,27 @@ static struct fn_obj *obj_at(struct ust_fn_proc *p, uint64_t addr)
 	return NULL;
 }
 
+/* The name a library call was bound by, for its address: kept when the
+ * address has none yet (a name handed out stays valid until fini). */
+static int bind_name(struct ust_fn_proc *p, const bt_field *payload)
+{
+	const bt_field *name = member(payload, "name");
+	uint64_t addr = member_u64(payload, "addr");
+	struct fn_obj *o = obj_at(p, addr);
+	struct ust_ptrmap *names = o ? &o->names : &p->unknown;
+	char *copy;
+
+	if (!name || bt_field_get_class_type(name) != BT_FIELD_CLASS_TYPE_STRING ||
+	    ust_ptrmap_get(names, (uintptr_t)addr + 1))
+		return 0;
+	copy = strdup(bt_field_string_get_value(name));
+	if (!copy || ust_ptrmap_put(names, (uintptr_t)addr + 1, copy) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int ust_func_names_add(struct ust_func_names *fn, int64_t pid, enum ust_func_kind kind,
 		       const bt_field *payload)
 {
@@ -145,6 +169,8 @@ int ust_func_names_add(struct ust_func_names *fn, int64_t pid, enum ust_func_kin
 
 	if (!p)
 		return -ENOMEM;
+	if (kind == UST_FUNC_PLT_BIND)
+		return bind_name(p, payload);
 	if (kind == UST_FUNC_BUILD_ID) {
 		/* LTTng-UST's: the build-id of the bin_info at baddr. */
 		o = obj_at(p, member_u64(payload, "baddr"));

@@ -205,8 +205,13 @@ int ust_func_profile_event(struct ust_func_profile *fp, enum ust_func_kind kind,
 	struct fp_func *f = NULL;
 	const char *name;
 
-	if (kind == UST_FUNC_BIN_INFO || kind == UST_FUNC_BUILD_ID)
+	if (kind == UST_FUNC_BIN_INFO || kind == UST_FUNC_BUILD_ID || kind == UST_FUNC_PLT_BIND)
 		return ust_func_names_add(&fp->names, pid, kind, payload);
+	if (kind == UST_FUNC_PLT_ARGS || kind == UST_FUNC_PLT_RET) {
+		name = ust_func_names_get(&fp->names, pid, ust_plt_values_addr(payload));
+		return name ? ust_plt_values_event(&fp->plt, name, kind == UST_FUNC_PLT_RET, payload)
+			    : -ENOMEM;
+	}
 	if (kind != UST_FUNC_ENTRY && kind != UST_FUNC_EXIT)
 		return 0;
 	t = thread_get(fp, pid, call->tid == UST_ID_UNKNOWN ? 0 : call->tid);
@@ -354,10 +359,12 @@ void ust_func_profile_print(struct ust_func_profile *fp, FILE *f, bool xml)
 	free(funcs);
 	if (fp->opts.graph)
 		ust_func_graph_print(f, &fp->graph, fp->opts.graph, xml);
-	if (xml)
+	if (xml) {
 		fputs("  </functions>\n", f);
-	else
+	} else {
 		notes_text(fp, f);
+		ust_plt_values_print(&fp->plt, f);
+	}
 }
 
 static void thread_free(void *p)
@@ -372,6 +379,7 @@ void ust_func_profile_fini(struct ust_func_profile *fp)
 {
 	ust_ptrmap_fini(&fp->threads, thread_free);
 	ust_ptrmap_fini(&fp->funcs, free);
+	ust_plt_values_fini(&fp->plt);
 	ust_func_names_fini(&fp->names);
 	ust_func_graph_fini(&fp->graph);
 	ust_func_opts_fini(&fp->opts);

@@ -11,7 +11,8 @@
  * calls still open end at their thread's last event. The text says each.
  * The options (func_opts.h, set before the first event) filter the calls
  * counted, sort the table (func_report.h) and ask for a call graph
- * (func_graph.h).
+ * (func_graph.h). The arguments and return values of library calls are
+ * counted apart (plt_values.h), named as the calls.
  */
 #ifndef UST_BT2_FUNC_PROFILE_H
 #define UST_BT2_FUNC_PROFILE_H
@@ -24,6 +25,7 @@
 #include "bt2plugin/func_opts.h"
 #include "bt2plugin/func_report.h"
 #include "bt2plugin/func_stream.h"
+#include "bt2plugin/plt_values.h"
 #include "bt2plugin/ptrmap.h"
 
 struct ust_func_profile {
@@ -33,6 +35,7 @@ struct ust_func_profile {
 	struct ust_ptrmap funcs;	/* interned name -> struct fp_func */
 	size_t nr_funcs;
 	struct ust_func_node graph;	/* its root: what the program called */
+	struct ust_plt_values plt;	/* library calls' arguments and returns */
 	/* What the text says under the tables. */
 	uint64_t unmatched, unwound, unreturned, dropped, losses, lost;
 };

@@ -491,7 +491,8 @@ static int on_event(struct perfetto *p, const bt_message *msg)
 	t = track_of(p, &ids, bt_stream_borrow_trace_const(stream), ns);
 	if (!t)
 		return -ENOMEM;
-	if (c->func == UST_FUNC_BIN_INFO || c->func == UST_FUNC_BUILD_ID) {
+	if (c->func == UST_FUNC_BIN_INFO || c->func == UST_FUNC_BUILD_ID ||
+	    c->func == UST_FUNC_PLT_BIND) {
 		ret = ust_func_names_add(&p->funcs, t->pid, c->func, payload);
 		if (ret < 0)
 			return ret;

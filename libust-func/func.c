@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "libust-func/func_calls.h"
 #include "libust-func/func_record.h"
 #include "libust/event_chain.h"
 #include "libust/statedump.h"
@@ -174,9 +175,9 @@ static __attribute__((no_instrument_function)) void write_entry_at(uintptr_t fun
 	__ust_probe_ust_func___entry_at(func_tid(), (void *)func, start);
 }
 
-void UST_FUNC_ENTER(void *func, void *call_site)
+/* The hooks' work, shared with the library calls of func_calls.h. */
+static inline __attribute__((no_instrument_function, always_inline)) void enter(void *func)
 {
-	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___entry.enabled))) {
 		/* One load and branch more, only when tracing functions. */
 		if (ust_unlikely(ust_func_record_on) && !ust_func_record_entry((uintptr_t)func))
@@ -186,13 +187,44 @@ void UST_FUNC_ENTER(void *func, void *call_site)
 	}
 }
 
-void UST_FUNC_EXIT(void *func, void *call_site)
+static inline __attribute__((no_instrument_function, always_inline)) void leave(void)
 {
-	(void)func;
-	(void)call_site;
 	if (ust_unlikely(ust_site_enabled(__ust_event_ust_func___exit.enabled))) {
 		if (ust_unlikely(ust_func_record_on) && !ust_func_record_exit(write_entry_at))
 			return;
 		write_exit();
 	}
+}
+
+void UST_FUNC_ENTER(void *func, void *call_site)
+{
+	(void)call_site;
+	enter(func);
+}
+
+void UST_FUNC_EXIT(void *func, void *call_site)
+{
+	(void)func;
+	(void)call_site;
+	leave();
+}
+
+void ust_func_call_enter(void *func)
+{
+	enter(func);
+}
+
+void ust_func_call_exit(void)
+{
+	leave();
+}
+
+void ust_func_note_object(const void *func)
+{
+	note_object(func);
+}
+
+uint32_t ust_func_tid(void)
+{
+	return func_tid();
 }

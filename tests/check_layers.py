@@ -33,7 +33,7 @@ import re
 import subprocess
 import sys
 
-FOLDERS = ["libustcomm", "libust", "libust-func", "libustctl", "ustctl", "usttrace",
+FOLDERS = ["libustcomm", "libust", "libust-func", "libust-plt", "libustctl", "ustctl", "usttrace",
            "bt2plugin"]
 # Every folder under ustd/, however deep, is a folder of its own.
 TREES = ["ustd"]

@@ -48,6 +48,7 @@
 #include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
 #include "usttrace/memory.h"
+#include "usttrace/plt.h"
 #include "usttrace/rules.h"
 #include "usttrace/unmatched.h"
 #include "usttrace/view.h"
@@ -96,6 +97,7 @@ struct usttrace {
 	struct ustcomm_strbuf func_record;	/* UST_FUNC_RECORD (libust-func/func_record.h) */
 	char *func_depth;			/* --func-depth, as given */
 	char *func_time;			/* --func-time, as given */
+	struct usttrace_plt plt;		/* --plt, -A, -R */
 };
 
 static const int usttrace_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -307,7 +309,7 @@ static int usttrace_add_contexts(struct usttrace *ut, const char *list)
 #define USTTRACE_EXIT_NOT_FOUND	127
 
 enum { USTTRACE_OPT_HELP = 1000, USTTRACE_OPT_VERSION, USTTRACE_OPT_FUNC_FILTER,
-       USTTRACE_OPT_FUNC_EXCLUDE };
+       USTTRACE_OPT_FUNC_EXCLUDE, USTTRACE_OPT_PLT_ARGS, USTTRACE_OPT_PLT_RET };
 
 /* usttrace_parse() after --help or --version: nothing more to do. */
 #define USTTRACE_DONE	1
@@ -351,6 +353,34 @@ static int usttrace_check_attach(struct usttrace *ut, int follow, int overwrite)
 	}
 	ut->attach_pid = (pid_t)pid;
 	return 0;
+}
+
+/*
+ * --plt: for a program started here (the dynamic linker loads the audit
+ * library at exec), its libraries found, and the events it writes
+ * enabled: the library calls as function events (with the statedump that
+ * names their objects) and their names, arguments and return values;
+ * without -m, every event as before, these included.
+ */
+static int usttrace_check_plt(struct usttrace *ut)
+{
+	int ret;
+
+	if (!ut->plt.on)
+		return 0;
+	if (ut->attach_arg) {
+		ustcomm_err("--plt, -A and -R apply to a program usttrace starts, not with -p: the dynamic linker loads the audit library when the program starts");
+		return -EINVAL;
+	}
+	ret = usttrace_plt_find(&ut->plt);
+	if (ret < 0)
+		return ret;
+	if (!ut->patterns.len)
+		ustcomm_strbuf_printf(&ut->patterns, "*");
+	if (!usttrace_traces_functions(ut))
+		ustcomm_strbuf_printf(&ut->patterns, ",%s*", USTCOMM_FUNC_PROVIDER);
+	ustcomm_strbuf_printf(&ut->patterns, ",ust_plt:*");
+	return ut->patterns.err;
 }
 
 /*
@@ -487,6 +517,15 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		{ "func-time", 't', POPT_ARG_STRING, &ut->func_time, 0,
 		  "function tracing: record only the calls lasting TIME or more (microseconds, or with a suffix ns, us, ms or s)",
 		  "TIME" },
+		{ "plt", '\0', POPT_ARG_NONE, &ut->plt.on, 0,
+		  "function tracing: trace the program's library calls through the PLT (x86-64, glibc's LD_AUDIT; not for objects linked with -z now), with the events ust_func: and ust_plt:",
+		  NULL },
+		{ "argument", 'A', POPT_ARG_STRING, NULL, USTTRACE_OPT_PLT_ARGS,
+		  "with --plt (implied): record the integer and pointer arguments of the library function FUNC, the first N (1 to 6; all 6 without @N) (repeatable)",
+		  "FUNC[@N]" },
+		{ "retval", 'R', POPT_ARG_STRING, NULL, USTTRACE_OPT_PLT_RET,
+		  "with --plt (implied): record the integer or pointer return value of the library function FUNC (repeatable)",
+		  "FUNC" },
 		{ "verbose", 'v', POPT_ARG_NONE, &verbose, 0, "say what happens", NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTTRACE_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
@@ -504,7 +543,8 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 	poptSetOtherOptionHelp(pc, "[OPTION...] [--] PROGRAM [ARG...]\n   or: usttrace [OPTION...] -p PID");
 	while ((rc = poptGetNextOpt(pc)) == 'm' || rc == 'c' || rc == 'o' ||
 	       rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION || rc == USTTRACE_OPT_FUNC_FILTER ||
-	       rc == USTTRACE_OPT_FUNC_EXCLUDE) {
+	       rc == USTTRACE_OPT_FUNC_EXCLUDE || rc == USTTRACE_OPT_PLT_ARGS ||
+	       rc == USTTRACE_OPT_PLT_RET) {
 		/* At once, whatever else is given: the answer is all that is asked. */
 		if (rc == USTTRACE_OPT_HELP || rc == USTTRACE_OPT_VERSION) {
 			if (rc == USTTRACE_OPT_HELP)
@@ -521,7 +561,10 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 			ut->output_arg = pattern;
 			continue;
 		}
-		if (rc == USTTRACE_OPT_FUNC_FILTER || rc == USTTRACE_OPT_FUNC_EXCLUDE) {
+		if (rc == USTTRACE_OPT_PLT_ARGS || rc == USTTRACE_OPT_PLT_RET) {
+			ret = usttrace_plt_add(&ut->plt, rc == USTTRACE_OPT_PLT_ARGS ? 'A' : 'R',
+					       pattern);
+		} else if (rc == USTTRACE_OPT_FUNC_FILTER || rc == USTTRACE_OPT_FUNC_EXCLUDE) {
 			ret = usttrace_add_func_name(ut, rc == USTTRACE_OPT_FUNC_FILTER ? 'F' : 'N',
 						     pattern);
 		} else if (rc == 'c') {
@@ -553,6 +596,9 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		goto end;
 	}
 	ret = usttrace_check_func_record(ut);
+	if (ret < 0)
+		goto end;
+	ret = usttrace_check_plt(ut);
 	if (ret < 0)
 		goto end;
 	ut->argv = (char **)poptGetArgs(pc);
@@ -1017,6 +1063,8 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
 	if (ut->func_record.len)
 		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
+	if (ut->plt.on)
+		usttrace_plt_setenv(&ut->plt);
 }
 
 /* Are our children only ustd (or nobody)? Orphaned descendants are
@@ -1669,6 +1717,7 @@ end:
 	ustcomm_strbuf_free(&ut.autoprobe);
 	ustcomm_strbuf_free(&ut.channels);
 	ustcomm_strbuf_free(&ut.func_record);
+	ustcomm_strbuf_free(&ut.plt.record);
 	ustcomm_strbuf_free(&ut.contexts);
 	free(ut.session_file);
 	if (ut.session)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * The objects whose library calls libust-plt records, as the dynamic
+ * linker opens them: those of the program's link namespace, except the
+ * dynamic linker, the C library (its calls are its own business, and
+ * libust makes them while recording) and UST's own libraries with the
+ * libraries they need (liburcu). Calls go to any of them but the dynamic
+ * linker and UST's. An object bound at load (linked with -z now, or
+ * LD_BIND_NOW set) bypasses its PLT: it is said once, on stderr.
+ */
+#ifndef UST_PLT_OBJECTS_H
+#define UST_PLT_OBJECTS_H
+
+#include <link.h>
+
+#include "libust-plt/plt_spec.h"
+
+/* The la_objopen() flags for map, opened in namespace lmid. */
+unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid) UST_PLT_HIDDEN;
+/* The path of libust-func as the program loaded it, or NULL. */
+const char *ust_plt_objects_recorder(void) UST_PLT_HIDDEN;
+
+#endif
