@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "libust-func/plt_record.h"
 #include "libust-plt/plt_objects.h"
@@ -52,9 +53,19 @@ static const struct ust_plt_record_ops *recorder(void)
 unsigned int la_version(unsigned int version) PLT_AUDIT;
 unsigned int la_version(unsigned int version)
 {
+	const char *now = getenv("LD_BIND_NOW");
+
 	if (version < 1)
 		return 0;
 	ust_plt_spec_init();
+	/*
+	 * An object linked with -z now is still bound lazily while an audit
+	 * library has PLT hooks (glibc's _dl_relocate_object ignores its
+	 * DT_BIND_NOW then), but LD_BIND_NOW binds every call at load, past
+	 * the PLT hooks.
+	 */
+	if (now && *now)
+		fprintf(stderr, "ust-plt: LD_BIND_NOW is set: the dynamic linker binds every library call at load, so that none goes through the PLT: no library call is traced; unset LD_BIND_NOW to trace them\n");
 	return LAV_CURRENT;
 }
 

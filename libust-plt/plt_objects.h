@@ -5,8 +5,7 @@
  * dynamic linker, the C library (its calls are its own business, and
  * libust makes them while recording) and UST's own libraries with the
  * libraries they need (liburcu). Calls go to any of them but the dynamic
- * linker and UST's. An object bound at load (linked with -z now, or
- * LD_BIND_NOW set) bypasses its PLT: it is said once, on stderr.
+ * linker and UST's.
  */
 #ifndef UST_PLT_OBJECTS_H
 #define UST_PLT_OBJECTS_H

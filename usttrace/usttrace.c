@@ -518,7 +518,7 @@ static int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const
 		  "function tracing: record only the calls lasting TIME or more (microseconds, or with a suffix ns, us, ms or s)",
 		  "TIME" },
 		{ "plt", '\0', POPT_ARG_NONE, &ut->plt.on, 0,
-		  "function tracing: trace the program's library calls through the PLT (x86-64, glibc's LD_AUDIT; not for objects linked with -z now), with the events ust_func: and ust_plt:",
+		  "function tracing: trace the program's library calls through the PLT (x86-64, glibc's LD_AUDIT; not with LD_BIND_NOW set, nor calls compiled with -fno-plt), with the events ust_func: and ust_plt:",
 		  NULL },
 		{ "argument", 'A', POPT_ARG_STRING, NULL, USTTRACE_OPT_PLT_ARGS,
 		  "with --plt (implied): record the integer and pointer arguments of the library function FUNC, the first N (1 to 6; all 6 without @N) (repeatable)",

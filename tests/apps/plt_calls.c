@@ -5,11 +5,14 @@
  * constants, which the compiler would fold), abs on -ROUNDS..-1, and our
  * own library's plt_target_value(i, 2 * i). Built without builtins, bound
  * lazily, without -finstrument-functions: any program can be traced so.
- * Prints "calls N" with the library calls it made of each kind.
+ * Prints "calls N" with the library calls it made of each kind, and says
+ * it in the marker ust:plt_calls, whose call goes to libust: a library
+ * --plt leaves alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ust/marker.h>
 
 long plt_target_value(long a, long b);
 
@@ -28,5 +31,6 @@ int main(int argc, char **argv)
 		sum += plt_target_value(i, 2 * i);
 	}
 	printf("strlen %zu sum %ld calls %d\n", total, sum, ROUNDS);
+	trace_mark(ust, plt_calls, "calls %d", ROUNDS);
 	return 0;
 }
