@@ -32,7 +32,10 @@ unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid)
 			recorder = map->l_name;
 		return 0;
 	}
-	if (has_prefix(name, "libc.so"))
+	/* The sanitizers' runtimes: their calls are their interceptors'. */
+	if (has_prefix(name, "libc.so") || has_prefix(name, "libasan") ||
+	    has_prefix(name, "libubsan") || has_prefix(name, "libtsan") ||
+	    has_prefix(name, "liblsan"))
 		return LA_FLG_BINDTO;
 	return LA_FLG_BINDTO | LA_FLG_BINDFROM;
 }

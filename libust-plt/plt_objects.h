@@ -3,9 +3,9 @@
  * The objects whose library calls libust-plt records, as the dynamic
  * linker opens them: those of the program's link namespace, except the
  * dynamic linker, the C library (its calls are its own business, and
- * libust makes them while recording) and UST's own libraries with the
- * libraries they need (liburcu). Calls go to any of them but the dynamic
- * linker and UST's.
+ * libust makes them while recording), the sanitizers' runtimes, and UST's
+ * own libraries with the libraries they need (liburcu). Calls go to any
+ * of them but the dynamic linker and UST's.
  */
 #ifndef UST_PLT_OBJECTS_H
 #define UST_PLT_OBJECTS_H

@@ -113,10 +113,18 @@ int ust_plt_spec_never(const char *name)
 		"_Unwind_Resume", "_Unwind_RaiseException", "_Unwind_ForcedUnwind",
 		"err", "errx", "verr", "verrx",
 	};
+	/* The sanitizers' instrumentation calls its runtime: not the program's. */
+	static const char *const runtime[] = {
+		"__asan_", "__ubsan_", "__lsan_", "__tsan_", "__sanitizer_",
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
 		if (!strcmp(never[i], name))
+			return 1;
+	}
+	for (i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++) {
+		if (!strncmp(runtime[i], name, strlen(runtime[i])))
 			return 1;
 	}
 	return 0;

@@ -7,7 +7,8 @@
  * usttrace -A and -R write them. The left alone: the functions that return
  * twice or never return normally (setjmp, vfork, longjmp, exit, throwing
  * an exception...), which a call timed from the dynamic linker's frame
- * would break or leave open.
+ * would break or leave open, and the calls of the sanitizers'
+ * instrumentation to their runtime (__asan_*...).
  */
 #ifndef UST_PLT_SPEC_H
 #define UST_PLT_SPEC_H
