@@ -42,10 +42,11 @@ int usttrace_plt_add(struct usttrace_plt *plt, char kind, const char *spec)
 }
 
 /* name beside usttrace in a build tree (usttrace/usttrace, or
- * usttrace/.libs/usttrace under libtool), else in LIBDIR. */
+ * usttrace/.libs/usttrace under libtool), or installed beside it
+ * (PREFIX/bin and PREFIX/lib, wherever PREFIX was moved), else in LIBDIR. */
 static int usttrace_plt_lib(const char *name, char *buf, size_t len)
 {
-	static const char *const beside[] = { "../.libs/", "../../.libs/" };
+	static const char *const beside[] = { "../.libs/", "../../.libs/", "../lib/" };
 	char exe[PATH_MAX];
 	ssize_t n;
 	char *slash;

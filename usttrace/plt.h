@@ -20,8 +20,9 @@ struct usttrace_plt {
 
 /* -A NAME[@N] (kind 'A') or -R NAME ('R'); 0, or -EINVAL after saying why. */
 int usttrace_plt_add(struct usttrace_plt *plt, char kind, const char *spec);
-/* Finds the two libraries, beside usttrace in a build tree, else where
- * they are installed; 0, or -ENOENT after saying which is missing. */
+/* Finds the two libraries, beside usttrace in a build tree or an
+ * installation, else where they were to be installed; 0, or -ENOENT after
+ * saying which is missing. */
 int usttrace_plt_find(struct usttrace_plt *plt);
 /* In the program's process, before exec: LD_AUDIT, LD_PRELOAD (added to
  * the ones set) and UST_PLT_RECORD. */

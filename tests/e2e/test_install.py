@@ -9,6 +9,7 @@ import re
 import subprocess
 import tempfile
 
+from functrace import func_calls
 from ustest import TOP_BUILD, Tap, Workspace, read_trace
 
 PROGRAM = r'''
@@ -123,4 +124,21 @@ t.eq(counts, {"ust:search_event": 300, "ust:tp_probe": 300, "myprovider:request_
 t.eq(discarded, 0, "nothing discarded")
 t.ok(re.search(r"^ust:search_event\s+300\s", res.stderr, re.M),
      "the installed babeltrace2 plugin works under the installed usttrace --summary", res.stderr[-500:])
+
+# usttrace --plt finds the installed audit library and libust-func beside
+# itself (lib/ next to bin/), where configure builds them.
+if os.path.exists(os.path.join(TOP_BUILD, ".libs", "libust-plt.so")):
+    out = os.path.join(ws.root, "plt")
+    res = subprocess.run([os.path.join(prefix, "bin", "usttrace"), "--plt", "-o", out, exe],
+                         env=run_env, capture_output=True, text=True, timeout=120)
+    dirs = [d for d, _, f in os.walk(out) if "metadata" in f]
+    events = read_trace(dirs[0])[0] if len(dirs) == 1 else []
+    binds = {e.fields["addr"]: e.fields["name"] for e in events if e.name == "ust_plt:bind"}
+    called = {}
+    for ev in func_calls(events):
+        if ev.kind == "entry":
+            called[binds.get(ev.addr)] = called.get(binds.get(ev.addr), 0) + 1
+    t.ok(res.returncode == 0 and called.get("pthread_create") == 3 and
+         called.get("pthread_join") == 3,
+         "the installed usttrace --plt traces the program's library calls", (called, res.stderr[-300:]))
 t.done()
