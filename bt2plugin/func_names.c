@@ -139,8 +139,9 @@ static struct fn_obj *obj_at(struct ust_fn_proc *p, uint64_t addr)
 	return NULL;
 }
 
-/* The name a library call was bound by, for its address: kept when the
- * address has none yet (a name handed out stays valid until fini). */
+/* The name a library call was bound by (demangled), for its address:
+ * kept when the address has none yet (a name handed out stays valid until
+ * fini). */
 static int bind_name(struct ust_fn_proc *p, const bt_field *payload)
 {
 	const bt_field *name = member(payload, "name");
@@ -152,7 +153,9 @@ static int bind_name(struct ust_fn_proc *p, const bt_field *payload)
 	if (!name || bt_field_get_class_type(name) != BT_FIELD_CLASS_TYPE_STRING ||
 	    ust_ptrmap_get(names, (uintptr_t)addr + 1))
 		return 0;
-	copy = strdup(bt_field_string_get_value(name));
+	copy = ust_demangle(bt_field_string_get_value(name));
+	if (!copy)
+		copy = strdup(bt_field_string_get_value(name));
 	if (!copy || ust_ptrmap_put(names, (uintptr_t)addr + 1, copy) < 0) {
 		free(copy);
 		return -ENOMEM;

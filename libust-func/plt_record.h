@@ -25,10 +25,11 @@ struct ust_plt_record_ops {
 	uint32_t version;	/* UST_PLT_RECORD_VERSION */
 	/* The program bound name to func (once per calling object). */
 	void (*bind)(void *func, const char *name);
-	/* A call of func begins; nr_args of args were asked for (0: none). */
-	void (*enter)(void *func, const uint64_t *args, uint32_t nr_args);
-	/* The innermost call, of func, returns ret (recorded if has_ret). */
-	void (*exit)(void *func, int has_ret, uint64_t ret);
+	/* A call of func begins, with the stack pointer sp at its PLT entry;
+	 * nr_args of args were asked for (0: none). */
+	void (*enter)(void *func, uintptr_t sp, const uint64_t *args, uint32_t nr_args);
+	/* The call of func entered with sp returns ret (recorded if has_ret). */
+	void (*exit)(void *func, uintptr_t sp, int has_ret, uint64_t ret);
 };
 
 extern const struct ust_plt_record_ops ust_plt_record_ops

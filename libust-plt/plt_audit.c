@@ -72,8 +72,7 @@ unsigned int la_version(unsigned int version)
 unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie) PLT_AUDIT;
 unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	(void)cookie;
-	return ust_plt_objects_open(map, lmid);
+	return ust_plt_objects_open(map, lmid, cookie);
 }
 
 /* Every object is loaded and relocated, the libraries' constructors have
@@ -111,9 +110,7 @@ uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
 	const struct ust_plt_record_ops *o = recorder();
 
 	(void)ndx;
-	(void)refcook;
-	(void)defcook;
-	if (ust_plt_spec_never(symname))
+	if (!ust_plt_objects_watched(*refcook, *defcook) || ust_plt_spec_never(symname))
 		*flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
 	else if (o)
 		o->bind((void *)sym->st_value, symname);
@@ -147,7 +144,7 @@ Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *r
 		args[4] = regs->lr_r8;
 		args[5] = regs->lr_r9;
 	}
-	o->enter((void *)sym->st_value, args, spec ? spec->nr_args : 0);
+	o->enter((void *)sym->st_value, regs->lr_rsp, args, spec ? spec->nr_args : 0);
 	*framesizep = PLT_FRAME_SIZE;
 	return sym->st_value;
 }
@@ -165,9 +162,9 @@ unsigned int la_x86_64_gnu_pltexit(Elf64_Sym *sym, unsigned int ndx, uintptr_t *
 	(void)ndx;
 	(void)refcook;
 	(void)defcook;
-	(void)inregs;
 	/* Only a call entered with the recorder set gets here (pltenter). */
 	if (o)
-		o->exit((void *)sym->st_value, spec && spec->ret, outregs->lrv_rax);
+		o->exit((void *)sym->st_value, inregs->lr_rsp, spec && spec->ret,
+			outregs->lrv_rax);
 	return 0;
 }

@@ -21,7 +21,11 @@ static int has_prefix(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid)
+/* A cookie is the object's link_map address until la_objopen() sets it:
+ * user-space addresses never have the top bit. */
+#define PLT_COOKIE_MARK	((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+
+static unsigned int objects_open(struct link_map *map, Lmid_t lmid)
 {
 	const char *name = base_name(map->l_name);
 
@@ -38,6 +42,20 @@ unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid)
 	    has_prefix(name, "liblsan"))
 		return LA_FLG_BINDTO;
 	return LA_FLG_BINDTO | LA_FLG_BINDFROM;
+}
+
+unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	unsigned int flags = objects_open(map, lmid);
+
+	*cookie = PLT_COOKIE_MARK | flags;
+	return flags;
+}
+
+int ust_plt_objects_watched(uintptr_t refcook, uintptr_t defcook)
+{
+	return (refcook & (PLT_COOKIE_MARK | LA_FLG_BINDFROM)) == (PLT_COOKIE_MARK | LA_FLG_BINDFROM) &&
+	       (defcook & (PLT_COOKIE_MARK | LA_FLG_BINDTO)) == (PLT_COOKIE_MARK | LA_FLG_BINDTO);
 }
 
 const char *ust_plt_objects_recorder(void)

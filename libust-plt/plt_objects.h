@@ -14,8 +14,17 @@
 
 #include "libust-plt/plt_spec.h"
 
-/* The la_objopen() flags for map, opened in namespace lmid. */
-unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid) UST_PLT_HIDDEN;
+/* The la_objopen() flags for map, opened in namespace lmid; *cookie says
+ * them too, for ust_plt_objects_watched(). */
+unsigned int ust_plt_objects_open(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+	UST_PLT_HIDDEN;
+/*
+ * Whether a call from the object of refcook to that of defcook is traced.
+ * The dynamic linker also asks about calls to objects whose answer it did
+ * not keep (its own functions, such as _dl_find_object): only an object
+ * la_objopen() answered has its cookie marked.
+ */
+int ust_plt_objects_watched(uintptr_t refcook, uintptr_t defcook) UST_PLT_HIDDEN;
 /* The path of libust-func as the program loaded it, or NULL. */
 const char *ust_plt_objects_recorder(void) UST_PLT_HIDDEN;
 

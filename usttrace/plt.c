@@ -11,6 +11,16 @@
 /* The integer and pointer argument registers of x86-64, all that
  * libust-plt can read (libust-func/plt_record.h). */
 #define USTTRACE_PLT_ARGS_MAX	6
+/*
+ * glibc sizes the static TLS block when it loads an audit library, before
+ * the program's libraries: their initial-exec TLS (the C library's,
+ * libust's, libust-func's, liburcu's, the program's own) must then fit in
+ * the surplus it keeps for libraries loaded later, 512 bytes by default
+ * beside a fixed part; without room, the program does not start ("cannot
+ * allocate memory in static TLS block"). The tunable enlarges it, at this
+ * many bytes more in every thread.
+ */
+#define USTTRACE_PLT_STATIC_TLS	"glibc.rtld.optional_static_tls=8192"
 
 int usttrace_plt_add(struct usttrace_plt *plt, char kind, const char *spec)
 {
@@ -47,7 +57,7 @@ int usttrace_plt_add(struct usttrace_plt *plt, char kind, const char *spec)
 static int usttrace_plt_lib(const char *name, char *buf, size_t len)
 {
 	static const char *const beside[] = { "../.libs/", "../../.libs/", "../lib/" };
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], real[PATH_MAX];
 	ssize_t n;
 	char *slash;
 	size_t i;
@@ -58,9 +68,12 @@ static int usttrace_plt_lib(const char *name, char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		for (i = 0; slash && i < sizeof(beside) / sizeof(beside[0]); i++) {
 			slash[1] = '\0';
+			/* Its real path, without the "..": the statedump names it. */
 			if ((size_t)snprintf(buf, len, "%s%s%s", exe, beside[i], name) < len &&
-			    access(buf, R_OK) == 0)
+			    realpath(buf, real) && strlen(real) < len) {
+				memcpy(buf, real, strlen(real) + 1);
 				return 0;
+			}
 		}
 	}
 	if ((size_t)snprintf(buf, len, "%s/%s", USTTRACE_LIBDIR, name) < len &&
@@ -99,6 +112,10 @@ static void usttrace_plt_add_env(const char *name, const char *value, char sep)
 
 void usttrace_plt_setenv(const struct usttrace_plt *plt)
 {
+	const char *tunables = getenv("GLIBC_TUNABLES");
+
+	if (!tunables || !strstr(tunables, "glibc.rtld.optional_static_tls"))
+		usttrace_plt_add_env("GLIBC_TUNABLES", USTTRACE_PLT_STATIC_TLS, ':');
 	usttrace_plt_add_env("LD_AUDIT", plt->audit, ':');
 	usttrace_plt_add_env("LD_PRELOAD", plt->func, ' ');
 	if (plt->record.len)

@@ -24,8 +24,8 @@ int usttrace_plt_add(struct usttrace_plt *plt, char kind, const char *spec);
  * installation, else where they were to be installed; 0, or -ENOENT after
  * saying which is missing. */
 int usttrace_plt_find(struct usttrace_plt *plt);
-/* In the program's process, before exec: LD_AUDIT, LD_PRELOAD (added to
- * the ones set) and UST_PLT_RECORD. */
+/* In the program's process, before exec: LD_AUDIT, LD_PRELOAD and
+ * GLIBC_TUNABLES (added to the ones set) and UST_PLT_RECORD. */
 void usttrace_plt_setenv(const struct usttrace_plt *plt);
 
 #endif

@@ -8,7 +8,9 @@ ust_plt:bind events, with the arguments and return values asked for,
 exactly; ust-summary counts and shows the same; ltrace and uftrace (when
 installed) count the same calls of the same program. The program linked
 with -z now is traced the same; with LD_BIND_NOW set nothing is, and
-usttrace says why; without --plt nothing of this is recorded."""
+usttrace says why. An exception thrown through a library call (plt_throw)
+leaves the call, which is ended then. Without --plt nothing of this is
+recorded."""
 
 import os
 import re
@@ -188,6 +190,29 @@ t.ok("LD_BIND_NOW is set" in res.stderr and "no library call is traced" in res.s
      "and says that no library call is traced", res.stderr)
 t.eq([e.name for e in events if e.name.startswith(("ust_func:", "ust_plt:"))], [],
      "none is recorded")
+
+# Exceptions thrown through library calls: the calls left without their
+# exit hook are ended when the stack is back above them (plt_record.c), so
+# the program's top-level calls are what it called, each closed.
+res, events, _ = trace(os.path.join(ws.root, "throw"), ["--plt", app("plt_throw")])
+t.ok(res.returncode == 0 and res.stdout.strip() == "sum 6 caught 3",
+     "usttrace --plt runs plt_throw, its exceptions caught", (res.stdout, res.stderr[-300:]))
+binds = {e.fields["addr"]: e.fields["name"] for e in events if e.name == "ust_plt:bind"}
+top, depth, unmatched = [], 0, 0
+for ev in func_calls(events):
+    if ev.kind == "entry":
+        if depth == 0:
+            top.append(binds.get(ev.addr, "?%x" % ev.addr))
+        depth += 1
+    elif depth:
+        depth -= 1
+    else:
+        unmatched += 1
+want_top = []
+for i in range(6):
+    want_top += ["plt_throw_check"] + (["__cxa_begin_catch", "__cxa_end_catch"] if i % 2 else [])
+t.eq(top, want_top + ["printf"], "the program's calls at the top, thrown ones ended")
+t.ok(depth == 0 and unmatched == 0, "every entry has its exit", (depth, unmatched))
 
 # Without --plt: the program's own event, nothing of its library calls.
 res, events, _ = trace(os.path.join(ws.root, "none"), [app("plt_calls")] + ARGV)
