@@ -27,6 +27,7 @@ import time
 
 import bench_func
 import bench_func_real
+import bench_plt
 import bench_machine
 import bench_sessions
 import bench_triggers
@@ -356,7 +357,7 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup", "func", "func-real", "sessions", "triggers", "machine")
+            "startup", "func", "func-real", "plt", "sessions", "triggers", "machine")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -831,6 +832,8 @@ def main():
                   if "func" in args.only else None)
         func_real_r = (bench_func_real.measure(args.builddir, args.runs, tmp)
                        if "func-real" in args.only else None)
+        plt_r = (bench_plt.measure(args.builddir, args.runs, tmp)
+                 if "plt" in args.only else None)
         machine_r = (bench_machine.measure([ust, lt] if lt else [ust], args.runs,
                                            args.loss_events, log)
                      if "machine" in args.only else None)
@@ -861,6 +864,9 @@ def main():
     if func_real_r:
         print()
         print(bench_func_real.table(*func_real_r))
+    if plt_r:
+        print()
+        print(bench_plt.table(*plt_r))
     if machine_r:
         print()
         print(bench_machine.table(machine_r[0], machine_r[1] if lt else None))
