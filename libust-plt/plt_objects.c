@@ -31,11 +31,12 @@ static unsigned int objects_open(struct link_map *map, Lmid_t lmid)
 
 	if (lmid != LM_ID_BASE || has_prefix(name, "ld-linux") || has_prefix(name, "linux-vdso"))
 		return 0;
-	if (has_prefix(name, "libust") || has_prefix(name, "liburcu")) {
-		if (has_prefix(name, "libust-func.so"))
-			recorder = map->l_name;
+	if (has_prefix(name, "libust-func.so"))
+		recorder = map->l_name;
+	if (has_prefix(name, "libust.so") || has_prefix(name, "libust-func.so") ||
+	    has_prefix(name, "libustcomm.so") || has_prefix(name, "libustctl.so") ||
+	    has_prefix(name, "liburcu"))
 		return 0;
-	}
 	/* The sanitizers' runtimes: their calls are their interceptors'. */
 	if (has_prefix(name, "libc.so") || has_prefix(name, "libasan") ||
 	    has_prefix(name, "libubsan") || has_prefix(name, "libtsan") ||
