@@ -75,28 +75,6 @@ def events_by_pid(path):
     return out
 
 
-def cut_to_index(root):
-    """Cuts every stream file under root at the end of the last packet its
-    index holds (all of it without one), as the manual says to do with the
-    copy of a relayd killed while writing (3.7). Returns the bytes cut."""
-    cut = 0
-    for dirpath, _, files in os.walk(root):
-        if "metadata" not in files:
-            continue
-        for name in files:
-            if name == "metadata":
-                continue
-            idx = os.path.join(dirpath, "index", name + ".idx")
-            end = 0
-            if os.path.exists(idx) and os.path.getsize(idx) >= 16:
-                _, entries = ustest.index_entries(idx)
-                end = max((e[0] + e[1] // 8 for e in entries), default=0)
-            data = os.path.join(dirpath, name)
-            cut += os.path.getsize(data) - end
-            os.truncate(data, end)
-    return cut
-
-
 def indexed_at_relayd(root, name, pid):
     """Whether relayd indexed a packet of pid's trace in session name:
     the metadata, sent before it on the same connection, is then whole
@@ -261,7 +239,7 @@ t.ok(not sent.get(after.pid), "nothing of the later program at relayd")
 ok, err = babeltrace_check(fallback) if fallback else (False, "none")
 t.ok(ok, "babeltrace2 reads the fallback directory whole", err)
 if fallback and remote:
-    t.diag("cut at relayd: %d bytes of packets it was writing when killed" % cut_to_index(remote))
+    t.diag("cut at relayd: %d bytes of packets it was writing when killed" % ustest.cut_to_index(remote))
     res = subprocess.run([ustest.BABELTRACE2, remote, fallback], capture_output=True, text=True,
                          timeout=300)
     total = sum((1 + s.gone) * N for s in before + [after])

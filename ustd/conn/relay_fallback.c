@@ -109,9 +109,10 @@ int ustd_fallback_spill(struct ustd_sink *sink, struct ustd_stream_out *out, con
 		ret = fallback_write(out, pkt, len);
 	if (ret < 0)
 		return ret;
+	/* Rounded up: "more than the 8192 KiB" must not read 8192 KiB. */
 	if (!sink->pending.spilled++)
 		ustcomm_err("lttng-relayd at %s is behind on %s: %llu KiB of packets it has not confirmed writing (more than the %llu KiB kept for it) are written to %s too",
-			    app->relay_text, app->label, (unsigned long long)(kept >> 10),
+			    app->relay_text, app->label, (unsigned long long)((kept + 1023) >> 10),
 			    (unsigned long long)(sink->pending.max >> 10), app->td.path);
 	return 0;
 }

@@ -458,14 +458,18 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	if (r->broken)
 		return -ENOTCONN;
 	/*
-	 * The index entry goes first, the data after it: relayd keeps whichever
-	 * half of a packet comes first until the other does (it reads its data
-	 * and control connections apart). The other order left relayd, when
-	 * the index could not follow (no answer on the control connection for
-	 * 5 s), a whole packet without an index entry: babeltrace2 then reads
-	 * that stream file packet by packet and no longer recognizes the
-	 * packets the fallback holds as well, reading them twice (manual 9.4).
+	 * The data first, then its index entry, as lttng-consumerd does: the
+	 * entry may still reach relayd first (it keeps whichever half of a
+	 * packet comes first until the other does, reading its two
+	 * connections apart), but when the control connection ends relayd
+	 * waits for the data of every entry it holds, and drops entries whose
+	 * data never comes only in this order (data without an entry it takes
+	 * for a consumer that died between the two). Entry first, a packet
+	 * whose data could not follow kept relayd's stream open for good.
 	 */
+	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
+	if (ret < 0)
+		return relay_send_failed(r, ret);
 	ustd_index_entry(&e, pkt, 0);
 	idx = (struct relay_index) {
 		.relay_stream_id = htobe64(handle),
@@ -479,11 +483,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 		.stream_instance_id = e.stream_instance_id,
 		.packet_seq_num = e.packet_seq_num,
 	};
-	ret = relay_send_index(r, &idx);
-	if (ret < 0)
-		return ret;
-	ret = ustd_relay_tx_queue(r->tx, handle, seq, pkt, len, done);
-	return ret < 0 ? relay_send_failed(r, ret) : 0;
+	return relay_send_index(r, &idx);
 }
 
 int ustd_relay_send_beacon(struct ustd_relay *r, uint64_t handle, uint32_t stream_id,

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <time.h>
 #include "ustd/relay/relay_tx.h"
 
 /* The header relayd reads before each packet on the data connection. */
@@ -42,12 +41,8 @@ struct ustd_relay_tx {
 	size_t cap;
 	uint64_t head, tail;
 	bool stop;
-	bool sending;			/* an item is on its way out, unlocked */
 	int err;			/* why sending ended, or 0 */
 };
-
-/* How long a stop waits for the packet being sent to be sent whole. */
-#define RELAY_TX_FINISH_MS	500
 
 int ustd_sendv_all(int fd, struct iovec *iov, int iovcnt)
 {
@@ -93,11 +88,9 @@ static void *relay_tx_thread(void *arg)
 		if (tx->stop)
 			break;
 		it = tx->items[tx->head % tx->cap];
-		tx->sending = true;
 		pthread_mutex_unlock(&tx->lock);
 		ret = relay_tx_send(tx->fd, &it);
 		pthread_mutex_lock(&tx->lock);
-		tx->sending = false;
 		if (ret < 0) {
 			tx->err = ret;
 			break;
@@ -117,7 +110,6 @@ static void *relay_tx_thread(void *arg)
 int ustd_relay_tx_start(struct ustd_relay_tx **txp, int fd)
 {
 	struct ustd_relay_tx *tx = calloc(1, sizeof(*tx));
-	pthread_condattr_t attr;
 	int ret;
 
 	if (!tx)
@@ -125,11 +117,7 @@ int ustd_relay_tx_start(struct ustd_relay_tx **txp, int fd)
 	tx->fd = fd;
 	pthread_mutex_init(&tx->lock, NULL);
 	pthread_cond_init(&tx->more, NULL);
-	/* The stop's bounded wait must not move with the wall clock. */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&tx->done, &attr);
-	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&tx->done, NULL);
 	ret = -pthread_create(&tx->thread, NULL, relay_tx_thread, tx);
 	if (ret < 0) {
 		pthread_cond_destroy(&tx->done);
@@ -204,28 +192,13 @@ int ustd_relay_tx_flush(struct ustd_relay_tx *tx)
 	return ret;
 }
 
-/*
- * Nothing more is taken from the queue. A packet on its way out gets
- * RELAY_TX_FINISH_MS to go whole: relayd lost on the control connection
- * may still read the data one, and a packet cut in the middle would end
- * relayd's stream file with bytes no reader can parse (babeltrace2 then
- * refuses the whole trace). Past the bound, the send is cut: a send
- * blocked on a relayd that reads nothing returns at once.
- */
 void ustd_relay_tx_stop(struct ustd_relay_tx *tx)
 {
-	struct timespec until;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += RELAY_TX_FINISH_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&tx->lock);
 	tx->stop = true;
 	pthread_cond_signal(&tx->more);
-	while (tx->sending && pthread_cond_timedwait(&tx->done, &tx->lock, &until) == 0)
-		;
 	pthread_mutex_unlock(&tx->lock);
+	/* A send blocked on a relayd that reads nothing returns at once. */
 	shutdown(tx->fd, SHUT_RDWR);
 	pthread_join(tx->thread, NULL);
 	pthread_cond_destroy(&tx->done);
