@@ -170,7 +170,7 @@ def check_union(label, emitted, stderr, remote, fallback, whole=False):
     whose index falls short packet by packet, without the packets' sequence
     numbers, and then takes the fallback's copies of them for other
     packets: it read them twice and stopped, time going back (manual
-    9.4)."""
+    9.5)."""
     t.ok(re.search(r"lost lttng-relayd at \S+ while streaming ticker\[\d+\] \(.+\); "
                    r"(relayd has every packet sent before, )?the rest of the trace goes to",
                    stderr), "%s: ustd says it lost relayd, why, and where the trace goes on"
@@ -325,7 +325,7 @@ proxy.close()
 #    data: every "not yet" to DATA_PENDING must keep the copies, in memory
 #    or, past the bound, in the fallback, so that every tick is in the
 #    fallback in the end or counted as discarded by the writers while ustd
-#    moved there (manual 9.4).
+#    moved there (manual 9.5).
 N = 500000
 relayd, proxy, proc, out = held_flood("flood", N)
 # Killed with several MiB sent and unconfirmed, fewer than the bound of 8.

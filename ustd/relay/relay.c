@@ -136,7 +136,7 @@ static int relay_sendv(struct ustd_relay *r, int fd, struct iovec *iov, int iovc
  * when we send nothing meanwhile. Before waiting for an answer that is not
  * there yet, that ACK is sent at once (TCP_QUICKACK); without it, streaming
  * at full speed stalled 40 ms every few packets and the writers discarded
- * most of their events (manual 9.1).
+ * most of their events (manual 9.2).
  */
 static int relay_recv(struct ustd_relay *r, void *buf, size_t len)
 {
@@ -464,7 +464,7 @@ int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 	 * the index could not follow (no answer on the control connection for
 	 * 5 s), a whole packet without an index entry: babeltrace2 then reads
 	 * that stream file packet by packet and no longer recognizes the
-	 * packets the fallback holds as well, reading them twice (manual 9.4).
+	 * packets the fallback holds as well, reading them twice (manual 9.5).
 	 */
 	ustd_index_entry(&e, pkt, 0);
 	idx = (struct relay_index) {
