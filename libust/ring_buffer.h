@@ -123,7 +123,7 @@ static inline uint64_t ust_rb_time_after(const struct ust_shm_head *cur, uint64_
  * interrupted write holds open. Counted after the reservation succeeds and
  * until its commit, so a handler that lands between the exchange and the
  * count sees 0 and may wait for the interrupted event's packet, up to the
- * channel's blocking timeout (manual, "When the buffers fill").
+ * channel's blocking timeout (manual 11.6, "When the buffers fill").
  */
 extern __thread uint32_t ust_rb_open_events
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
