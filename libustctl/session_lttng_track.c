@@ -116,7 +116,7 @@ static int convert_values(const char *file, xmlNodePtr tracker, const char *kind
 			ret = ustctl_extra_add_tracker(x, kind, out);
 		else if (!ret)
 			not_honoured(file, v, "the %s tracker's %s; the processes it names are not traced",
-				     (const char *)tracker->name, why);
+				     (const char *)v->name, why);
 	}
 	return ret;
 }
@@ -135,7 +135,8 @@ int ustctl_lttng_convert_trackers(const char *file, xmlNodePtr list,
 			;
 		if (i == NR_TRACKERS || !trackers[i][2]) {
 			not_honoured(file, node, "the %s tracker (%zu value(s)): UST tracks processes by pid, procname and uid; the session takes processes of every %s",
-				     (const char *)node->name, count_values(child(node, "process_attr_values")),
+				     i < NR_TRACKERS ? trackers[i][1] : (const char *)node->name,
+				     count_values(child(node, "process_attr_values")),
 				     i < NR_TRACKERS ? "group" : "kind");
 			continue;
 		}
@@ -143,7 +144,7 @@ int ustctl_lttng_convert_trackers(const char *file, xmlNodePtr list,
 		if (*done) {
 			/* LTTng wants both to pass; UST has one list per kind. */
 			not_honoured(file, node, "the %s tracker beside the one before of the same kind: UST keeps the first",
-				     (const char *)node->name);
+				     trackers[i][1]);
 			continue;
 		}
 		*done = 1;
