@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * Mapping (manual, "Looking at a trace"): one process per traced process,
+ * Mapping (manual 8.6): one process per traced process,
  * one track per thread where the events carry vtid, else one per CPU;
  * every event once, as a span begin ("B"), a span end ("E") or an instant
  * ("i") with its fields as args (payload members named as they are, but

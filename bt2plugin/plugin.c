@@ -34,7 +34,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(perfetto,
 	"\n"
 	"Example: babeltrace2 TRACE_DIR -c sink.ust.perfetto -p 'path=\"trace.json\"'\n"
 	"         babeltrace2 TRACE_DIR -c sink.ust.perfetto -p 'path=\"trace.pftrace\"'\n"
-	"See the UST manual, 4.4.");
+	"See the UST manual, 8.6.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(perfetto, ust_perfetto_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(perfetto,
 	ust_perfetto_graph_is_configured);
@@ -72,7 +72,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(summary,
 	"\n"
 	"Example: babeltrace2 TRACE_DIR -c sink.ust.summary -p 'mi=\"xml\"'\n"
 	"         babeltrace2 TRACE_DIR -c sink.ust.summary -p 'func-graph=\"main\",func-depth=\"3\"'\n"
-	"See ust-summary(1) and the UST manual, 4.4.");
+	"See ust-summary(1) and the UST manual, 8.6.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(summary, ust_summary_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(summary,
 	ust_summary_graph_is_configured);

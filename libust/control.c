@@ -8,7 +8,7 @@
  * mode (O_ASYNC, F_SETOWN to the process, F_SETSIG to the control signal,
  * SIGURG unless UST_SIGNAL says otherwise): the kernel signals the process
  * when a controller connects or writes. Only controllers that target the
- * program connect (ustctl list-pids and a starting ustd do not, 5.9), and
+ * program connect (ustctl list-pids and a starting ustd do not, 12.10), and
  * SIGURG's default action is to ignore it, so a signal that lands where
  * libust's handler is not installed (a child between fork and exec, a
  * program that reset its handlers) does nothing.

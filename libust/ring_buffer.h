@@ -123,7 +123,7 @@ static inline uint64_t ust_rb_time_after(const struct ust_shm_head *cur, uint64_
  * interrupted write holds open. Counted after the reservation succeeds and
  * until its commit, so a handler that lands between the exchange and the
  * count sees 0 and may wait for the interrupted event's packet, up to the
- * channel's blocking timeout (manual, "When the buffers fill").
+ * channel's blocking timeout (manual 11.6, "When the buffers fill").
  */
 extern __thread uint32_t ust_rb_open_events
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
@@ -169,7 +169,7 @@ static inline void ust_rb_event_begin(struct ust_rb *rb, struct ust_event_ctx *c
  * before it has left the store buffer. The registers that a function with
  * every case in it saves and spills on entry are such stores, and on the
  * 2-vCPU machines of the README each one still waiting there cost about
- * a nanosecond (manual 8.1). This path calls nothing, and its fallbacks
+ * a nanosecond (manual 10.1). This path calls nothing, and its fallbacks
  * are tail calls, so it saves only the registers it runs out of: with
  * GCC 12 on x86-64, 8 stores are ahead of the exchange counting the
  * site's own, against 23 when each layer was a function of its own.

@@ -166,7 +166,7 @@ static int primary_context(struct compiler *c, enum ust_filter_type *type)
 	if (ctx)
 		*type = ust_filter_ctx_type(ctx);
 	else
-		warn_at(c, pos, "no context '$ctx.%s' (see the manual, 3.5): the filter is false for every event",
+		warn_at(c, pos, "no context '$ctx.%s' (see the manual, 5.1): the filter is false for every event",
 			c->lx.sval);
 	return emit_named(c, UST_FOP_LOAD_CTX, "", c->lx.sval);
 }

@@ -19,7 +19,7 @@
  *
  * The bitwise operators bind tighter than the comparisons, unlike C:
  * "a & 3 == 1" is "(a & 3) == 1", as in LTTng. Arithmetic (+ - * / %),
- * which LTTng parses and then refuses, is refused. The manual (3.5) has
+ * which LTTng parses and then refuses, is refused. The manual (5.1) has
  * the literals, the types and what differs from LTTng.
  */
 #ifndef USTCOMM_FILTER_COMPILE_H

@@ -2,7 +2,7 @@
 /*
  * An orphan: the trace a program leaves behind when it ends (exit,
  * destroy-trace) while its ustd is gone, for the next ustd to write out
- * (manual 6, "When ustd dies or cannot write"). libust writes it
+ * (manual 11.9, "When ustd dies or cannot write"). libust writes it
  * (libust/trace_orphan.c), ustd reads it (ustd/orphan.c). One file,
  * <rundir>/orphans/<pid>-<uuid>:
  *

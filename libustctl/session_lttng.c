@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
  * LTTng's session files (lttng-tools 2.13, session.xsd; what "lttng save"
- * writes), read into a UST session. The mapping (manual 3.7c, "Session
+ * writes), read into a UST session. The mapping (manual 4.4, "Session
  * files of LTTng"):
  *
  * - the session's name, its output path (or relayd URLs, or a snapshot

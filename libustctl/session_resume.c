@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * The files ustd keeps of its own sessions (manual 3.7, "After a
+ * The files ustd keeps of its own sessions (manual 4.1, "After a
  * restart"): session files, which session_file.c writes and reads, with
  * a <resume> element last. Written under a temporary name and renamed,
  * so that a ustd killed half-way leaves the previous file whole.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The layering of the source folders, checked (manual chapter 5).
+"""The layering of the source folders, checked (manual 12.1).
 
 Each source folder declares, in one of its headers or its README, one line
     Layer: FOLDER; may call: F1, F2, ...     (or "may call: nothing")
@@ -40,7 +40,7 @@ TREES = ["ustd"]
 # A rotation request, from the session down to the files written: the
 # files of its tree (ustd/) a call from each entry can reach, at most so
 # many: a program's within issue 31's 10; the session's adds its own
-# files, the chunk's directory and --on-rotate's command (manual 5.5).
+# files, the chunk's directory and --on-rotate's command (manual 12.6).
 REACH = [("ustd_session_rotate", 12), ("ustd_app_rotate", 8)]
 
 LAYER_RE = re.compile(r"^[\s/*#]*Layer:\s*(\S+?)\s*;\s*may call:\s*(.*?)\s*(\*/)?\s*$")

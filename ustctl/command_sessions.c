@@ -34,7 +34,7 @@ static int session_relay_check(const struct ustctl_args *args, bool rotates)
 	if (args->overwrite)
 		return ustctl_usage_error(args->cmd, "-r and --overwrite: a flight-recorder session's snapshots are written locally; give -o DIR");
 	if (rotates)
-		return ustctl_usage_error(args->cmd, "-r and --rotate-*/--on-rotate: rotation of sessions streamed to lttng-relayd is not done (see the manual, Sessions)");
+		return ustctl_usage_error(args->cmd, "-r and --rotate-*/--on-rotate: rotation of sessions streamed to lttng-relayd is not done (see the manual, 4.2)");
 	return 0;
 }
 

@@ -143,6 +143,6 @@ void ustd_sched_setup(int rt_prio, int nice, bool verbose)
 		return;
 	fprintf(stderr, "ustd: scheduling: nice %d%s\n", want, slice ? ", 100 us slices" : "");
 	if (rt_prio > 0 || want > nice)
-		fprintf(stderr, "ustd: %s not allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO or RLIMIT_NICE needed): on a busy machine writers may discard more (manual 8.7)\n",
+		fprintf(stderr, "ustd: %s not allowed (root, CAP_SYS_NICE, RLIMIT_RTPRIO or RLIMIT_NICE needed): on a busy machine writers may discard more (manual 10.7)\n",
 			rt_prio > 0 ? "SCHED_FIFO" : "a lower nice value");
 }

@@ -3,7 +3,7 @@
  * ustd's place in the scheduler. Writers discard when ustd does not give a
  * sub-buffer back within one ring's time (a few ms at full speed), and with
  * every CPU busy (two writer threads on two CPUs, a loaded machine) the
- * wait to be scheduled after a wakeup was most of that (manual 8.7). ustd
+ * wait to be scheduled after a wakeup was most of that (manual 10.7). ustd
  * works little per wakeup and sleeps often, so it asks to run first.
  */
 #ifndef USTD_SCHED_H

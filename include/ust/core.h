@@ -274,7 +274,7 @@ void ust_rcu_read_unlock(void);
  * of a C++ inline function or template with default visibility may be
  * preempted by another object's copy: clang names it with "s", g++ (before
  * 14) has no constraint for it and reports "asm operand 0 probably does
- * not match constraints" (manual 2.7: build such libraries with
+ * not match constraints" (manual 6.7: build such libraries with
  * -fvisibility=hidden).
  */
 #ifdef __clang__

@@ -182,7 +182,7 @@ int ustctl_tracefile_parse(const char *text, uint64_t *size, uint32_t *count);
 int ustctl_snapshot(pid_t pid, const char *trace, const char *dir, char **path);
 
 /*
- * Triggers (manual, "Triggers"): when an event matching pattern is
+ * Triggers (manual 3.5): when an event matching pattern is
  * recorded in process pid and filter (NULL or "" for none) holds for it,
  * ustd writes a snapshot of the flight-recorder trace into a new directory
  * under dir (NULL or "": ustd's output directory; relative paths are made

@@ -145,7 +145,7 @@ class Ust:
     def start(self):
         rfd, wfd = os.pipe()
         relay = ["--relay", self.relay, "--live-timer", "0"] if self.relay else []
-        # --realtime: the loss and drain rows measure ustd as manual 8.7
+        # --realtime: the loss and drain rows measure ustd as manual 10.7
         # runs it where it may (SCHED_FIFO, priority 1), which was its
         # default until ustd took a real-time policy only when asked.
         with open(self.stats_path, "a") as err:
@@ -751,7 +751,7 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
 
 
 def drain_table(ust):
-    """The drain's latencies in the loss runs (ustd --stats), manual 8.7."""
+    """The drain's latencies in the loss runs (ustd --stats), manual 10.7."""
     out = ["| ustd drain, µs: p50 / p90 / p99 / max | 1 thread | 2 threads |", "|---|---|---|"]
     for key, label in (("full", "sub-buffer full to free"),
                        ("wait", "of it, until the drain starts (wake-up, scheduling)"),
@@ -764,7 +764,7 @@ def drain_table(ust):
 
 def consumer_table(ust, lt):
     """Where the consumer's CPU goes, per million typed events, 1 thread
-    (the run of the consumer CPU row): manual 8.7 reads it."""
+    (the run of the consumer CPU row): manual 10.7 reads it."""
     rows = (("CPU, ms", "cpu", "%.2f"), ("of it in the kernel, %", "kernel", "%.0f"),
             ("wake-ups (voluntary context switches)", "wakeups", "%.0f"),
             ("read- and write-class system calls", "syscalls", "%.0f"),

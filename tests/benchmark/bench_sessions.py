@@ -5,7 +5,7 @@ interleaved, in run directories without a session and under a private
 ustd holding one active session whose rule matches nothing or
 bench_idle's marker. Medians in ms.
 
-And what a service's children cost (manual 6, "Never harm the program"):
+And what a service's children cost (manual 11.1, "Never harm the program"):
 tests/apps/forkexec, traced by a session matching its marker, starts
 forkexec again (fork(), exec(), that program's main() prints how long
 since the fork), against the same without a session; and forks and execs

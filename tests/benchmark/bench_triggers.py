@@ -19,7 +19,7 @@ trigger over two processes), timestamped when this process reads it.
 Both times are CLOCK_MONOTONIC: the programs trace with
 UST_CLOCK=monotonic, since the TSC clock's anchor to the wall clock is
 taken once per boot and the wall clock drifts from it by milliseconds
-over hours (manual 5.8)."""
+over hours (manual 12.9)."""
 
 import os
 import queue

@@ -60,7 +60,7 @@ try:
                         preexec_fn=lambda: os.sched_setaffinity(0, {first}))
     ring = SUBBUF_SIZE * SUBBUF_NUM
     # Its pages are made by the listener thread, in the background, once
-    # main() runs (manual 5.9): all of them within a moment, none by the
+    # main() runs (manual 12.10): all of them within a moment, none by the
     # writers' page faults over a whole pass of the ring.
     wait_for(lambda: (lambda b: first in b and b[first][0] == b[first][1])(
         buffer_rss(proc.pid)), timeout=5)

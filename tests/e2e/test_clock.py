@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The trace clock (manual 5.8), end to end: the clock chosen is the one
+"""The trace clock (manual 12.9), end to end: the clock chosen is the one
 the machine allows (the TSC when it is invariant and the kernel keeps time
 with it, directly or through kvm-clock marked stable; CLOCK_MONOTONIC
 otherwise or when asked), traces of two processes on different CPUs taking

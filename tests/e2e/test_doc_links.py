@@ -3,8 +3,11 @@
 anchor, `](#anchor)`, in README, doc/manual.md and doc/benchmarks.md names a
 heading of its file (anchors made as GitHub makes them), every relative
 file link `](path)` or `](path#anchor)` names a file of the source tree
-(and, into a Markdown file, one of its headings), and the manual's table
-of contents lists every chapter and section.
+(and, into a Markdown file, one of its headings), the manual's table
+of contents lists every chapter and section, and every section number
+cited, "manual 4.2" (or "manual, 4.2", "the manual's section 4.2", "UST
+manual, 4.2", "manual 11") anywhere in the source tree and "(4.2)" or
+"see 4.2" inside the manual, names a chapter or section the manual has.
 
 Run directly, `python3 test_doc_links.py --toc doc/manual.md` prints the
 table of contents for a file, as the manual's is made."""
@@ -87,6 +90,64 @@ def toc(path):
     return "\n".join(rows)
 
 
+def section_numbers(path):
+    """The numbers of the manual's chapters ("N. Title", level 2) and
+    sections ("N.M Title")."""
+    out = set()
+    for level, text, _, _ in headings(path):
+        m = re.match(r"^(\d+)\.(\d+)? ", text) if level == 2 else re.match(r"^(\d+\.\d+) ", text)
+        if m:
+            out.add(m.group(1) if level != 2 else m.group(1))
+    return out
+
+
+# "manual 4.2", "manual, 4.2", "the manual's section 4.2", "manual (4.2)",
+# "manual chapter 12", with a line break (and a comment's "*" or "#")
+# allowed between: the number, with any letter after it ("3.7a"), so that
+# a number the manual lacks is caught.
+MANUAL_REF = re.compile(r"\bmanual(?:'s)?[\s,(*#]*(?:(?:section|chapter)\s+)?(\d+(?:\.\d+)?[a-z]?)\b")
+# Inside the manual: "(4.2)", "(4.2, ...", "(4.2; ...", "..., 4.2)", "see 4.2",
+# "3.7a" as well. Not a version ("protocol (2.10)", "LTTng 2.13"), a
+# load average ("(load 2.7)") or a measurement ("0.5", "1.77x").
+INNER_REF = re.compile(r"(?:\(|[,;] |\bsee |\bin |\bof )([1-9]\d?\.\d{1,2}[a-d]?)(?![\w.])(?=[),;:]| \"| says| gives| has)")
+NOT_A_SECTION = re.compile(r"(load(?:ed)?|average|protocol|version|chunks|speaks|LTTng|lttng|relayd)[^.()]{0,25}[(,;]?\s*$")
+
+
+def tree_files(top):
+    """The text files of the source tree, but build directories, hidden
+    ones and the manual's pictures."""
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "autom4te")))
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            if f.endswith((".png", ".o", ".so", ".a", ".gz")) or os.path.getsize(p) > 4 << 20:
+                continue
+            try:
+                with open(p, encoding="utf-8") as fh:
+                    yield os.path.relpath(p, top), fh.read()
+            except (UnicodeDecodeError, OSError):
+                continue
+
+
+def dead_section_refs(top, manual):
+    """How many section numbers are cited, and each one the manual does
+    not have, as "file:line: ..."."""
+    have = section_numbers(manual)
+    dead = []
+    count = 0
+    for rel, text in tree_files(top):
+        refs = [(m.start(), m.group(1)) for m in MANUAL_REF.finditer(text)]
+        if os.path.normpath(rel) == os.path.normpath("doc/manual.md"):
+            refs += [(m.start(), m.group(1)) for m in INNER_REF.finditer(text)
+                     if not NOT_A_SECTION.search(text[max(0, m.start() - 40):m.start() + 1])]
+        count += len(refs)
+        for at, num in refs:
+            if num not in have:
+                line = text.count("\n", 0, at) + 1
+                dead.append("%s:%d: section %s: the manual has none" % (rel, line, num))
+    return count, sorted(set(dead))
+
+
 def main():
     n = 0
     failed = 0
@@ -143,6 +204,9 @@ def main():
         want = toc(manual)
         ok(want in text, "doc/manual.md: its table of contents lists every chapter and section",
            ["regenerate it with: python3 tests/e2e/test_doc_links.py --toc doc/manual.md"])
+        count, dead = dead_section_refs(TOP_SRC, manual)
+        ok(count and not dead, "the %d section numbers cited in the tree and in the manual are the manual's" % count,
+           dead + ["the sections are: " + " ".join(sorted(section_numbers(manual), key=lambda n: [int(x) for x in re.findall(r"\d+", n)]))] if dead else None)
     print("1..%d" % n, flush=True)
     sys.exit(1 if failed or not n else 0)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""libust is harmless by design (manual 6, "Never harm the program"):
+"""libust is harmless by design (manual 11.1, "Never harm the program"):
 - programs nobody targets get no signal: list-pids, ustd starting and
   restarting, usttrace of another program cut no wait short, and daemons
   that reset every handler to SIG_DFL live on;

@@ -27,7 +27,7 @@ ws.daemons.append(proc)
 t.eq(proc.stdout.readline().strip(), "ready", "flood ready, blocking timeout inf")
 # ustd makes the directory as it reads the program's hello, which may be
 # after the program printed ready (its buffers' pages are no longer made
-# before main(), manual 5.9).
+# before main(), manual 12.10).
 wait_for(lambda: os.listdir(ws.out), timeout=10)
 traces = [os.path.join(ws.out, d) for d in os.listdir(ws.out)]
 t.eq(len(traces), 1, "its trace directory exists")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""One process in two sessions at once, each its own trace (manual 3.7).
+"""One process in two sessions at once, each its own trace (manual 4.1).
 
 A flight-recorder session "flight" runs all the time and records every
 svc:* event; a session "debug" started later to look at a few events
@@ -170,7 +170,7 @@ ws.cleanup()
 
 # --- Signal handlers that trace, nested in event writes, in two traces at
 # once: every event is copied into the second trace at its commit, from a
-# per-thread frame that nested writes stack (manual 5.7). Large buffers:
+# per-thread frame that nested writes stack (manual 12.8). Large buffers:
 # both traces must hold every numbered event exactly once.
 ws = Workspace()
 ws.start_ustd()

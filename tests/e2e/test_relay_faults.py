@@ -166,7 +166,7 @@ def fault_end(run, relayd):
 def check_union(label, emitted, stderr, remote, fallback):
     """relayd's copy and the fallback hold every tick between them, and
     babeltrace2 reads both at once once relayd's files are cut at their
-    last index entry, as the manual says to (9.4): relayd may keep a
+    last index entry, as the manual says to (9.5): relayd may keep a
     packet it never confirmed without its entry (the fallback has it), and
     babeltrace2 2.0 reads a stream file whose index falls short packet by
     packet, without the packets' sequence numbers, and takes the

@@ -4,7 +4,7 @@ is an 8 MiB tmpfs, filled by a file once a few chunks are archived. ustd
 says which trace, the cause and what becomes of the process; the chunks
 archived before keep every event the program emitted until then, in
 order, none twice, each read by babeltrace2; the process whose write
-failed is not traced again (manual 3.7a), while ustd, the program and the
+failed is not traced again (manual 4.2), while ustd, the program and the
 session go on: once space is back, a program started in the session is
 traced whole, into the next chunks."""
 
@@ -122,7 +122,7 @@ try:
          "in order, none twice" % len(got), got[-5:])
     early = sum(1 for p in paths[:len(before)] for e in read_trace(p)[0] if e.vpid == first.pid)
     t.ok(early <= len(got) < emitted[first.pid],
-         "its trace stopped at the full disk (%d of %d events), not resumed (manual 3.7a)"
+         "its trace stopped at the full disk (%d of %d events), not resumed (manual 4.2)"
          % (len(got), emitted[first.pid]))
     t.eq(seqs[second.pid], list(range(emitted[second.pid])),
          "the program started once space was back: all its %d events, in the chunks after"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ustctl load-session of files written by LTTng's own "lttng save"
-(manual 3.7c, "Session files of LTTng").
+(manual 4.4, "Session files of LTTng").
 
 A real lttng-sessiond (lttng-tools 2.13; user space only, --no-kernel,
 run as nobody with a private LTTNG_HOME so that it shares nothing with

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Sessions that outlive ustd (manual 3.7, "After a restart").
+"""Sessions that outlive ustd (manual 4.1, "After a restart").
 
 ustd keeps each session in <run dir>/ustd.session.d/NAME.xml, a session
 file with its state and directory, and resumes them when it starts. ustd

@@ -64,7 +64,7 @@ def storm_ustd_stopped(ws, subbuf_size, subbuf_num):
     """The program traced from its start by a ustd of the workspace that is
     stopped (SIGSTOP) for the whole storm: the buffers overflow whatever
     the machine's speed (ustd at SCHED_FIFO drains even tiny buffers in
-    time on a quiet one, manual 8.7). ustd takes the buffers, queued on
+    time on a quiet one, manual 10.7). ustd takes the buffers, queued on
     its socket, once it runs again, and the program's exit after that."""
     ustd = ws.start_ustd()
     ustd.send_signal(signal.SIGSTOP)

@@ -137,7 +137,7 @@ for opt, val in (("--nice", "20"), ("--nice", "-21"), ("--realtime", "100"),
     t.ok(bad.returncode != 0 and said in bad.stderr,
          "ustd %s is refused with the reason" % " ".join(args), bad.stderr)
 
-# ustd asks to run first when woken (manual 8.7): SCHED_FIFO with
+# ustd asks to run first when woken (manual 10.7): SCHED_FIFO with
 # --realtime where it may, else a lower nice value; never a lower priority
 # than it was started with. By default, no real-time policy.
 started_nice = os.getpriority(os.PRIO_PROCESS, 0)

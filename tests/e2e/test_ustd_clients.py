@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""ustd survives its clients (manual, "ustd survives its clients"): clients
+"""ustd survives its clients (manual 11.12, "ustd survives its clients"): clients
 that connect and close, or connect and say nothing, cost it nothing for
 long; a flood of them at its descriptor limit neither makes it spin, nor
 fills its log, nor keeps it from tracing a program or from exiting on

@@ -446,7 +446,7 @@ def index_entries(path):
 def cut_to_index(root):
     """Cuts every stream file under root at the end of the last packet its
     index holds (all of it without one), as the manual says to do with the
-    copy of a relayd killed while writing (3.7, 9.4). Returns the bytes cut."""
+    copy of a relayd killed while writing (4.1, 9.5). Returns the bytes cut."""
     cut = 0
     for dirpath, _, files in os.walk(root):
         if "metadata" not in files:

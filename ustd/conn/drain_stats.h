@@ -6,7 +6,7 @@
  * split into the wait until ustd runs its drain and the write itself, and
  * the time the writers took to fill a packet. A writer discards when a
  * sub-buffer is not free one ring after it became full, so the first must
- * stay below subbuf_count - 1 times the last (manual 8.7).
+ * stay below subbuf_count - 1 times the last (manual 10.7).
  */
 #ifndef USTD_DRAIN_STATS_H
 #define USTD_DRAIN_STATS_H

@@ -11,7 +11,7 @@
  * padded to whole pages as local packets are: when relayd has it too, the
  * two copies have the same packet_size, times and packet_seq_num, and
  * babeltrace2 given both directories reads them as one packet (manual
- * 9.4).
+ * 9.5).
  */
 #ifndef USTD_RELAY_FALLBACK_H
 #define USTD_RELAY_FALLBACK_H

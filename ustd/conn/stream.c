@@ -26,7 +26,7 @@
 #define STREAM_PREALLOC		(4u << 20)
 /* What of a stream file stays in the page cache behind its end: four
  * default rings, a few hundred ms at full speed, long enough for the
- * writeback started a MiB at a time to be done (manual 8.7). */
+ * writeback started a MiB at a time to be done (manual 10.7). */
 #define STREAM_CACHE_WINDOW	(16u << 20)
 
 static void stream_close_fd(int *fd)
@@ -113,7 +113,7 @@ int ustd_stream_map_image(struct ustd_stream *s, const struct ustcomm_stream *de
  * ext4 does the bookkeeping of delayed allocation for every block a
  * buffered write adds to a file; into blocks reserved beforehand with
  * fallocate() the same write costs about a third less CPU (ustd: 15 % less
- * per event), and the writeback that follows is cheaper too (manual 8.7).
+ * per event), and the writeback that follows is cheaper too (manual 10.7).
  * Other file systems either reserve ahead on their own (XFS), cannot
  * reserve (copy-on-write btrfs) or would hold memory (tmpfs), and are left
  * alone.
@@ -300,7 +300,7 @@ static int stream_next_file(const struct ustd_stream *s, struct ustd_stream_out 
  * page boundary. The page cache then takes whole pages instead of
  * completing the page the previous write left part full: ustd spends 14 %
  * less CPU per event, and a full packet, the common case at speed, gains
- * at most a few bytes of padding (manual 8.7). The header is written from a
+ * at most a few bytes of padding (manual 10.7). The header is written from a
  * copy, so the same code serves the shared sub-buffer, which stays
  * untouched, and private copies.
  */

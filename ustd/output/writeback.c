@@ -56,7 +56,7 @@ static void wb_nudge(void)
 }
 
 /* Blocks ahead of the drain, so that its writes find them reserved
- * (ext4: a third less CPU per write; manual 8.7). A failure (a full disk)
+ * (ext4: a third less CPU per write; manual 10.7). A failure (a full disk)
  * ends the reserving; the drain's write says what is wrong. */
 static void wb_reserve(struct ustd_wb_file *f, uint64_t len)
 {

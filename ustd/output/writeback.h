@@ -7,7 +7,7 @@
  * until writeback begins at the dirty limit, gigabytes later: ustd's memory
  * grows with the trace, and every new page costs its allocation (on a VM
  * whose memory the host backs on first touch, writing a 256 KiB packet took
- * 680 us instead of 60, and the writers discarded; manual 8.7). Here the
+ * 680 us instead of 60, and the writers discarded; manual 10.7). Here the
  * written part of a file is handed to writeback a MiB at a time and, once
  * a window behind the end and written to disk, dropped from the cache: the
  * pages ustd writes into are the ones it gave back.

@@ -41,7 +41,7 @@ static struct ustd_pending_stream *pending_stream(struct ustd_relay_pending *p,
  * Copies are recycled, up to the bound: a fresh allocation of a
  * sub-buffer's size comes from mmap() or a heap just trimmed, and the page
  * faults of filling it made ustd so much slower at full speed that the
- * writers discarded 4 times as many events (manual 9.4).
+ * writers discarded 4 times as many events (manual 9.5).
  */
 static void pending_pop(struct ustd_relay_pending *p, struct ustd_pending_stream *ps)
 {

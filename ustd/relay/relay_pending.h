@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The packets of a relayed trace that lttng-relayd has not confirmed
- * writing, kept by ustd until it does (manual 9.4).
+ * writing, kept by ustd until it does (manual 9.5).
  *
  * relayd acknowledges nothing on the data connection, and its answer to a
  * packet's SEND_INDEX only says that it took the index entry: the data may
@@ -32,7 +32,7 @@
  * (one more copy of the program's own buffers), and at least min (ustd
  * --relay-backlog), by default this: what the writers of a 2-CPU machine
  * write at full speed in the 0.1 s that relayd, starved of CPU by them,
- * may take to catch up (manual 9.4). */
+ * may take to catch up (manual 9.5). */
 #define USTD_RELAY_PENDING_MIN	(64u << 20)
 
 /* A relayed stream's output, the drain's (ustd/conn/stream.h): never

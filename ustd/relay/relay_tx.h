@@ -6,7 +6,7 @@
  * at full speed it gets little of them, and a send on a full socket kept
  * ustd from draining until relayd read: the rings filled and the writers
  * discarded (50 k of 10 M events with 2 threads, EPYC family 25 model 17;
- * manual 9.4). The drain only queues here the copy of each packet it keeps
+ * manual 9.5). The drain only queues here the copy of each packet it keeps
  * until relayd confirms writing it (relay_pending.h), and goes on; this
  * thread sends the queue in order, its sends bounded by the socket's
  * timeout like every other. The drain waits for it only where it must:

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Sessions that outlive ustd (manual 3.7, "After a restart"): each
+ * Sessions that outlive ustd (manual 4.1, "After a restart"): each
  * session is kept in <ustd socket>.session.d/NAME.xml, a session file
- * (libustctl's, 3.7c) with its state and directory, rewritten whole on
+ * (libustctl's, 4.4) with its state and directory, rewritten whole on
  * every change and removed when it is destroyed (session_persist.c);
  * ustd resumes them when it starts (session_resume.c).
  */

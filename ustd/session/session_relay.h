@@ -15,7 +15,7 @@
 
 /* What a streamed session refuses, for want of it being done. */
 #define USTD_SESSION_RELAY_NO_ROTATION \
-	"session '%s' streams to lttng-relayd: rotation of streamed sessions is not done (manual, Sessions); rotate a session whose traces are local (-o DIR)"
+	"session '%s' streams to lttng-relayd: rotation of streamed sessions is not done (manual 4.2); rotate a session whose traces are local (-o DIR)"
 
 /*
  * create-session -r url, once s->dir is made: connects to relayd and
