@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /* A session file's process trackers (session_file_track.h). */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "libustcomm/tracker.h"
