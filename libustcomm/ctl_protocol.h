@@ -232,7 +232,9 @@ enum ustcomm_ctl_cmd {
 	 * "enable"|"disable", PATTERN, LEVEL and FILTER, the rotation's EVERY,
 	 * SIZE, ON_ROTATE and ON_ROTATE_TIMEOUT as SESSION_ROTATION takes
 	 * them, NR_TRIGGERS, per trigger PATTERN, FILTER, DIR ("" for the
-	 * session's directory) and AT_MOST
+	 * session's directory) and AT_MOST, then NR_TRACKED and per tracker
+	 * value KIND and VALUE as SESSION_STATUS has them (a ustd of before
+	 * trackers ends after the triggers)
 	 */
 	USTCOMM_CTL_SESSION_DESCRIBE = 55,
 	/* (NAME, CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM ("0": keep),

@@ -23,6 +23,7 @@
 #include "libustcomm/trace_output.h"
 #include "libustctl/internal.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_file_track.h"
 #include "libustctl/session_lttng.h"
 #include "libustctl/session_xml.h"
 
@@ -241,6 +242,8 @@ static int convert(const char *file, xmlDocPtr doc, struct ustctl_session *s,
 			ret = ustctl_extra_read_rotation(file, node, x);
 		else if (ustctl_xml_is_element(node, "trigger"))
 			ret = ustctl_extra_read_trigger(file, node, x);
+		else if (ustctl_xml_is_element(node, "track"))
+			ret = ustctl_extra_read_track(file, node, x);
 		else if (is_rule(node))
 			nr_rules++;
 	}
@@ -478,6 +481,8 @@ static int write_document(xmlTextWriterPtr w, const struct ustctl_session *s,
 	}
 	if (rc >= 0)
 		rc = ustctl_extra_write_tail(w, x);
+	if (rc >= 0)
+		rc = ustctl_extra_write_trackers(w, x);
 	if (rc >= 0 && r)
 		rc = ustctl_resume_write_element(w, r);
 	if (rc >= 0)
@@ -552,6 +557,8 @@ int ustctl_session_file_write_resume(const char *file, const struct ustctl_sessi
 	ret = check_session(file, session);
 	if (!ret && extra)
 		ret = ustctl_extra_check_write(file, extra);
+	if (!ret && extra)
+		ret = ustctl_extra_check_trackers(file, extra);
 	if (ret)
 		goto end;
 	ret = -ENOMEM;

@@ -12,6 +12,7 @@
 #include "libustcomm/format.h"
 #include "libustcomm/pattern.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_file_track.h"
 #include "libustctl/session_xml.h"
 
 /* As ustd takes them (session_trigger.h, libust's trigger.h). */
@@ -31,6 +32,7 @@ void ustctl_session_extra_free(struct ustctl_session_extra *x)
 		free(x->triggers[i].filter);
 		free(x->triggers[i].dir);
 	}
+	ustctl_extra_free_trackers(x);
 	free(x->tracefiles);
 	free(x->triggers);
 	free((char *)x->rotation.on_rotate);
@@ -267,7 +269,8 @@ end:
 int ustctl_extra_any(const struct ustctl_session_extra *x)
 {
 	return x && (x->name || x->overwrite || x->nr_tracefiles || x->rotation.every_us ||
-		     x->rotation.size || x->rotation.on_rotate || x->nr_triggers);
+		     x->rotation.size || x->rotation.on_rotate || x->nr_triggers ||
+		     x->nr_trackers);
 }
 
 int ustctl_extra_check_write(const char *file, const struct ustctl_session_extra *x)

@@ -17,6 +17,7 @@
 #include "libustcomm/shm_layout.h"
 #include "libustctl/internal.h"
 #include "libustctl/session_file_extra.h"
+#include "libustctl/session_file_track.h"
 
 /* SESSION_CHANNEL: "0" and "" keep what the session has. */
 static int set_channel(const char *name, const char *channel, uint32_t size, uint32_t num,
@@ -159,7 +160,7 @@ static int describe_rules(struct cursor *c, struct ustctl_session *s, int *nomem
 static void describe_tail(struct cursor *c, struct ustctl_session_extra *x, int *nomem)
 {
 	struct ustctl_rotation *r = &x->rotation;
-	const char *pattern, *filter, *dir;
+	const char *pattern, *filter, *dir, *kind;
 	uint64_t n, i, at_most;
 
 	r->every_us = next_u64(c);
@@ -173,6 +174,15 @@ static void describe_tail(struct cursor *c, struct ustctl_session_extra *x, int 
 		dir = next(c);
 		at_most = next_u64(c);
 		if (ustctl_extra_add_trigger(x, pattern, filter, dir, (unsigned)at_most))
+			*nomem = 1;
+	}
+	/* A ustd of before trackers were described ends here. */
+	if (c->i == c->nr)
+		return;
+	n = next_u64(c);
+	for (i = 0; i < n && !c->bad && !*nomem; i++) {
+		kind = next(c);
+		if (ustctl_extra_add_tracker(x, kind, next(c)))
 			*nomem = 1;
 	}
 }
@@ -275,7 +285,13 @@ static int check_before(const char *name, const struct ustctl_session *s,
 	return 0;
 }
 
-/* Everything after create-session, in the order ustd takes it. */
+static int track_request(void *name, int track, const char *kind, const char *const *values, size_t nr)
+{
+	return ustctl_session_track(name, track, kind, values, nr);
+}
+
+/* Everything after create-session, in the order ustd takes it; the
+ * trackers last, checked by ustd as ustctl track is, before any start. */
 static int fill(const char *name, const struct ustctl_session *s,
 		const struct ustctl_session_extra *x)
 {
@@ -314,6 +330,8 @@ static int fill(const char *name, const struct ustctl_session *s,
 	for (i = 0; !ret && x && i < x->nr_triggers; i++)
 		ret = ustctl_session_add_trigger(name, x->triggers[i].pattern, x->triggers[i].filter,
 						 x->triggers[i].dir, x->triggers[i].at_most, &id);
+	if (!ret)
+		ret = ustctl_session_extra_track_each(x, track_request, (void *)name);
 	return ret;
 }
 

@@ -12,7 +12,8 @@
  *   "*": an LTTng channel is a set of buffers, UST's channels are the
  *   events' providers), contexts UST has, and its enabled tracepoint
  *   events as enable rules in order (pattern, filter, log level), each
- *   exclusion as a disable rule right after its event.
+ *   exclusion as a disable rule right after its event, its vpid and vuid
+ *   trackers as pid and uid trackers (session_lttng_track.c).
  *
  * Everything else that changes what is traced is named in one warning
  * each and left out; only a file with nothing to trace in user space is
@@ -31,6 +32,7 @@
 #include "libustcomm/shm_layout.h"
 #include "libustctl/session_file_extra.h"
 #include "libustctl/session_lttng.h"
+#include "libustctl/session_lttng_track.h"
 #include "libustctl/session_xml.h"
 
 /* What the conversion carries from one element to the next. */
@@ -373,16 +375,12 @@ end:
 
 static void convert_ust_domain(struct lttng_read *r, xmlNodePtr domain)
 {
-	xmlNodePtr node, tracker;
+	xmlNodePtr node;
 
 	if (text_is(r, domain, "buffer_type", "PER_UID"))
 		not_honoured(r, child(domain, "buffer_type"), "buffer type PER_UID: UST's buffers are per process, as PER_PID");
-	tracker = child(domain, "process_attr_trackers");
-	for (node = tracker ? tracker->children : NULL; node; node = node->next) {
-		if (node->type == XML_ELEMENT_NODE)
-			not_honoured(r, node, "the %s tracker: a UST session traces every program of the user",
-				     (const char *)node->name);
-	}
+	if (ustctl_lttng_convert_trackers(r->file, child(domain, "process_attr_trackers"), r->x))
+		r->nomem = 1;
 	for (node = child(child(domain, "channels"), "channel"); node; node = node->next) {
 		if (ustctl_xml_is_element(node, "channel"))
 			convert_channel(r, node);

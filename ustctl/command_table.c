@@ -165,7 +165,8 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "session file that load-session and usttrace --session read.\n"
 	  "With -s NAME, writes ustd's session NAME whole: its name, output\n"
 	  "(directory or relayd URL), flight-recorder mode, channel settings with their contexts\n"
-	  "and tracefile limits, rules, rotation schedule and triggers.\n",
+	  "and tracefile limits, rules, rotation schedule, triggers and process\n"
+	  "trackers.\n",
 	  true, 2, 2, ustctl_cmd_save_session, .takes_session = true },
 	{ "load-session", "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml", "apply a session file",
 	  "Reads FILE.xml and applies it to trace TRACE in process PID: first the\n"
@@ -177,8 +178,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "start-session.\n"
 	  "FILE may also be a file of LTTng's \"lttng save\" (lttng-tools 2.13):\n"
 	  "what UST honours of it is loaded (name, output, the user-space domain's\n"
-	  "channels, events, contexts, snapshot mode, rotation), each thing it does\n"
-	  "not is named in a warning; one with no user-space event is refused.\n",
+	  "channels, events, contexts, snapshot mode, rotation, vpid and vuid\n"
+	  "trackers as pid and uid trackers), each thing it does not is named in a\n"
+	  "warning; one with no user-space event is refused.\n",
 	  true, 1, 2, ustctl_cmd_load_session, .takes_session = true },
 	{ "info", "PID", "describe a process",
 	  "Prints the name of process PID, its libust version, and its trace and\n"

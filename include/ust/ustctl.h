@@ -489,8 +489,26 @@ struct ustctl_session_extra {
 	struct ustctl_rotation rotation;
 	struct ustctl_trigger_conf *triggers;
 	size_t nr_triggers;
+	/* Since LIBUSTCTL_4.4_TRACKERS: the session's process trackers, as
+	 * struct ustctl_session_status holds them (a kind with the value ""
+	 * tracks a set of values, even none). Appended: an extra read or
+	 * described by libustctl is allocated by it; one a caller fills for
+	 * ustctl_session_file_write() is zeroed first. */
+	struct ustctl_session_tracker *trackers;
+	size_t nr_trackers;
 };
 void ustctl_session_extra_free(struct ustctl_session_extra *extra);
+/*
+ * The trackers of extra as the requests that make them, one per kind
+ * present, in the order pid, procname, uid: fn(arg, 1, kind, values, nr)
+ * for a kind that tracks values, fn(arg, 0, kind, {"*"}, 1) for one that
+ * tracks none (as ustctl_session_track() takes them). Stops at the first
+ * negative return of fn and returns it; 0, or -ENOMEM.
+ */
+int ustctl_session_extra_track_each(const struct ustctl_session_extra *extra,
+				    int (*fn)(void *arg, int track, const char *kind,
+					      const char *const *values, size_t nr),
+				    void *arg);
 /* The limits extra holds for channel (its own, not those of "*"), or NULL. */
 const struct ustctl_tracefile_conf *ustctl_session_extra_tracefile(
 	const struct ustctl_session_extra *extra, const char *channel);

@@ -140,6 +140,14 @@ rot = listed.find("rotation")
 t.ok(rot is not None and rot.get("every") == "1s" and rot.get("on-rotate") == hook and
      rot.get("on-rotate-timeout") == "30s", "list-sessions --mi xml: the rotation schedule",
      ET.tostring(listed))
+# Trackers that the programs of (c) pass: the file must keep them.
+UID = str(os.getuid())
+ok_cmd(ws, "track -s svc --procname hello flood", "track", "-s", "svc", "--procname", "hello",
+       "flood")
+ok_cmd(ws, "track -s svc --uid UID", "track", "-s", "svc", "--uid", UID)
+TRACKING = "  tracking: every pid; procname hello,flood; uid %s\n" % UID
+res = ok_cmd(ws, "list-sessions svc", "list-sessions", "svc")
+t.ok(TRACKING in res.stdout, "list-sessions svc shows the trackers", res.stdout)
 
 saved = os.path.join(ws.root, "svc.xml")
 root = mi(ws, "save-session -s", "save-session", "-s", "svc", saved)
@@ -163,6 +171,8 @@ t.eq([(r.tag, r.get("pattern"), r.get("filter"), r.get("loglevel"))
 rot = doc.find("rotation")
 t.eq((rot.get("every"), rot.get("on-rotate"), rot.get("on-rotate-timeout")),
      ("1s", hook, "30s"), "the file: the rotation schedule")
+t.eq([(x.get("kind"), x.get("value")) for x in doc.findall("track")],
+     [("procname", "hello"), ("procname", "flood"), ("uid", UID)], "the file: the trackers")
 
 # --- (b) Destroyed, loaded: everything is back.
 ok_cmd(ws, "destroy-session svc", "destroy-session", "svc")
@@ -181,6 +191,8 @@ t.ok(listed.get("state") == "created" and listed.get("rules") == "4" and
 again = os.path.join(ws.root, "svc-again.xml")
 ok_cmd(ws, "save-session -s of the loaded session", "save-session", "-s", "svc", again)
 t.eq(open(again).read(), open(saved).read(), "the loaded session saves to the same file")
+res = ok_cmd(ws, "list-sessions svc of the loaded session", "list-sessions", "svc")
+t.ok(TRACKING in res.stdout, "load-session: the trackers are back", res.stdout)
 
 # --- (c) Programs under the loaded session: counted exactly, chunks, limits.
 ok_cmd(ws, "start-session svc", "start-session", "svc")
@@ -299,6 +311,10 @@ bad_file(ws, '<ust-session version="2" name="x">\n  <channel name="ust" tracefil
 bad_file(ws, '<ust-session version="2" name="x">\n  <trigger on="a:b"/>\n</ust-session>\n',
          "a trigger on a session that is no flight recorder", 2,
          r"bad\.xml:2: .*flight-recorder")
+bad_file(ws, '<ust-session version="2" name="x">\n  <enable pattern="a:*"/>\n'
+         '  <track kind="pid" value="0"/>\n</ust-session>\n',
+         "a tracker value ustctl track refuses", 2,
+         r"bad\.xml:3: track pid \"0\": a decimal number \(a pid is not 0\)")
 bad_file(ws, '<ust-session version="2" name="keep">\n  <enable pattern="a:*"/>\n</ust-session>\n',
          "a name taken", 1, r"session 'keep' exists already")
 bad_file(ws, '<ust-session version="2" name="half" overwrite="true">\n  <enable pattern="a:*"/>\n'

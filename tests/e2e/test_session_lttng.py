@@ -10,7 +10,10 @@ tracefile limits, rotation, events with filters and exclusions, contexts
 UST has, snapshot mode), names each thing it does not in one warning
 (PER_UID buffers, a context UST lacks, the JUL domain, a kernel domain),
 and the session traces a real program, read back with babeltrace2. A
-file with nothing for user space is refused (exit 2). This lttng-sessiond
+vpid tracker (lttng track -u --vpid) becomes a pid tracker: of two
+programs running, the loaded session traces the tracked one only; a vgid
+tracker is named as not honoured. A file with nothing for user space is
+refused (exit 2). This lttng-sessiond
 cannot make kernel events (no kernel modules here): the kernel domain is
 added by the test to a copy of a saved file, in the same format."""
 
@@ -23,6 +26,7 @@ import time
 
 import forking_server
 import ustest
+from service_app import command, quit_service, start_service
 from ustest import Tap, Workspace, babeltrace_check, read_trace
 
 t = Tap()
@@ -74,6 +78,16 @@ lttng("save", "java", "--output-path", saved)
 lttng("create", "recorder", "--snapshot", "-o", lttng_out)
 lttng("enable-event", "-u", "svc:*")
 lttng("save", "recorder", "--output-path", saved)
+# Two programs of ours, running: LTTng's tracker names one by its pid.
+picked, other = start_service(ws), start_service(ws)
+lttng("create", "picky", "-o", lttng_out)
+lttng("enable-event", "-u", "app:*")
+lttng("track", "-u", "--vpid", str(picked.pid))
+lttng("save", "picky", "--output-path", saved)
+lttng("create", "groups", "-o", lttng_out)
+lttng("enable-event", "-u", "app:*")
+lttng("track", "-u", "--vgid", "0")
+lttng("save", "groups", "--output-path", saved)
 sessiond.send_signal(signal.SIGTERM)
 sessiond.wait(timeout=60)
 ws.daemons.remove(sessiond)
@@ -130,6 +144,48 @@ t.ok(res.returncode == 0, "load-session of a snapshot session's file", res.stdou
 res = ws.ustctl(["list-sessions"])
 t.ok(re.search(r"^recorder\tcreated\t.*\(flight recorder\)$", res.stdout, re.M),
      "a snapshot session is a flight recorder", res.stdout)
+
+picky = os.path.join(saved, "picky.lttng")
+with open(picky) as f:
+    text = f.read()
+t.ok(re.search(r"<vpid_process_attr_tracker>\s*<process_attr_values>\s*<vpid>\s*<id>%d</id>"
+               % picked.pid, text), "lttng save wrote the vpid tracker", text)
+res = ws.ustctl(["load-session", picky])
+t.ok(res.returncode == 0 and [l for l in res.stderr.splitlines()
+                             if "buffer type PER_UID" not in l] == [],
+     "load-session of a file with a vpid tracker: loaded, nothing more left out than its "
+     "PER_UID buffers", res.stdout + res.stderr)
+res = ws.ustctl(["list-sessions", "picky"])
+t.ok("  tracking: pid %d; every procname; every uid\n" % picked.pid in res.stdout,
+     "the vpid tracker is a pid tracker", res.stdout)
+res = ws.ustctl(["start-session", "picky"])
+t.ok(res.returncode == 0 and "(1 running program trace it now)" in res.stdout,
+     "start-session picky: of the 2 programs running, the tracked one only",
+     res.stdout + res.stderr)
+for seq, p in enumerate((picked, other)):
+    command(p, "warn %d" % seq)
+for p in (picked, other):
+    t.eq(quit_service(p), 0, "service %d ends normally" % p.pid)
+ws.ustctl(["destroy-session", "picky"])
+pdir = ustest.session_dir(lttng_out, "picky") or "/nonexistent"
+warns = {}
+for p in (picked, other):
+    d = os.path.join(pdir, "service-%d" % p.pid)
+    warns[p.pid] = sorted(e.fields["seq"] for e in (read_trace(d)[0] if os.path.isdir(d) else [])
+                          if e.name == "app:warn")
+t.eq(warns, {picked.pid: [0], other.pid: []},
+     "babeltrace2: the tracked program's event only")
+groups = os.path.join(saved, "groups.lttng")
+res = ws.ustctl(["load-session", groups])
+t.ok(res.returncode == 0 and
+     re.search(r"^ustctl: warning: %s:\d+: not honoured: the vgid tracker \(1 value\(s\)\): "
+               r"UST tracks processes by pid, procname and uid; the session takes processes "
+               r"of every group$" % re.escape(groups), res.stderr, re.M),
+     "a vgid tracker: the session loads, the tracker is named as not honoured",
+     res.stdout + res.stderr)
+res = ws.ustctl(["list-sessions", "groups"])
+t.ok("  tracking: every pid; every procname; every uid\n" in res.stdout,
+     "and the session tracks every process", res.stdout)
 
 java = os.path.join(saved, "java.lttng")
 res = ws.ustctl(["load-session", java])

@@ -10,7 +10,10 @@ program into it, and a program started afterwards joins it. Every event
 of both programs is read back from the one session directory with
 babeltrace2, those recorded while no ustd ran included (they waited in
 the program's buffers). A session that was only created, with settings,
-comes back the same (save-session before and after are equal). A corrupt
+comes back the same (save-session before and after are equal), its
+trackers included. A session that tracks one process name traces, after
+the restart, the program of that name started then and not another one
+(tracked before the kill, read back with babeltrace2). A corrupt
 kept file, or one not named after its session, is named on ustd's
 stderr, ustd goes on, the file stays."""
 
@@ -22,7 +25,8 @@ import subprocess
 
 import forking_server
 import ustest
-from ustest import Tap, Workspace, babeltrace_check, read_trace, wait_for
+from service_app import command, quit_service, start_service
+from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
 
 t = Tap()
 N = 200
@@ -53,6 +57,17 @@ ok_cmd(ws, ["create-session", "--subbuf-size", "8k", "--subbuf-num", "4", "idle"
 ok_cmd(ws, ["enable-marker", "-s", "idle", "--loglevel", "WARNING", "app:*"],
        "enable-marker -s idle --loglevel WARNING")
 ok_cmd(ws, ["enable-rotation", "-s", "idle", "--every", "10m"], "enable-rotation -s idle")
+ok_cmd(ws, ["track", "-s", "idle", "--uid", str(os.getuid())], "track -s idle --uid UID")
+ok_cmd(ws, ["untrack", "-s", "idle", "--pid", "--all"], "untrack -s idle --pid --all")
+ok_cmd(ws, ["create-session", "-o", ws.out, "trk"], "create-session trk")
+ok_cmd(ws, ["enable-marker", "-s", "trk", "app:*"], "enable-marker -s trk app:*")
+ok_cmd(ws, ["track", "-s", "trk", "--procname", "svc-a"], "track -s trk --procname svc-a")
+ok_cmd(ws, ["start-session", "trk"], "start-session trk")
+tdir = ustest.session_dir(ws.out, "trk")
+EXE = {}
+for name in ("svc-a", "svc-b"):
+    EXE[name] = os.path.join(ws.root, name)
+    os.symlink(app("service"), EXE[name])
 saved = os.path.join(ws.root, "idle-before.xml")
 ok_cmd(ws, ["save-session", "-s", "idle", saved], "save-session -s idle before the kill")
 ok_cmd(ws, ["start-session", "web"], "start-session web")
@@ -84,6 +99,25 @@ t.ok(re.search(r"^web\tactive\t.*\t%s$" % re.escape(sdir or "?"), res.stdout, re
 t.ok(re.search(r"^idle\tcreated\t", res.stdout, re.M), "idle is back, created", res.stdout)
 t.ok(not re.search(r"^broken", res.stdout, re.M), "the corrupt file made no session",
      res.stdout)
+res = ok_cmd(ws, ["list-sessions", "trk"], "list-sessions trk on the restarted ustd")
+t.ok("  tracking: every pid; procname svc-a; every uid\n" in res.stdout,
+     "trk tracks procname svc-a again", res.stdout)
+res = ok_cmd(ws, ["list-sessions", "idle"], "list-sessions idle on the restarted ustd")
+t.ok("  tracking: no pid; every procname; uid %d\n" % os.getuid() in res.stdout,
+     "idle tracks no pid and its uid again", res.stdout)
+svc = {name: start_service(ws, exe=EXE[name]) for name in EXE}
+for seq, p in enumerate(svc.values()):
+    command(p, "warn %d" % seq)
+for name, p in svc.items():
+    t.eq(quit_service(p), 0, "%s ends normally" % name)
+ok_cmd(ws, ["destroy-session", "trk"], "destroy-session trk")
+seen = {}
+for name, p in svc.items():
+    d = os.path.join(tdir or "/", "%s-%d" % (name, p.pid))
+    seen[name] = sorted(e.fields["seq"] for e in (read_trace(d)[0] if os.path.isdir(d) else [])
+                        if e.name == "app:warn")
+t.eq(seen, {"svc-a": [0], "svc-b": []},
+     "after the restart trk traces svc-a only, as before it (babeltrace2)")
 again = os.path.join(ws.root, "idle-after.xml")
 ok_cmd(ws, ["save-session", "-s", "idle", again], "save-session -s idle after the restart")
 with open(saved) as f1, open(again) as f2:

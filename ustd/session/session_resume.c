@@ -29,6 +29,7 @@
 #include "ustd/session/session_resume.h"
 #include "ustd/session/session_rotate.h"
 #include "ustd/session/session_settings.h"
+#include "ustd/session/session_track.h"
 #include "ustd/session/session_trigger.h"
 
 #define WHY_MAX	600
@@ -127,6 +128,33 @@ static int add_trigger(struct ustd_session *s, const struct ustctl_trigger_conf 
 	return ret;
 }
 
+/* What a tracker request carries to a session being made again. */
+struct track_into {
+	struct ustd_session *s;
+	char *why;
+};
+
+/* One kind's trackers, checked as SESSION_TRACK checks them. */
+static int add_trackers(void *arg, int track, const char *kind, const char *const *values,
+			size_t nr)
+{
+	struct track_into *t = arg;
+	const char **a = calloc(nr + 2, sizeof(*a));
+	size_t now;
+	int ret;
+
+	if (!a) {
+		snprintf(t->why, WHY_MAX, "out of memory");
+		return -ENOMEM;
+	}
+	a[0] = track ? "1" : "0";
+	a[1] = kind;
+	memcpy(a + 2, values, nr * sizeof(*a));
+	ret = ustd_session_track(t->s, a, nr + 2, &now, t->why, WHY_MAX);
+	free(a);
+	return ret;
+}
+
 /*
  * Rotations by the timers are not written to the file (a rotation reaches
  * only the files it must, check_layers.py's REACH): the archives on disk
@@ -213,6 +241,13 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 		ret = add_rule(s, &us->rules[i], why);
 	for (i = 0; !ret && i < ux->nr_triggers; i++)
 		ret = add_trigger(s, &ux->triggers[i], why);
+	if (!ret) {
+		struct track_into into = { s, why };
+
+		ret = ustctl_session_extra_track_each(ux, add_trackers, &into);
+		if (ret == -ENOMEM && !why[0])
+			snprintf(why, WHY_MAX, "out of memory");
+	}
 	if (ret)
 		goto end;
 	s->rot.every_us = rot->every_us;

@@ -58,9 +58,9 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 {
 	const char *slash = strrchr(s->dir, '/');
 	size_t nr = 3 + USTCOMM_CTL_DESCRIBE_CHANNEL_ARGS * s->nr_channels + 1 + 4 * s->nr_rules +
-		    4 + 1 + 4 * s->nr_triggers;
+		    4 + 1 + 4 * s->nr_triggers + 1 + 2 * s->nr_tracked;
 	size_t size = strlen(s->dir) + 1 + NUM_MAX * (3 + 4 * s->nr_channels + 3 +
-						       s->nr_triggers), i, n = 0;
+						       s->nr_triggers + 1), i, n = 0;
 	struct arena a;
 	const char **v;
 
@@ -111,6 +111,8 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 		v[n++] = trigger_dir(&a, s, t);
 		v[n++] = arena_put(&a, "%" PRIu32, t->at_most);
 	}
+	v[n++] = arena_put(&a, "%zu", s->nr_tracked);
+	n += ustd_session_trackers_args(s, v + n);
 	return (ssize_t)n;
 }
 

@@ -107,8 +107,16 @@ int ustd_session_track(struct ustd_session *s, const char *const *a, size_t nr, 
 	/* track KIND '*': back to every process; untrack KIND '*': none. */
 	if (all) {
 		forget(s, kind, NULL, track);
-		if (!track && !find(s, kind, RESTRICTED))
+		if (!track && !find(s, kind, RESTRICTED)) {
+			/* Room for one more: the array holds nr_tracked at least. */
+			grown = realloc(s->tracked, (s->nr_tracked + 1) * sizeof(*grown));
+			if (!grown) {
+				snprintf(why, why_size, "out of memory");
+				return -ENOMEM;
+			}
+			s->tracked = grown;
 			add(s, kind, RESTRICTED);
+		}
 		*now = 0;
 		return 0;
 	}
