@@ -257,7 +257,12 @@ last, leaf_exits = {}, 0
 for e in func_calls(levents):
     leaf_exits += e.kind == "exit" and last.get(e.tid) == "leaf"
     last[e.tid] = lname(e.addr) if e.kind == "entry" and e.addr is not None else None
-t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.9 * leaf_exits,
+# A call open across a loss is dropped by design, and there are more of
+# those the more is discarded, which grows with the machine's load (84 %
+# of the exits counted in one CI run, 90 % and more here). What this
+# checks is that counting starts again after each loss (issue O): a
+# summary that stopped at the first loss would count a small fraction.
+t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.5 * leaf_exits,
      "the calls after each loss are counted: %d of leaf's %d exits in the trace"
      % (lrow.get("leaf", (0,))[0], leaf_exits))
 t.done()
