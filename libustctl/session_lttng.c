@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,17 +52,6 @@ int ustctl_lttng_is_session_file(xmlDocPtr doc)
 	return root && ustctl_xml_is_element(root, "sessions");
 }
 
-static xmlNodePtr child(xmlNodePtr node, const char *name)
-{
-	xmlNodePtr c;
-
-	for (c = node ? node->children : NULL; c; c = c->next) {
-		if (ustctl_xml_is_element(c, name))
-			return c;
-	}
-	return NULL;
-}
-
 static size_t count_children(xmlNodePtr node, const char *name)
 {
 	xmlNodePtr c;
@@ -77,7 +65,7 @@ static size_t count_children(xmlNodePtr node, const char *name)
 /* The text of node's child name, malloc'd, "" when absent; NULL: no memory. */
 static char *text_of(struct lttng_read *r, xmlNodePtr node, const char *name)
 {
-	xmlNodePtr c = child(node, name);
+	xmlNodePtr c = ustctl_xml_child(node, name);
 	xmlChar *v = c ? xmlNodeGetContent(c) : NULL;
 	char *copy = strdup(v ? (const char *)v : "");
 
@@ -111,28 +99,14 @@ static long long number_of(struct lttng_read *r, xmlNodePtr node, const char *na
 	return v;
 }
 
-static void not_honoured(struct lttng_read *r, xmlNodePtr node, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void not_honoured(struct lttng_read *r, xmlNodePtr node, const char *fmt, ...)
-{
-	char what[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	ustctl_add_warning("%s:%ld: not honoured: %s", r->file, xmlGetLineNo(node), what);
-}
-
 static size_t count_events(xmlNodePtr domain)
 {
 	xmlNodePtr ch;
 	size_t n = 0;
 
-	for (ch = child(child(domain, "channels"), "channel"); ch; ch = ch->next) {
+	for (ch = ustctl_xml_child(ustctl_xml_child(domain, "channels"), "channel"); ch; ch = ch->next) {
 		if (ustctl_xml_is_element(ch, "channel"))
-			n += count_children(child(ch, "events"), "event");
+			n += count_children(ustctl_xml_child(ch, "events"), "event");
 	}
 	return n;
 }
@@ -176,7 +150,7 @@ static void perf_name(const char *lttng, char *out, size_t size)
 
 static void convert_context(struct lttng_read *r, xmlNodePtr ctx)
 {
-	char *type = text_of(r, ctx, "type"), *perf = text_of(r, child(ctx, "perf"), "name");
+	char *type = text_of(r, ctx, "type"), *perf = text_of(r, ustctl_xml_child(ctx, "perf"), "name");
 	char name[64] = "";
 	size_t i;
 
@@ -189,8 +163,8 @@ static void convert_context(struct lttng_read *r, xmlNodePtr ctx)
 	if (*perf)
 		perf_name(perf, name, sizeof(name));
 	if (!name[0] || ustctl_context_check(name)) {
-		not_honoured(r, ctx, "context %s: UST records vpid, vtid, procname, pthread_id, ip and perf:thread: counters",
-			     *perf ? perf : child(ctx, "app") ? "$app (application context)" : type);
+		ustctl_xml_not_honoured(r->file, ctx, "context %s: UST records vpid, vtid, procname, pthread_id, ip and perf:thread: counters",
+			     *perf ? perf : ustctl_xml_child(ctx, "app") ? "$app (application context)" : type);
 		goto end;
 	}
 	if (!has_context(r->all, name) && ustctl_channel_conf_add_context(r->all, name) < 0)
@@ -233,7 +207,7 @@ static void convert_event(struct lttng_read *r, xmlNodePtr ev)
 	if (!name || !type || !ltype || !filter || text_is(r, ev, "enabled", "false"))
 		goto end;
 	if (strcmp(type, "TRACEPOINT")) {
-		not_honoured(r, ev, "event %s of type %s: UST enables tracepoints and markers", name,
+		ustctl_xml_not_honoured(r->file, ev, "event %s of type %s: UST enables tracepoints and markers", name,
 			     type);
 		goto end;
 	}
@@ -249,13 +223,13 @@ static void convert_event(struct lttng_read *r, xmlNodePtr ev)
 									 USTCTL_LOGLEVEL_ONLY;
 			rule->loglevel = (int)level;
 		} else {
-			not_honoured(r, ev, "event %s: log level %lld (UST's are 0 to 14): every level is enabled",
+			ustctl_xml_not_honoured(r->file, ev, "event %s: log level %lld (UST's are 0 to 14): every level is enabled",
 				     name, level);
 		}
 	}
 	/* An exclusion takes the event out of this rule: a disable rule
 	 * right after it (an earlier rule enabling it is undone too). */
-	for (ex = child(child(ev, "exclusions"), "exclusion"); ex && !r->nomem; ex = ex->next) {
+	for (ex = ustctl_xml_child(ustctl_xml_child(ev, "exclusions"), "exclusion"); ex && !r->nomem; ex = ex->next) {
 		xmlChar *v;
 
 		if (!ustctl_xml_is_element(ex, "exclusion"))
@@ -281,7 +255,7 @@ static uint32_t geometry(struct lttng_read *r, xmlNodePtr ch, const char *what, 
 	if (!v)
 		return 0;
 	if (v < min || v > max || (v & (v - 1))) {
-		not_honoured(r, child(ch, what), "%s %lld: UST takes powers of two from %u to %u; the default is used",
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(ch, what), "%s %lld: UST takes powers of two from %u to %u; the default is used",
 			     what, v, min, max);
 		return 0;
 	}
@@ -314,7 +288,7 @@ static void channel_settings(struct lttng_read *r, xmlNodePtr ch, const char *na
 
 	if (r->first_channel) {
 		if (!same_settings(r, r->first_channel, ch))
-			not_honoured(r, ch, "channel %s's buffer settings: UST's channels are the events' providers, so every channel has the settings of the file's first channel",
+			ustctl_xml_not_honoured(r->file, ch, "channel %s's buffer settings: UST's channels are the events' providers, so every channel has the settings of the file's first channel",
 				     name);
 		return;
 	}
@@ -332,7 +306,7 @@ static void channel_settings(struct lttng_read *r, xmlNodePtr ch, const char *na
 	}
 	if (tf_size && (tf_size < (long long)UST_TRACEFILE_SIZE_MIN ||
 			tf_count < 0 || tf_count > UST_TRACEFILE_COUNT_MAX))
-		not_honoured(r, child(ch, "tracefile_size"), "tracefile size %lld and count %lld: UST takes at least %llu bytes and at most %u files",
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(ch, "tracefile_size"), "tracefile size %lld and count %lld: UST takes at least %llu bytes and at most %u files",
 			     tf_size, tf_count, UST_TRACEFILE_SIZE_MIN, UST_TRACEFILE_COUNT_MAX);
 	else if (tf_size && ustctl_extra_add_tracefile(r->x, "*", (uint64_t)tf_size,
 						       (uint32_t)tf_count))
@@ -347,25 +321,25 @@ static void convert_channel(struct lttng_read *r, xmlNodePtr ch)
 	if (!name)
 		return;
 	if (text_is(r, ch, "enabled", "false")) {
-		not_honoured(r, ch, "channel %s is disabled: its %zu events are left out", name,
-			     count_children(child(ch, "events"), "event"));
+		ustctl_xml_not_honoured(r->file, ch, "channel %s is disabled: its %zu events are left out", name,
+			     count_children(ustctl_xml_child(ch, "events"), "event"));
 		goto end;
 	}
 	channel_settings(r, ch, name);
 	if (number_of(r, ch, "switch_timer_interval", 0))
-		not_honoured(r, child(ch, "switch_timer_interval"), "channel %s's switch timer: ustd writes a sub-buffer when it is full, at a flush and at the end",
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(ch, "switch_timer_interval"), "channel %s's switch timer: ustd writes a sub-buffer when it is full, at a flush and at the end",
 			     name);
 	if (number_of(r, ch, "live_timer_interval", 0))
-		not_honoured(r, child(ch, "live_timer_interval"), "channel %s's live timer: live reading is ustd's --live, for every trace",
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(ch, "live_timer_interval"), "channel %s's live timer: live reading is ustd's --live, for every trace",
 			     name);
 	if (r->first_channel != ch && r->x->overwrite != text_is(r, ch, "overwrite_mode", "OVERWRITE"))
-		not_honoured(r, child(ch, "overwrite_mode"), "channel %s's overwrite mode: a UST session is a flight recorder or not, as the first channel says",
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(ch, "overwrite_mode"), "channel %s's overwrite mode: a UST session is a flight recorder or not, as the first channel says",
 			     name);
-	for (node = child(child(ch, "events"), "event"); node; node = node->next) {
+	for (node = ustctl_xml_child(ustctl_xml_child(ch, "events"), "event"); node; node = node->next) {
 		if (ustctl_xml_is_element(node, "event"))
 			convert_event(r, node);
 	}
-	for (node = child(child(ch, "contexts"), "context"); node; node = node->next) {
+	for (node = ustctl_xml_child(ustctl_xml_child(ch, "contexts"), "context"); node; node = node->next) {
 		if (ustctl_xml_is_element(node, "context"))
 			convert_context(r, node);
 	}
@@ -378,10 +352,10 @@ static void convert_ust_domain(struct lttng_read *r, xmlNodePtr domain)
 	xmlNodePtr node;
 
 	if (text_is(r, domain, "buffer_type", "PER_UID"))
-		not_honoured(r, child(domain, "buffer_type"), "buffer type PER_UID: UST's buffers are per process, as PER_PID");
-	if (ustctl_lttng_convert_trackers(r->file, child(domain, "process_attr_trackers"), r->x))
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(domain, "buffer_type"), "buffer type PER_UID: UST's buffers are per process, as PER_PID");
+	if (ustctl_lttng_convert_trackers(r->file, ustctl_xml_child(domain, "process_attr_trackers"), r->x))
 		r->nomem = 1;
-	for (node = child(child(domain, "channels"), "channel"); node; node = node->next) {
+	for (node = ustctl_xml_child(ustctl_xml_child(domain, "channels"), "channel"); node; node = node->next) {
 		if (ustctl_xml_is_element(node, "channel"))
 			convert_channel(r, node);
 	}
@@ -393,7 +367,7 @@ static void convert_domains(struct lttng_read *r, xmlNodePtr domains)
 	char *type;
 	size_t n;
 
-	for (d = child(domains, "domain"); d; d = d->next) {
+	for (d = ustctl_xml_child(domains, "domain"); d; d = d->next) {
 		if (!ustctl_xml_is_element(d, "domain"))
 			continue;
 		type = text_of(r, d, "type");
@@ -403,7 +377,7 @@ static void convert_domains(struct lttng_read *r, xmlNodePtr domains)
 		if (!strcmp(type, "UST"))
 			convert_ust_domain(r, d);
 		else if (n)
-			not_honoured(r, d, "the %s domain's %zu event(s): UST traces the user-space (UST) domain only, with no %s",
+			ustctl_xml_not_honoured(r->file, d, "the %s domain's %zu event(s): UST traces the user-space (UST) domain only, with no %s",
 				     type, n, !strcmp(type, "KERNEL") ? "kernel tracer" :
 				     "Java or Python agent");
 		free(type);
@@ -442,7 +416,7 @@ static void convert_net_output(struct lttng_read *r, xmlNodePtr net)
 		goto end;
 	if (uri_host_port(control, host, sizeof(host), &cport) ||
 	    uri_host_port(data, host2, sizeof(host2), &dport) || strcmp(host, host2)) {
-		not_honoured(r, net, "the network output %s, %s: UST streams to one lttng-relayd over TCP (net://HOST:CONTROL:DATA); the trace goes to ustd's directory",
+		ustctl_xml_not_honoured(r->file, net, "the network output %s, %s: UST streams to one lttng-relayd over TCP (net://HOST:CONTROL:DATA); the trace goes to ustd's directory",
 			     control, data);
 		goto end;
 	}
@@ -457,15 +431,15 @@ end:
 
 static void convert_output(struct lttng_read *r, xmlNodePtr output)
 {
-	xmlNodePtr snap = child(child(output, "snapshot_outputs"), "output");
-	xmlNodePtr consumer = child(snap ? snap : output, "consumer_output");
-	xmlNodePtr dest = child(consumer, "destination");
+	xmlNodePtr snap = ustctl_xml_child(ustctl_xml_child(output, "snapshot_outputs"), "output");
+	xmlNodePtr consumer = ustctl_xml_child(snap ? snap : output, "consumer_output");
+	xmlNodePtr dest = ustctl_xml_child(consumer, "destination");
 	char *path;
 
 	if (!dest)
 		return;
-	if (child(dest, "net_output")) {
-		convert_net_output(r, child(dest, "net_output"));
+	if (ustctl_xml_child(dest, "net_output")) {
+		convert_net_output(r, ustctl_xml_child(dest, "net_output"));
 		return;
 	}
 	path = text_of(r, dest, "path");
@@ -477,16 +451,16 @@ static void convert_output(struct lttng_read *r, xmlNodePtr output)
 
 static void convert_attributes(struct lttng_read *r, xmlNodePtr attrs)
 {
-	xmlNodePtr sched = child(attrs, "rotation_schedules");
-	long long every = number_of(r, child(sched, "periodic"), "time_us", 0);
-	long long size = number_of(r, child(sched, "size_threshold"), "bytes", 0);
+	xmlNodePtr sched = ustctl_xml_child(attrs, "rotation_schedules");
+	long long every = number_of(r, ustctl_xml_child(sched, "periodic"), "time_us", 0);
+	long long size = number_of(r, ustctl_xml_child(sched, "size_threshold"), "bytes", 0);
 
 	if (text_is(r, attrs, "snapshot_mode", "true"))
 		r->x->overwrite = 1;
 	if (number_of(r, attrs, "live_timer_interval", 0))
-		not_honoured(r, child(attrs, "live_timer_interval"), "the live timer: live reading is ustd's --live (lttng-relayd), not a session's");
+		ustctl_xml_not_honoured(r->file, ustctl_xml_child(attrs, "live_timer_interval"), "the live timer: live reading is ustd's --live (lttng-relayd), not a session's");
 	if ((every || size) && r->x->overwrite) {
-		not_honoured(r, sched, "the rotation schedule of a snapshot (flight-recorder) session: UST does not rotate a flight recorder");
+		ustctl_xml_not_honoured(r->file, sched, "the rotation schedule of a snapshot (flight-recorder) session: UST does not rotate a flight recorder");
 		return;
 	}
 	if (every > 0)
@@ -499,7 +473,7 @@ int ustctl_lttng_convert(const char *file, xmlDocPtr doc, struct ustctl_session 
 			 struct ustctl_session_extra *x)
 {
 	struct lttng_read r = { .file = file, .s = s, .x = x };
-	xmlNodePtr root = xmlDocGetRootElement(doc), session = child(root, "session");
+	xmlNodePtr root = xmlDocGetRootElement(doc), session = ustctl_xml_child(root, "session");
 	size_t n = count_children(root, "session");
 	int ret = -EINVAL;
 
@@ -518,13 +492,13 @@ int ustctl_lttng_convert(const char *file, xmlDocPtr doc, struct ustctl_session 
 		ustctl_file_error(file, (int)xmlGetLineNo(session), "the LTTng session has no <name>");
 		goto end;
 	}
-	convert_attributes(&r, child(session, "attributes"));
-	convert_domains(&r, child(session, "domains"));
-	convert_output(&r, child(session, "output"));
+	convert_attributes(&r, ustctl_xml_child(session, "attributes"));
+	convert_domains(&r, ustctl_xml_child(session, "domains"));
+	convert_output(&r, ustctl_xml_child(session, "output"));
 	if (r.nomem)
 		goto nomem;
 	if (text_is(&r, session, "started", "true"))
-		not_honoured(&r, child(session, "started"), "started: the session is loaded stopped; ustctl start-session %s starts it",
+		ustctl_xml_not_honoured(r.file, ustctl_xml_child(session, "started"), "started: the session is loaded stopped; ustctl start-session %s starts it",
 			     x->name);
 	if (!r.nr_events) {
 		ustctl_file_error(file, (int)xmlGetLineNo(session), "LTTng session %s enables no event in the user-space (UST) domain: nothing that UST traces",

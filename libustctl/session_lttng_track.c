@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,31 +29,6 @@ static const char *const trackers[][3] = {
 };
 #define NR_TRACKERS	(sizeof(trackers) / sizeof(trackers[0]))
 
-static void not_honoured(const char *file, xmlNodePtr node, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void not_honoured(const char *file, xmlNodePtr node, const char *fmt, ...)
-{
-	char what[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	ustctl_add_warning("%s:%ld: not honoured: %s", file, xmlGetLineNo(node), what);
-}
-
-static xmlNodePtr child(xmlNodePtr node, const char *name)
-{
-	xmlNodePtr c;
-
-	for (c = node ? node->children : NULL; c; c = c->next) {
-		if (ustctl_xml_is_element(c, name))
-			return c;
-	}
-	return NULL;
-}
-
 static size_t count_values(xmlNodePtr values)
 {
 	xmlNodePtr v;
@@ -69,7 +43,7 @@ static size_t count_values(xmlNodePtr values)
  * into out; "" when UST cannot take it, with the reason in why. */
 static int value_of(xmlNodePtr v, int kind, char *out, size_t size, char *why, size_t why_size)
 {
-	xmlNodePtr id = child(v, "id"), name = child(v, "name");
+	xmlNodePtr id = ustctl_xml_child(v, "id"), name = ustctl_xml_child(v, "name");
 	struct passwd pw, *found = NULL;
 	char buf[4096], uid[16];
 	xmlChar *text;
@@ -102,7 +76,7 @@ static int value_of(xmlNodePtr v, int kind, char *out, size_t size, char *why, s
 static int convert_values(const char *file, xmlNodePtr tracker, const char *kind,
 			  struct ustctl_session_extra *x)
 {
-	xmlNodePtr v, values = child(tracker, "process_attr_values");
+	xmlNodePtr v, values = ustctl_xml_child(tracker, "process_attr_values");
 	char out[USTCOMM_TRACK_PROCNAME_MAX], why[256];
 	int k = ustcomm_track_kind(kind), ret;
 
@@ -115,7 +89,7 @@ static int convert_values(const char *file, xmlNodePtr tracker, const char *kind
 		if (!ret && out[0])
 			ret = ustctl_extra_add_tracker(x, kind, out);
 		else if (!ret)
-			not_honoured(file, v, "the %s tracker's %s; the processes it names are not traced",
+			ustctl_xml_not_honoured(file, v, "the %s tracker's %s; the processes it names are not traced",
 				     (const char *)v->name, why);
 	}
 	return ret;
@@ -134,16 +108,16 @@ int ustctl_lttng_convert_trackers(const char *file, xmlNodePtr list,
 		for (i = 0; i < NR_TRACKERS && !ustctl_xml_is_element(node, trackers[i][0]); i++)
 			;
 		if (i == NR_TRACKERS || !trackers[i][2]) {
-			not_honoured(file, node, "the %s tracker (%zu value(s)): UST tracks processes by pid, procname and uid; the session takes processes of every %s",
+			ustctl_xml_not_honoured(file, node, "the %s tracker (%zu value(s)): UST tracks processes by pid, procname and uid; the session takes processes of every %s",
 				     i < NR_TRACKERS ? trackers[i][1] : (const char *)node->name,
-				     count_values(child(node, "process_attr_values")),
+				     count_values(ustctl_xml_child(node, "process_attr_values")),
 				     i < NR_TRACKERS ? "group" : "kind");
 			continue;
 		}
 		done = !strcmp(trackers[i][2], "pid") ? &done_pid : &done_uid;
 		if (*done) {
 			/* LTTng wants both to pass; UST has one list per kind. */
-			not_honoured(file, node, "the %s tracker beside the one before of the same kind: UST keeps the first",
+			ustctl_xml_not_honoured(file, node, "the %s tracker beside the one before of the same kind: UST keeps the first",
 				     trackers[i][1]);
 			continue;
 		}
