@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import tempfile
 
+from bench_util import interleaved_rows
+
 CALLS = 500000
 SUBBUF = ("1M", "32")      # no loss: a discarded event would look cheap
 
@@ -99,15 +101,7 @@ def measure(builddir, runs, tmp, lttng_class):
     try:
         if lt:
             lt.start()
-        for _ in range(runs):
-            for label, fire in list(rows):
-                try:
-                    results.setdefault(label, []).append(fire())
-                except subprocess.CalledProcessError as e:
-                    # Said in the table, not hidden: the other rows still count.
-                    notes.append("%s: not measured (%s)." % (label, e))
-                    rows.remove((label, fire))
-                    results.pop(label, None)
+        interleaved_rows(rows, runs, results, notes)
     finally:
         if lt:
             lt.cleanup()

@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import tempfile
 
+from bench_util import interleaved_rows
+
 CALLS = 2000000
 LTRACE_CALLS = 20000       # ltrace takes about 0.1 ms a call
 SUBBUF = ("1M", "32")      # no loss: a discarded event would look cheap
@@ -71,14 +73,7 @@ def measure(builddir, runs, tmp):
     else:
         notes.append("ltrace: not measured (not installed).")
     try:
-        for _ in range(runs):
-            for label, fire in list(rows):
-                try:
-                    results.setdefault(label, []).append(fire())
-                except subprocess.CalledProcessError as e:
-                    notes.append("%s: not measured (%s)." % (label, e))
-                    rows.remove((label, fire))
-                    results.pop(label, None)
+        interleaved_rows(rows, runs, results, notes)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results, notes

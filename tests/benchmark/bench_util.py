@@ -4,6 +4,7 @@ worker's output, and interleaved runs."""
 
 import os
 import struct
+import subprocess
 import time
 
 CTF_MAGIC = 0xC1FC1FC1
@@ -72,3 +73,18 @@ def interleaved(items, runs, fire):
         for i, item in enumerate(items):
             out[i].append(fire(item))
     return out
+
+
+def interleaved_rows(rows, runs, results, notes):
+    """As interleaved(), for labelled rows [(label, fire)]: results[label]
+    gets each run's figure; a row whose run fails is said in notes and
+    dropped, not hidden, and the other rows still count."""
+    rows = list(rows)
+    for _ in range(runs):
+        for label, fire in list(rows):
+            try:
+                results.setdefault(label, []).append(fire())
+            except subprocess.CalledProcessError as e:
+                notes.append("%s: not measured (%s)." % (label, e))
+                rows.remove((label, fire))
+                results.pop(label, None)
