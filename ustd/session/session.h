@@ -111,6 +111,10 @@ struct ustd_session {
 	struct ustd_relay_share *relay;	/* streamed: session_relay.h; or NULL */
 	enum ustd_session_state state;
 	bool overwrite;
+	/* Buffers per user (--buffers-uid): the processes of one uid share
+	 * one set of rings per channel and CPU, which ustd owns
+	 * (ustd/conn/uid_buffers.h); else each process has its own. */
+	bool per_uid;
 	struct ustd_session_channel *channels;
 	size_t nr_channels;
 	struct ustd_session_rule *rules;
