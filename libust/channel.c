@@ -78,6 +78,59 @@ end:
 	return ret;
 }
 
+int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stream_id,
+		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
+		       const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
+		       int *shm_fds, int *wakeup_fds)
+{
+	struct ust_rb_config cfg = {
+		.subbuf_size = subbuf_size,
+		.subbuf_count = subbuf_count,
+		.stream_id = stream_id,
+		.channel = name,
+		/* ustd made the pages; this maps them before the first events. */
+		.populate = 1,
+	};
+	struct ust_channel *chan;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	chan = ust_zalloc(sizeof(*chan));
+	if (chan)
+		chan->bufs = ust_zalloc(nr_cpus * sizeof(*chan->bufs));
+	if (!chan || !chan->bufs)
+		goto end;
+	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
+	chan->stream_id = stream_id;
+	chan->shared = 1;
+	chan->ctx = *ctx;
+	chan->ctx_size = ustcomm_ctx_set_size(ctx);
+	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
+	for (i = 0; i < nr_cpus; i++) {
+		cfg.cpu = i;
+		ret = ust_rb_attach(&chan->bufs[i], &cfg, shm_fds[i], wakeup_fds[i]);
+		shm_fds[i] = wakeup_fds[i] = -1;
+		if (ret < 0)
+			goto end;
+		/* The mapping is all the writers need: ustd holds the memfd. */
+		close(chan->bufs[i].shm_fd);
+		chan->bufs[i].shm_fd = -1;
+		chan->nr_cpus = i + 1;
+	}
+	*out = chan;
+	return 0;
+end:
+	for (i = 0; i < nr_cpus; i++) {
+		if (shm_fds[i] >= 0)
+			close(shm_fds[i]);
+		if (wakeup_fds[i] >= 0)
+			close(wakeup_fds[i]);
+		shm_fds[i] = wakeup_fds[i] = -1;
+	}
+	ust_channel_destroy(chan);
+	return ret;
+}
+
 void ust_channel_populate(struct ust_channel *chan)
 {
 	uint32_t i;
@@ -107,10 +160,12 @@ void ust_channel_retire(struct ust_channel *chan, int release_memory)
 		rb = &chan->bufs[i];
 		/* A late writer must not wait for a buffer nobody drains. */
 		uatomic_set(&rb->blocking_us, UST_BLOCKING_NEVER);
-		if (release_memory)
+		/* A shared ring's memory is the other processes' too. */
+		if (release_memory && !chan->shared)
 			fallocate(rb->shm_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
 				  (off_t)rb->map_size);
-		close(rb->shm_fd);
+		if (rb->shm_fd >= 0)
+			close(rb->shm_fd);
 		rb->shm_fd = -1;
 		if (nr_spare_wakeups < SPARE_WAKEUPS_MAX)
 			spare_wakeups[nr_spare_wakeups++] = rb->wakeup_fd;
@@ -121,6 +176,12 @@ void ust_channel_flush(struct ust_channel *chan)
 {
 	uint32_t i;
 
+	/* A shared ring's open packet holds other processes' events too:
+	 * ustd closes it when the session needs it (stop, rotation), not
+	 * every process that ends, which would leave packets of a few
+	 * events behind each short-lived worker. */
+	if (chan->shared)
+		return;
 	for (i = 0; i < chan->nr_cpus; i++)
 		ust_rb_flush(&chan->bufs[i]);
 }

@@ -37,12 +37,22 @@ struct ust_channel {
 	 * be made: the write path calls this first, then looks at the
 	 * event's binding again (trace_fork.c). Negative: discard. */
 	int (*make_buffers)(void);
+	/* Buffers per user: the rings are ustd's, shared with the other
+	 * processes of the uid (ust_channel_attach()). */
+	int shared;
 };
 
 /* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
 		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx);
+/* A channel on rings ustd made (buffers per user): nr_cpus of them, each
+ * given as its memfd and eventfd, which it takes (all of them, even on
+ * error: each is closed or -1 on return). Async-signal-safe. */
+int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stream_id,
+		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
+		       const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
+		       int *shm_fds, int *wakeup_fds);
 /* Makes the pages of the buffers of the CPUs the process may run on: 2 to
  * 3 ms for 4 MiB. Whoever makes a channel where a program waits for it
  * (start-up, an event) leaves this to the listener thread when there is

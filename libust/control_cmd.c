@@ -354,6 +354,8 @@ static int execute(struct reply *r, uint16_t cmd, const char *const *args, uint3
 		break;
 	case USTCOMM_CTL_SET_OVERWRITE:
 		ret = ust_trace_set_overwrite(args[0], !strcmp(args[1], "1"));
+		if (ret >= 0)
+			ret = ust_trace_set_per_uid(args[0], nr > 2 && !strcmp(args[2], "uid"));
 		break;
 	case USTCOMM_CTL_SESSION_STATE:
 		add(r, ust_session_join_state(args[0], args + 1, nr - 1));

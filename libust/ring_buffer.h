@@ -79,6 +79,10 @@ struct ust_rb {
 /* Creates the memfd and eventfd, maps and initialises the buffer.
  * Async-signal-safe: system calls only. */
 int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg);
+/* Maps a buffer someone else made and initialised (ustd's rings of
+ * buffers per user), as cfg says it is: -EPROTO when the buffer says
+ * otherwise. Takes both descriptors, even on error. Async-signal-safe. */
+int ust_rb_attach(struct ust_rb *rb, const struct ust_rb_config *cfg, int shm_fd, int wakeup_fd);
 void ust_rb_destroy(struct ust_rb *rb);
 /* Makes the buffer's pages, if config asked for it and it is not done:
  * milliseconds for megabytes, so done by whoever can wait (channel.h).

@@ -139,8 +139,13 @@ static void join(const struct ustcomm_ctl_msg *overwrite, const struct ustcomm_c
 	const char *name = msg_name(load), *pos = NULL;
 	int ret;
 
+	const char *buffers;
+
 	ustcomm_ctl_next(overwrite, &pos);
 	ret = ust_trace_set_overwrite(name, !strcmp(ustcomm_ctl_next(overwrite, &pos), "1"));
+	buffers = ustcomm_ctl_next(overwrite, &pos);
+	if (ret >= 0)
+		ret = ust_trace_set_per_uid(name, buffers && !strcmp(buffers, "uid"));
 	if (ret >= 0)
 		ret = ust_trace_load_session(load);
 	if (ret >= 0)

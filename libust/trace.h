@@ -40,6 +40,9 @@ struct ust_trace_config {
 	uint32_t nr_cpus;		/* possible CPUs: one buffer each */
 	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
 	int overwrite;			/* flight recorder (UST_OVERWRITE) */
+	/* Buffers per user: a session's (SET_OVERWRITE's third argument);
+	 * the channels are ustd's shared rings (trace_uid.c). */
+	int per_uid;
 };
 
 void ust_trace_init(const struct ust_trace_config *config);
@@ -118,6 +121,8 @@ void ust_trace_apply_blocking(void);
 /* Flight-recorder mode (UST_OVERWRITE) of the trace's buffers; only
  * before they are allocated. */
 int ust_trace_set_overwrite(const char *name, int overwrite);
+/* Buffers per user (1) or per process (0), before the buffers are made. */
+int ust_trace_set_per_uid(const char *name, int per_uid);
 /* Until the buffers are allocated; destroying the trace forgets it. */
 int ust_trace_set_output(const char *name, const char *output);
 int ust_trace_set_daemon_path(const char *path);

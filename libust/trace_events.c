@@ -37,6 +37,15 @@ static int channel_get(struct ust_channel **out, const char *name)
 		return ret;
 	ust_trace_channel_geometry(name, &size, &num);
 	ust_chan_conf_contexts(name, &ctx);
+	if (ust_t.cfg.per_uid) {
+		/* ustd's rings, described by ustd: nothing to send. */
+		ret = ust_trace_uid_channel(&chan, name, size, num, &ctx);
+		if (ret < 0)
+			return ret;
+		ust_channel_set_blocking(chan, ust_chan_conf_blocking(name),
+					 ust_trace_consumer_alive_fn());
+		goto added;
+	}
 	ret = ust_channel_create(&chan, name, ust_t.nr_channels, ust_t.cfg.nr_cpus, size, num,
 				 ust_t.cfg.overwrite, ust_t.uuid, &ctx);
 	if (ret < 0)
@@ -51,6 +60,7 @@ static int channel_get(struct ust_channel **out, const char *name)
 		ust_channel_destroy(chan);
 		return ret;
 	}
+added:
 	ust_t.channels[ust_t.nr_channels++] = chan;
 	*out = chan;
 	return 0;
@@ -74,10 +84,13 @@ static int event_bind(struct ust_event_state *ev)
 	b->chan = chan;
 	b->id = chan->next_event_id;
 	b->slot = ust_t.slot;
-	ret = ust_trace_send_event(ev, chan->stream_id, b->id);
+	/* Shared rings: the id is the set's, and ustd describes the event. */
+	ret = chan->shared ? ust_trace_uid_event(ev, chan->stream_id, &b->id) :
+		ust_trace_send_event(ev, chan->stream_id, b->id);
 	if (ret < 0)
 		goto end;
-	chan->next_event_id++;
+	if (!chan->shared)
+		chan->next_event_id++;
 	ev->bound[ust_t.slot] = b;
 	b = NULL;
 end:

@@ -124,6 +124,12 @@ void ust_trace_field_layout(const struct ust_field_desc *d, struct ustcomm_field
 int ust_trace_wait_drained(int sock);
 int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms);
 
+/* trace_uid.c: buffers per user. The channel's rings and an event's id,
+ * from ustd (protocol.h); a refusal's reason in ust_trace_error(). */
+int ust_trace_uid_channel(struct ust_channel **out, const char *name, uint32_t size,
+			  uint32_t num, const struct ustcomm_ctx_set *ctx);
+int ust_trace_uid_event(const struct ust_event_state *ev, uint32_t stream_id, uint32_t *id);
+
 /* trace_orphan.c: the trace ended with its ustd gone: kept in an orphan
  * file for the next ustd (libustcomm/orphan.h), or its loss counted and
  * said. Call before the events are unbound. */

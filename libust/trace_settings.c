@@ -233,6 +233,21 @@ int ust_trace_set_overwrite(const char *name, int overwrite)
 	return 0;
 }
 
+int ust_trace_set_per_uid(const char *name, int per_uid)
+{
+	int ret = ust_trace_check_name(name);
+
+	if (ret < 0)
+		return ret;
+	if (!!ust_t.cfg.per_uid == !!per_uid)
+		return 0;
+	ret = check_not_allocated("its buffers' kind is");
+	if (ret < 0)
+		return ret;
+	ust_t.cfg.per_uid = per_uid;
+	return 0;
+}
+
 int ust_trace_set_output(const char *name, const char *output)
 {
 	struct ustcomm_relay_url url;

@@ -38,6 +38,7 @@ static int claim_slot(const char *name)
 	ust_rules_clear();
 	ust_chan_conf_clear();
 	ust_t.cfg.overwrite = ust_trace_default_overwrite();
+	ust_t.cfg.per_uid = 0;
 	ust_t.output[0] = '\0';
 	memcpy(ust_t.name, name, strlen(name) + 1);
 	return 0;

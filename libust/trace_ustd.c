@@ -261,7 +261,8 @@ int ust_trace_send_hello(void)
 	hello->clock = ustcomm_clock_use_tsc ? USTCOMM_CLOCK_TSC : USTCOMM_CLOCK_MONOTONIC;
 	ret = ust_trace_send_msg(USTCOMM_MSG_HELLO, hello, sizeof(*hello), NULL, 0);
 	ust_free(hello);
-	if (ret < 0)
+	/* Buffers per user: the set's metadata is ustd's. */
+	if (ret < 0 || ust_t.cfg.per_uid)
 		return ret;
 	memcpy(info.uuid, ust_t.uuid, sizeof(info.uuid));
 	ret = ustcomm_metadata_trace(&sb, &info);
@@ -277,6 +278,11 @@ int ust_trace_describe(void)
 	unsigned i;
 	int ret;
 
+	/* Its rings and ids were the ustd's that made them: no other takes
+	 * them over, nor an orphan file. */
+	if (ust_t.cfg.per_uid && ust_t.nr_channels)
+		return ust_trace_fail(-ENOTSUP, "trace '%s' writes into the buffers per user of the ustd it began with, which no other ustd takes over: it ends with that ustd",
+				      ust_t.name);
 	ret = ust_trace_send_hello();
 	for (i = 0; ret >= 0 && i < ust_t.nr_channels; i++)
 		ret = ust_trace_send_stream_block(ust_t.channels[i]);

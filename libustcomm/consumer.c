@@ -228,6 +228,20 @@ USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 		ust_shm_futex_wake_all(&cb->ctl->release_seq);
 }
 
+USTCOMM_API void ustcomm_cbuf_release_stalled(struct ustcomm_cbuf *cb)
+{
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count,
+						cb->consumed);
+	uint64_t count = uatomic_read(&ust_shm_commits(cb->ctl)[idx].count);
+
+	/* A full barrier, as every writer's add is: the next cycle's opener
+	 * sees the count complete before it sees the release below. */
+	if (count < target)
+		uatomic_add_return(&ust_shm_commits(cb->ctl)[idx].count, target - count);
+	ustcomm_cbuf_put(cb);
+}
+
 USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb)
 {
 	uint64_t pos = uatomic_read(&cb->ctl->write_offset);

@@ -66,6 +66,18 @@ USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, int tsc,
 /* Hands the packet returned by the last get back to the writers. */
 USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
 
+/*
+ * Buffers per user: a writer of the next sub-buffer to take died inside
+ * it (its commit count stays short, and every writer of every process
+ * sharing the ring would soon find it full). Once the caller has written
+ * what it could rescue of it, this completes its count, as the dead
+ * writer's commit would have, so that the sub-buffer's later cycles add
+ * up, and hands it back to the writers. Only for a sub-buffer no live
+ * writer is still inside: the caller waited long enough (ustd's
+ * uid_set.c says how long, and what happens to a writer stopped longer).
+ */
+USTCOMM_API void ustcomm_cbuf_release_stalled(struct ustcomm_cbuf *cb);
+
 /* Checks the context of a complete packet (a sub-buffer or a private copy
  * of one) and gives the bytes to write: 0, or -EPROTO. */
 USTCOMM_API int ustcomm_cbuf_packet_len(const struct ustcomm_cbuf *cb, const char *pkt,

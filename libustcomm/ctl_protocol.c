@@ -45,7 +45,7 @@ static const struct {
 	[USTCOMM_CTL_SESSION_DESTROY] = { "destroy-session", 1, 1 },
 	[USTCOMM_CTL_SESSION_LIST] = { "list-sessions", 0, 0 },
 	[USTCOMM_CTL_SESSION_CONTEXT] = { "add-context -s", 3, 3 },
-	[USTCOMM_CTL_SET_OVERWRITE] = { "set-overwrite", 2, 2 },
+	[USTCOMM_CTL_SET_OVERWRITE] = { "set-overwrite", 2, 3 },
 	[USTCOMM_CTL_SESSION_STATE] = { "session-state", 1, -1 },
 	[USTCOMM_CTL_SESSION_ROTATE] = { "rotate-session", 1, 1 },
 	[USTCOMM_CTL_SESSION_ROTATION] = { "create-session --rotate-every", 5, 5 },

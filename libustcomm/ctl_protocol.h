@@ -189,8 +189,11 @@ enum ustcomm_ctl_cmd {
 	/* 42: never implemented; SESSION_DESCRIBE (55) took its place. Not
 	 * to be reused, so that an old ustctl is refused rather than
 	 * misunderstood. */
-	/* to a program: (TRACE, "0"|"1") -> (); flight-recorder mode of the
-	 * trace, before its buffers are allocated */
+	/* to a program: (TRACE, "0"|"1"[, BUFFERS "pid"|"uid"]) -> ();
+	 * flight-recorder mode of the trace and, when given, whether its
+	 * buffers are its own or ustd's per user (protocol.h), before its
+	 * buffers are allocated. A program of before refuses BUFFERS, so a
+	 * per-user session never gets a process that writes its own. */
 	USTCOMM_CTL_SET_OVERWRITE = 43,
 	/* to a program: (NAME of a session, then PATTERN and LEVEL of each
 	 * of its enable rules, as in ENABLE_RULE, or none to skip the test)

@@ -242,18 +242,21 @@ int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stream_id, const
 	return sb->err;
 }
 
-int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
-			   uint32_t event_id, const char *full_name, int loglevel,
-			   const struct ust_field_desc *fields, uint32_t nr_fields)
+static int fields_ok(const struct ust_field_desc *fields, uint32_t nr_fields)
 {
 	uint32_t i;
 
-	if (!full_name || (nr_fields && !fields))
-		return -EINVAL;
+	if (nr_fields && !fields)
+		return 0;
 	for (i = 0; i < nr_fields; i++)
 		if (!field_ok(&fields[i]))
-			return -EINVAL;
+			return 0;
+	return 1;
+}
 
+static void event_open(struct ustcomm_strbuf *sb, uint32_t stream_id, uint32_t event_id,
+		       const char *full_name, int loglevel)
+{
 	ustcomm_strbuf_append(sb, "event {\n", 8);
 	put_string_attr(sb, "\t", "name", full_name);
 	ustcomm_strbuf_printf(sb,
@@ -261,8 +264,43 @@ int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
 		"\tstream_id = %" PRIu32 ";\n"
 		"\tloglevel = %d;\n"
 		"\tfields := struct {\n", event_id, stream_id, loglevel);
+}
+
+static void event_close(struct ustcomm_strbuf *sb)
+{
+	ustcomm_strbuf_append(sb, "\t};\n};\n\n", 8);
+}
+
+int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
+			   uint32_t event_id, const char *full_name, int loglevel,
+			   const struct ust_field_desc *fields, uint32_t nr_fields)
+{
+	if (!full_name || !fields_ok(fields, nr_fields))
+		return -EINVAL;
+	event_open(sb, stream_id, event_id, full_name, loglevel);
+	ustcomm_metadata_fields(sb, fields, nr_fields);
+	event_close(sb);
+	return sb->err;
+}
+
+int ustcomm_metadata_fields(struct ustcomm_strbuf *sb, const struct ust_field_desc *fields,
+			    uint32_t nr_fields)
+{
+	uint32_t i;
+
+	if (!fields_ok(fields, nr_fields))
+		return -EINVAL;
 	for (i = 0; i < nr_fields; i++)
 		put_field(sb, &fields[i]);
-	ustcomm_strbuf_append(sb, "\t};\n};\n\n", 8);
+	return sb->err;
+}
+
+int ustcomm_metadata_event_block(struct ustcomm_strbuf *sb, uint32_t stream_id,
+				 uint32_t event_id, const char *full_name, int loglevel,
+				 const char *fields_tsdl)
+{
+	event_open(sb, stream_id, event_id, full_name, loglevel);
+	ustcomm_strbuf_append(sb, fields_tsdl, strlen(fields_tsdl));
+	event_close(sb);
 	return sb->err;
 }

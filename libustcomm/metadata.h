@@ -35,6 +35,15 @@ USTCOMM_API int ustcomm_metadata_stream(struct ustcomm_strbuf *sb, uint32_t stre
 USTCOMM_API int ustcomm_metadata_event(struct ustcomm_strbuf *sb, uint32_t stream_id,
 				       uint32_t event_id, const char *full_name, int loglevel,
 				       const struct ust_field_desc *fields, uint32_t nr_fields);
+/* The lines of the event's fields := struct { ... }, alone: what a
+ * process of a set with buffers per user sends ustd (protocol.h). */
+USTCOMM_API int ustcomm_metadata_fields(struct ustcomm_strbuf *sb,
+					const struct ust_field_desc *fields, uint32_t nr_fields);
+/* The event's block around those lines, as ustcomm_metadata_event() makes
+ * it: ustd's, with the id it gave. */
+USTCOMM_API int ustcomm_metadata_event_block(struct ustcomm_strbuf *sb, uint32_t stream_id,
+					     uint32_t event_id, const char *full_name,
+					     int loglevel, const char *fields_tsdl);
 /* True when name is a valid TSDL identifier (fields must be). */
 USTCOMM_API int ustcomm_metadata_valid_identifier(const char *name);
 

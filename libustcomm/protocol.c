@@ -270,6 +270,10 @@ static int msg_type_fds(uint16_t type)
 	case USTCOMM_MSG_EVENT_LAYOUT:
 	case USTCOMM_MSG_SNAPSHOT:
 	case USTCOMM_MSG_SNAPSHOT_DONE:
+	case USTCOMM_MSG_UID_CHANNEL:
+	case USTCOMM_MSG_UID_CHANNEL_REPLY:
+	case USTCOMM_MSG_UID_EVENT:
+	case USTCOMM_MSG_UID_EVENT_REPLY:
 		return 0;
 	case USTCOMM_MSG_STREAM:
 		return 2;
@@ -450,6 +454,59 @@ int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
 	    d->status > 0 || d->reserved || !memchr(d->text, '\0', sizeof(d->text)))
 		return -EPROTO;
 	*out = d;
+	return 0;
+}
+
+int ustcomm_check_uid_channel(const struct ustcomm_msg *msg,
+			      const struct ustcomm_uid_channel **out)
+{
+	const struct ustcomm_uid_channel *c = (const void *)msg->payload;
+	uint32_t i;
+
+	if (msg->type != USTCOMM_MSG_UID_CHANNEL || msg->payload_len != sizeof(*c) ||
+	    !memchr(c->channel, '\0', sizeof(c->channel)) || !c->channel[0] ||
+	    !ust_shm_sizes_valid(c->subbuf_size, c->subbuf_count) || !c->nr_cpus ||
+	    c->nr_cpus > USTCOMM_UID_CPUS_MAX || c->ctx_nr > USTCOMM_UID_CTX_MAX)
+		return -EPROTO;
+	for (i = 0; i < c->ctx_nr; i++) {
+		if (c->ctx_ids[i] >= USTCOMM_CTX_NR)
+			return -EPROTO;
+	}
+	*out = c;
+	return 0;
+}
+
+int ustcomm_check_uid_event(const struct ustcomm_msg *msg, const struct ustcomm_uid_event **out,
+			    const char **name, const char **fields,
+			    const struct ustcomm_field_layout **layouts)
+{
+	const struct ustcomm_uid_event *e = (const void *)msg->payload;
+	const struct ustcomm_field_layout *f;
+	const char *n;
+	uint64_t need;
+	uint32_t i;
+
+	if (msg->type != USTCOMM_MSG_UID_EVENT || msg->payload_len < sizeof(*e))
+		return -EPROTO;
+	need = sizeof(*e) + (uint64_t)e->name_len + e->fields_len +
+		(uint64_t)e->nr_fields * sizeof(*f);
+	if (e->reserved || need != msg->payload_len || e->name_len < 2 || e->fields_len < 1 ||
+	    (e->name_len + e->fields_len) % 4)
+		return -EPROTO;
+	n = (const char *)(e + 1);
+	if (n[e->name_len - 1] || strlen(n) != e->name_len - 1 ||
+	    n[e->name_len + e->fields_len - 1] ||
+	    strlen(n + e->name_len) >= e->fields_len)
+		return -EPROTO;
+	f = (const void *)(n + e->name_len + e->fields_len);
+	for (i = 0; i < e->nr_fields; i++) {
+		if (!field_layout_ok(&f[i]))
+			return -EPROTO;
+	}
+	*out = e;
+	*name = n;
+	*fields = n + e->name_len;
+	*layouts = f;
 	return 0;
 }
 

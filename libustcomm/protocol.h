@@ -45,6 +45,25 @@ enum ustcomm_msg_type {
 	 * struct ustcomm_trigger_fired, then the directory, NUL-terminated
 	 * (payload_len counts both) */
 	USTCOMM_MSG_TRIGGER_FIRED = 9,
+	/*
+	 * Buffers per user (a session's --buffers-uid): the processes of one
+	 * uid write into rings ustd made, so ustd gives out the channels'
+	 * buffers and the events' ids, which must mean the same in every
+	 * process of the set, and writes the set's metadata itself. The
+	 * program asks and waits for the answer, under its lock; nothing
+	 * else comes to it on the connection meanwhile.
+	 */
+	/* app -> ustd: struct ustcomm_uid_channel */
+	USTCOMM_MSG_UID_CHANNEL = 10,
+	/* ustd -> app: struct ustcomm_uid_reply (id: the stream id), then,
+	 * when status is 0, nr_cpus USTCOMM_MSG_STREAM, each with its fds */
+	USTCOMM_MSG_UID_CHANNEL_REPLY = 11,
+	/* app -> ustd: struct ustcomm_uid_event, then the event's name,
+	 * NUL-terminated, its fields' TSDL (ustcomm_metadata_fields()),
+	 * NUL-terminated, and nr_fields struct ustcomm_field_layout */
+	USTCOMM_MSG_UID_EVENT = 12,
+	/* ustd -> app: struct ustcomm_uid_reply (id: the event id) */
+	USTCOMM_MSG_UID_EVENT_REPLY = 13,
 };
 
 struct ustcomm_msg_header {
@@ -139,6 +158,43 @@ struct ustcomm_trigger_fired {
 	uint64_t limited;		/* of those, not notified by libust */
 };
 
+#define USTCOMM_UID_CTX_MAX	32
+#define USTCOMM_UID_CPUS_MAX	4096
+
+struct ustcomm_uid_channel {
+	char channel[UST_SHM_CHANNEL_NAME_MAX];	/* NUL-terminated */
+	/* The geometry the program would give the channel: the first
+	 * process of the set chooses, the others take the set's. */
+	uint32_t subbuf_size;
+	uint32_t subbuf_count;
+	uint32_t nr_cpus;
+	/* The event context of the channel (event_context.h): it must be the
+	 * set's, as every event's layout depends on it. */
+	uint32_t ctx_nr;
+	uint8_t ctx_ids[USTCOMM_UID_CTX_MAX];
+};
+
+struct ustcomm_uid_event {
+	uint32_t stream_id;
+	int32_t loglevel;
+	uint32_t nr_fields;
+	uint32_t name_len;		/* with its NUL */
+	/* The TSDL's with its NUL and as many more NULs as put the layouts
+	 * at a multiple of 4 bytes: name_len + fields_len is one. */
+	uint32_t fields_len;
+	uint32_t reserved;		/* 0 */
+};
+
+struct ustcomm_uid_reply {
+	int32_t status;			/* 0 or a negative errno */
+	uint32_t id;
+	uint32_t nr_cpus;		/* UID_CHANNEL_REPLY: streams that follow */
+	uint32_t reserved;		/* 0 */
+	uint8_t uuid[16];		/* UID_CHANNEL_REPLY: the set's trace */
+	/* NUL-terminated: why it was refused, "" when status is 0 */
+	char error[256];
+};
+
 struct ustcomm_snapshot_done {
 	int32_t status;			/* 0 or a negative errno */
 	uint32_t reserved;		/* 0 */
@@ -204,6 +260,14 @@ USTCOMM_API int ustcomm_check_snapshot(const struct ustcomm_msg *msg,
 				       const struct ustcomm_snapshot **out);
 USTCOMM_API int ustcomm_check_snapshot_done(const struct ustcomm_msg *msg,
 					    const struct ustcomm_snapshot_done **out);
+USTCOMM_API int ustcomm_check_uid_channel(const struct ustcomm_msg *msg,
+					  const struct ustcomm_uid_channel **out);
+/* Also checks the lengths, the strings' ends and every field layout:
+ * *name, *fields and *layouts point into msg. */
+USTCOMM_API int ustcomm_check_uid_event(const struct ustcomm_msg *msg,
+					const struct ustcomm_uid_event **out, const char **name,
+					const char **fields,
+					const struct ustcomm_field_layout **layouts);
 /* One datagram of the trigger channel, len bytes: 0 with *fired and *dir
  * pointing into buf, or -EPROTO. */
 USTCOMM_API int ustcomm_check_trigger_fired(const void *buf, size_t len,

@@ -189,4 +189,32 @@ static inline int ust_shm_sizes_valid(uint32_t subbuf_size, uint32_t subbuf_coun
 		subbuf_count >= UST_SUBBUF_NUM_MIN && subbuf_count <= UST_SUBBUF_NUM_MAX;
 }
 
+/*
+ * Fills the header of a new, zero-filled buffer of map_size bytes (the
+ * memfd starts zeroed: positions, counts and consumed start at 0); by its
+ * creator, before anyone else maps it: libust for its own buffers, ustd
+ * for the rings of buffers per user.
+ */
+static inline void ust_shm_ctl_init(struct ust_shm_ctl *ctl, uint32_t subbuf_size,
+				    uint32_t subbuf_count, uint32_t stream_id, uint32_t cpu,
+				    uint64_t page_size, const uint8_t uuid[16],
+				    const char *channel, uint32_t flags)
+{
+	size_t i;
+
+	ctl->magic = UST_SHM_MAGIC;
+	ctl->version = UST_SHM_VERSION;
+	ctl->subbuf_size = subbuf_size;
+	ctl->subbuf_count = subbuf_count;
+	ctl->stream_id = stream_id;
+	ctl->cpu = cpu;
+	ctl->data_offset = ust_shm_data_offset(subbuf_count, page_size);
+	ctl->map_size = ust_shm_map_size(subbuf_size, subbuf_count, page_size);
+	for (i = 0; i < sizeof(ctl->uuid); i++)
+		ctl->uuid[i] = uuid[i];
+	for (i = 0; i + 1 < sizeof(ctl->channel) && channel[i]; i++)
+		ctl->channel[i] = channel[i];
+	ctl->flags = flags;
+}
+
 #endif

@@ -31,6 +31,8 @@
 #include "ustd/conn/accept.h"
 #include "ustd/conn/adopt.h"
 #include "ustd/conn/app.h"
+#include "ustd/conn/uid_set.h"
+#include "ustd/session/session_uid.h"
 #include "ustd/conn/orphan.h"
 #include "ustd/conn/handshake.h"
 #include "ustd/conn/trigger.h"
@@ -323,6 +325,9 @@ static int ustd_loop(struct ustd *d)
 			case USTD_WATCH_TRIGGER:
 				ustd_trigger_on_readable((struct ustd_trigger_chan *)w);
 				break;
+			case USTD_WATCH_UID_TIMER:
+				ustd_uid_set_on_timer(w);
+				break;
 			case USTD_WATCH_SPACE_TIMER:
 				ustd_space_wait_on_timer(&d->space_wait);
 				break;
@@ -343,6 +348,8 @@ static void ustd_finish(struct ustd *d)
 	struct ustd_app *app;
 
 	ustd_accept_backlog(&d->accept);
+	/* Before the programs: the sets' traces are ended by their sessions. */
+	ustd_sessions_uid_end(d->ctx.sessions);
 	for (app = d->apps; app; app = app->next)
 		ustd_app_finish(app);
 	ustd_reap(d);

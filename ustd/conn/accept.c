@@ -43,6 +43,7 @@ static void accept_one(struct ustd_accept *a, int fd)
 	app = ustd_app_new(a->ctx, fd, cred.pid);
 	if (!app)
 		return;
+	app->uid = cred.uid;
 	app->next = *a->apps;
 	*a->apps = app;
 	ustd_handshake_add(a->handshake);

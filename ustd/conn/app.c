@@ -26,6 +26,7 @@
 #include "ustd/conn/trigger.h"
 #include "ustd/relay/relay_share.h"
 #include "ustd/conn/space_wait.h"
+#include "ustd/conn/uid_set.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -247,9 +248,17 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		close(app->pidfd);
 		app->pidfd = -1;
 	}
+	if (app->uid_set)
+		ustd_uid_set_member_ended(app->uid_set, how == APP_END_GOODBYE);
 	if (app->session)
 		app->ctx->owner->trace_ended(app);
 	app->closed = true;
+}
+
+void ustd_app_end_flushed(struct ustd_app *app)
+{
+	if (!app->closed)
+		app_end(app, APP_END_GOODBYE);
 }
 
 void ustd_app_release(struct ustd_app *app)
@@ -339,6 +348,11 @@ static int app_handle_hello(struct ustd_app *app, const struct ustcomm_msg *msg,
 	} else {
 		ret = app->relay ? 0 : app->ctx->owner->trace_dir(app->ctx->sessions, app,
 								  hello->trace_name, &app->td);
+		if (ret == 2) {
+			ustd_app_note(app, "tracing %s into the buffers of uid %u",
+				      app->label, (unsigned)app->uid);
+			return 0;
+		}
 		if (ret == 0)
 			ret = ustd_trace_dir_create(&app->td, app->dir, app->procname, app->pid,
 						    app->started);
@@ -472,7 +486,35 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 	case USTCOMM_MSG_HELLO:
 		ret = app_handle_hello(app, msg, why);
 		break;
+	case USTCOMM_MSG_UID_CHANNEL: {
+		const struct ustcomm_uid_channel *req;
+
+		ret = ustcomm_check_uid_channel(msg, &req);
+		if (ret < 0 || !app->uid_set) {
+			*why = ret < 0 ? "invalid UID_CHANNEL" : "UID_CHANNEL from a process without buffers per user";
+			ret = -EPROTO;
+			break;
+		}
+		ret = ustd_uid_set_on_channel(app->uid_set, app, req);
+		if (ret < 0)
+			*why = "the answer to UID_CHANNEL could not be sent";
+		break;
+	}
+	case USTCOMM_MSG_UID_EVENT:
+		if (!app->uid_set) {
+			*why = "UID_EVENT from a process without buffers per user";
+			ret = -EPROTO;
+			break;
+		}
+		ret = ustd_uid_set_on_event(app->uid_set, app, msg);
+		if (ret < 0)
+			*why = ret == -EPROTO ? "invalid UID_EVENT" :
+				"the answer to UID_EVENT could not be sent";
+		break;
 	case USTCOMM_MSG_METADATA:
+		/* A member's events are the set's, which ustd describes. */
+		if (app->uid_set)
+			break;
 		if (app->stopped || msg->payload_len == 0)
 			break;
 		ret = app_metadata(app, msg->payload, msg->payload_len);
@@ -481,6 +523,11 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 		ret = 0;
 		break;
 	case USTCOMM_MSG_STREAM:
+		if (app->uid_set) {
+			*why = "STREAM from a process with buffers per user";
+			ret = -EPROTO;
+			break;
+		}
 		ret = app_handle_stream(app, msg, why);
 		break;
 	case USTCOMM_MSG_EVENT_LAYOUT: {
@@ -491,6 +538,8 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 			*why = "invalid EVENT_LAYOUT";
 			break;
 		}
+		if (app->uid_set)
+			break;
 		ret = ustd_layouts_add(&app->layouts, el);
 		if (ret == -ENOMEM) {
 			ustcomm_err("out of memory: %s cannot be rescued if it crashes", app->label);

@@ -19,6 +19,9 @@ void ustd_app_drop_late(struct ustd_app *app);
 /* Closes the connection of an application whose trace waits for space
  * (app->release), leaving its buffers to it. */
 void ustd_app_release(struct ustd_app *app);
+/* Ends a trace whose every packet is complete, as a GOODBYE does: the
+ * sink of buffers per user (uid_set.h). */
+void ustd_app_end_flushed(struct ustd_app *app);
 
 /* Adds an accepted connection to the epoll set. Takes ownership of sock,
  * also on failure (NULL). */

@@ -44,6 +44,7 @@ enum ustd_watch_kind {
 	USTD_WATCH_SPACE_TIMER,		/* ustd/conn/space_wait.h */
 	USTD_WATCH_LISTEN_RETRY,	/* ustd/conn/listen_pause.h */
 	USTD_WATCH_HANDSHAKE_TIMER,	/* ustd/conn/handshake.h */
+	USTD_WATCH_UID_TIMER,		/* ustd/conn/uid_set.h */
 };
 
 struct ustd_watch {
@@ -52,6 +53,7 @@ struct ustd_watch {
 
 struct ustd_app;
 struct ustd_app_stream;
+struct ustd_uid_set;
 struct ustd_sessions;
 struct ustd_session;
 struct ustd_relay_share;
@@ -71,7 +73,9 @@ struct ustd_app_owner {
 					  const char *trace_name);
 	/* HELLO of a local trace named trace_name: when it is a session's,
 	 * creates its directory in td and files app under the session. 1
-	 * when the trace is a session's, 0 when not, or a negative errno. */
+	 * when the trace is a session's, 2 when it is a session's with
+	 * buffers per user (app->uid_set is set, td is not: the set's trace
+	 * has the directory), 0 when not, or a negative errno. */
 	int (*trace_dir)(struct ustd_sessions *ss, struct ustd_app *app, const char *trace_name,
 			 struct ustd_trace_dir *td);
 	/* The file limits of channel in session s (NULL: none) to tf. */
@@ -140,6 +144,9 @@ struct ustd_app_stream {
 	uint64_t snap_limit;		/* write position taken for a snapshot */
 	uint64_t rot_limit;		/* write position taken for a rotation */
 	uint64_t chunk_base;		/* stream.out.written when the chunk began */
+	/* A ring per user's: the write position when a writer died, before
+	 * which no live writer is left once the grace is over (uid_set.c). */
+	uint64_t stall_limit;
 	bool idle;			/* nothing to send at the last live tick */
 	struct ustd_app_stream *next;
 };
@@ -154,6 +161,13 @@ struct ustd_app {
 	 * -1 where the kernel has none. */
 	int pidfd;
 	pid_t pid;			/* SO_PEERCRED, in ustd's pid namespace */
+	uid_t uid;			/* SO_PEERCRED */
+	/* Buffers per user (uid_set.h): the set whose rings the program
+	 * writes into, when it is a member; its own streams it has none. */
+	struct ustd_uid_set *uid_set;
+	/* The set's own trace: its rings' streams, its directory and the
+	 * metadata ustd writes; no socket, no process (uid_set.c). */
+	bool uid_sink;
 	uint64_t accepted_ms;		/* ustd_app_now_ms(): HELLO is due (handshake.h) */
 	uint8_t uuid[16];		/* the trace's, from HELLO */
 	char procname[32];

@@ -598,6 +598,40 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
 	return stream_take_range(s, &s->out, s->cb.consumed, UINT64_MAX, rescue);
 }
 
+int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
+			const struct ustd_rescue_ctx *rescue, uint64_t *rescued)
+{
+	struct ustcomm_writer_state ws;
+	const char *packet;
+	size_t len;
+	bool more;
+	uint32_t i;
+	char *copy;
+	int ret = 0;
+
+	if (!s->open || s->overwrite)
+		return 0;
+	copy = malloc(s->cb.subbuf_size);
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0; i < s->cb.subbuf_count && ret == 0; i++) {
+		ret = stream_copy(s, &limit, &more);
+		if (ret || !ustcomm_cbuf_next_ends_before(&s->cb, limit))
+			break;
+		/* Complete since the copy stopped: the next round takes it. */
+		if (ustcomm_cbuf_get(&s->cb, &packet, &len) != 0)
+			continue;
+		ustcomm_cbuf_writer_state(&s->cb, &ws);
+		ret = stream_take(s, &s->out, s->cb.consumed, &ws, rescue, copy);
+		if (ret)
+			break;
+		ustcomm_cbuf_release_stalled(&s->cb);
+		(*rescued)++;
+	}
+	free(copy);
+	return ret;
+}
+
 void ustd_stream_hold(struct ustd_stream *s)
 {
 	if (!s->open)

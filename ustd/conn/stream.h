@@ -152,6 +152,15 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
  * left out). With rescue (writers dead), incomplete ones too. Returns 0,
  * 1 (corrupted) or a negative errno, as ustd_stream_drain().
  */
+/*
+ * Buffers per user: takes the packets before limit, as a drain does, and
+ * each one left incomplete (a writer died inside it: the caller knows no
+ * live writer is still there) as the crash rescue does, then hands it
+ * back to the writers (ustcomm_cbuf_release_stalled()), counting it in
+ * *rescued. 0, 1 when the stream was closed, or a negative errno.
+ */
+int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
+			const struct ustd_rescue_ctx *rescue, uint64_t *rescued);
 int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
 			   uint64_t limit, const struct ustd_rescue_ctx *rescue);
 

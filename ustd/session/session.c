@@ -76,9 +76,11 @@ int ustd_session_add_rule(struct ustd_session *s, const char *const *five)
 
 int ustd_session_encode_overwrite(const struct ustd_session *s, char **msg, size_t *len)
 {
-	const char *args[2] = { s->name, s->overwrite ? "1" : "0" };
+	const char *args[3] = { s->name, s->overwrite ? "1" : "0", "uid" };
 
-	return ustcomm_ctl_encode(USTCOMM_CTL_SET_OVERWRITE, 0, 0, args, 2, msg, len);
+	/* BUFFERS only when per user: a program of before takes the rest. */
+	return ustcomm_ctl_encode(USTCOMM_CTL_SET_OVERWRITE, 0, 0, args, s->per_uid ? 3 : 2,
+				  msg, len);
 }
 
 int ustd_session_encode_state(const struct ustd_session *s, char **msg, size_t *len)
@@ -263,6 +265,18 @@ int ustd_session_make_dir(struct ustd_session *s, const char *output)
 
 void ustd_session_for_each_app(struct ustd_sessions *ss, const struct ustd_session *s,
 			       void (*fn)(struct ustd_app *app, void *arg), void *arg)
+{
+	struct ustd_app *app, *next;
+
+	for (app = *ss->apps; app; app = next) {
+		next = app->next;
+		if (app->session == s && !app->closed && !app->uid_sink)
+			fn(app, arg);
+	}
+}
+
+void ustd_session_for_each_trace(struct ustd_sessions *ss, const struct ustd_session *s,
+				 void (*fn)(struct ustd_app *app, void *arg), void *arg)
 {
 	struct ustd_app *app, *next;
 

@@ -115,6 +115,8 @@ struct ustd_session {
 	 * one set of rings per channel and CPU, which ustd owns
 	 * (ustd/conn/uid_buffers.h); else each process has its own. */
 	bool per_uid;
+	struct ustd_uid_set **uid_sets;	/* session_uid.h */
+	size_t nr_uid_sets;
 	struct ustd_session_channel *channels;
 	size_t nr_channels;
 	struct ustd_session_rule *rules;
@@ -154,9 +156,13 @@ struct ustd_sessions {
 struct ustd_session *ustd_session_find(struct ustd_sessions *ss, const char *name);
 
 /* Calls fn for every program whose trace is the session's: what a
- * snapshot or a rotation of the whole session walks. */
+ * snapshot or a request to its programs walks. */
 void ustd_session_for_each_app(struct ustd_sessions *ss, const struct ustd_session *s,
 			       void (*fn)(struct ustd_app *app, void *arg), void *arg);
+/* The same, and the traces of its buffers per user (session_uid.h):
+ * what a rotation or its size walks. */
+void ustd_session_for_each_trace(struct ustd_sessions *ss, const struct ustd_session *s,
+				 void (*fn)(struct ustd_app *app, void *arg), void *arg);
 
 /* The requests that apply s to a program (SET_OVERWRITE and LOAD_SESSION),
  * each encoded, or with only the given rules when rules is not NULL. */

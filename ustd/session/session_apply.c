@@ -22,6 +22,7 @@
 #include "ustd/session/session_apply.h"
 #include "ustd/session/session_track.h"
 #include "ustd/session/session_trigger.h"
+#include "ustd/session/session_uid.h"
 
 #define APPLY_TIMEOUT_S		15	/* destroy waits for ustd to write */
 #define APPLY_RETRY_MS		20
@@ -567,6 +568,22 @@ int ustd_session_trace_dir(struct ustd_sessions *ss, struct ustd_app *app,
 
 	if (!s)
 		return 0;
+	if (app->uid_sink) {
+		/* uid-UID: the sink's pid is its uid (ustd/conn/uid_set.c). */
+		ret = ustd_trace_dir_create_proc(td, s->dir, app->procname, app->pid);
+		if (ret == 0)
+			app->session = s;
+		return ret < 0 ? ret : 1;
+	}
+	if (s->per_uid) {
+		ret = ustd_session_uid_join(ss, s, app);
+		if (ret < 0)
+			return ret;
+		app->session = s;
+		if (!ustd_session_tracks_pid(s, app->pid))
+			ustd_apply_begin(&ss->apply, USTD_APPLY_STOP, app->pid, s, NULL, 0, NULL);
+		return 2;
+	}
 	ret = ustd_trace_dir_create_proc(td, s->dir, app->procname, app->pid);
 	if (ret < 0)
 		return ret;

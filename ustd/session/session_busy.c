@@ -33,7 +33,7 @@ static const char *busy_session(struct ustd_sessions *ss, pid_t pid)
 	const struct ustd_app *app;
 
 	for (app = *ss->apps; app; app = app->next) {
-		if (app->pid == pid && !app->closed && app->session)
+		if (app->pid == pid && !app->closed && app->session && !app->uid_sink)
 			return app->session->name;
 	}
 	return "";

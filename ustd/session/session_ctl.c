@@ -45,6 +45,7 @@
 #include "ustd/session/session_rotate.h"
 #include "ustd/session/session_settings.h"
 #include "ustd/session/session_trigger.h"
+#include "ustd/session/session_uid.h"
 #include "ustd/session/session_clear.h"
 #include "ustd/session/session_snapshot.h"
 #include "ustd/session/session_status.h"
@@ -487,6 +488,10 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 		ea.w = ustd_session_final_waiter(final);
 	c->final = final;
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
+	/* Buffers per user: what the processes wrote until now is written
+	 * out; a destroyed session's is its last (session_uid.h). */
+	if (cmd == USTCOMM_CTL_SESSION_STOP)
+		ustd_session_uid_flush(s);
 	if (cmd == USTCOMM_CTL_SESSION_DESTROY) {
 		ustd_session_unlink(c->ss, s);
 		ustd_session_free(s);

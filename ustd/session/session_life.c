@@ -18,6 +18,7 @@
 #include "ustd/session/session_rotate.h"
 #include "ustd/session/session_track.h"
 #include "ustd/session/session_trigger.h"
+#include "ustd/session/session_uid.h"
 
 static void rule_free(struct ustd_session_rule *r)
 {
@@ -31,6 +32,7 @@ void ustd_session_free(struct ustd_session *s)
 {
 	size_t i;
 
+	ustd_session_uid_end(s);
 	ustd_rotation_fini(s);
 	ustd_session_triggers_free(s);
 	ustd_session_trackers_free(s);

@@ -68,7 +68,7 @@ int ustd_session_loss(struct ustd_sessions *ss, const char *name,
 	int ret;
 
 	if (s)
-		ustd_session_for_each_app(ss, s, session_loss_drain, NULL);
+		ustd_session_for_each_trace(ss, s, session_loss_drain, NULL);
 	ret = ustcomm_loss_scan(&loss, dir, SESSION_LOSS_DEPTH);
 	*discarded = ustcomm_loss_total(&loss) + session_loss_stopped(ss, tally);
 	ustcomm_loss_free(&loss);

@@ -140,7 +140,7 @@ static void on_size_check(struct ustd_session *s)
 {
 	uint64_t bytes = s->rot.ended_bytes;
 
-	ustd_session_for_each_app(s->rot.ss, s, add_size, &bytes);
+	ustd_session_for_each_trace(s->rot.ss, s, add_size, &bytes);
 	if (bytes >= s->rot.size)
 		auto_rotate(s, "on its size");
 }
@@ -342,7 +342,7 @@ int ustd_session_rotate(struct ustd_session *s, char *out, size_t size)
 	ret = chunk_open(&e, out, size);
 	if (ret < 0)
 		return ret;
-	ustd_session_for_each_app(rot->ss, s, rotate_app, &ra);
+	ustd_session_for_each_trace(rot->ss, s, rotate_app, &ra);
 	/* Those that ended, meanwhile too, are in the chunk being closed. */
 	rot->ended_bytes = 0;
 	if (chunk_close(rot->ss, &e, now, out, size) == -ENODATA)
