@@ -235,8 +235,9 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 	/* A file edited by hand may ask what create-session refuses. */
 	ret = ustd_session_buffers_check(s->name, s->per_uid, s->overwrite,
 					 us->output && strstr(us->output, "://"), why, WHY_MAX);
-	if (!ret)
-		ret = ustd_mkdir_p(s->dir);
+	if (ret)
+		goto end;
+	ret = ustd_mkdir_p(s->dir);
 	if (ret)
 		snprintf(why, WHY_MAX, "cannot make its directory %s again: %s", s->dir,
 			 strerror(-ret));
