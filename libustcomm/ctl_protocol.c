@@ -38,7 +38,7 @@ static const struct {
 	[USTCOMM_CTL_GET_BLOCKING_TIMEOUT] = { "get-blocking-timeout", 2, 2 },
 	[USTCOMM_CTL_SET_TRACEFILE] = { "set-tracefile", 3, 3 },
 	[USTCOMM_CTL_GET_TRACEFILE] = { "get-tracefile", 2, 2 },
-	[USTCOMM_CTL_SESSION_CREATE] = { "create-session", 5, 5 },
+	[USTCOMM_CTL_SESSION_CREATE] = { "create-session", 5, 6 },
 	[USTCOMM_CTL_SESSION_RULES] = { "enable-marker -s", 1, -1 },
 	[USTCOMM_CTL_SESSION_START] = { "start-session", 1, 1 },
 	[USTCOMM_CTL_SESSION_STOP] = { "stop-session", 1, 1 },

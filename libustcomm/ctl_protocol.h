@@ -164,7 +164,13 @@ enum ustcomm_ctl_cmd {
 	 * NAME is a session name (ustcomm_session_name_valid).
 	 * (NAME, OUTPUT: absolute directory or "" for ustd's, OVERWRITE "0"
 	 * or "1", SUBBUF_SIZE and SUBBUF_NUM in decimal, "0" for the
-	 * default) -> (the session's directory)
+	 * default[, BUFFERS: "pid", the default, each process its own
+	 * buffers, or "uid", the processes of one user share them]) -> (the
+	 * session's directory). BUFFERS "uid" is refused with OVERWRITE "1"
+	 * and with a relayd OUTPUT for now. libustctl sends BUFFERS only for
+	 * "uid": a ustd of before took exactly 5 strings and refuses 6
+	 * (ustcomm_ctl_check_request: "the wrong number of arguments"), so
+	 * per-user buffers are never silently made per process.
 	 */
 	USTCOMM_CTL_SESSION_CREATE = 35,
 	/* (NAME, then per rule "enable"|"disable", PATTERN, LEVEL, FILTER and
@@ -237,7 +243,11 @@ enum ustcomm_ctl_cmd {
 	 * them, NR_TRIGGERS, per trigger PATTERN, FILTER, DIR ("" for the
 	 * session's directory) and AT_MOST, then NR_TRACKED and per tracker
 	 * value KIND and VALUE as SESSION_STATUS has them (a ustd of before
-	 * trackers ends after the triggers)
+	 * trackers ends after the triggers), then "uid" when the session's
+	 * buffers are per user (create-session's BUFFERS), nothing when they
+	 * are per process: a libustctl of before per-user buffers reads the
+	 * description of a per-process session as ever and refuses that of a
+	 * per-user one as malformed, rather than save it as per process
 	 */
 	USTCOMM_CTL_SESSION_DESCRIBE = 55,
 	/* (NAME, CHANNEL or "*", SUBBUF_SIZE, SUBBUF_NUM ("0": keep),

@@ -117,14 +117,19 @@ static int line_of(xmlNodePtr node)
 
 int ustctl_extra_read_root(const char *file, xmlNodePtr root, struct ustctl_session_extra *x)
 {
-	char *overwrite = NULL;
+	char *overwrite = NULL, *buffers = NULL;
 	int ret = opt_attr(root, "name", &x->name);
 
 	if (!ret)
 		ret = opt_attr(root, "overwrite", &overwrite);
+	if (!ret)
+		ret = opt_attr(root, "buffers", &buffers);
 	if (ret)
 		goto end;
 	x->overwrite = overwrite && (!strcmp(overwrite, "true") || !strcmp(overwrite, "1"));
+	/* The schema allows per-pid and per-uid only. */
+	x->buffers = buffers && !strcmp(buffers, "per-uid") ? USTCTL_BUFFERS_PER_UID :
+		     USTCTL_BUFFERS_PER_PID;
 	if (x->name && !ustcomm_session_name_valid(x->name)) {
 		ustctl_file_error(file, line_of(root),
 				  "session name \"%s\": 1 to %u letters, digits, '_', '.' or '-', not starting with '.' or '-', and not 'auto'",
@@ -133,6 +138,7 @@ int ustctl_extra_read_root(const char *file, xmlNodePtr root, struct ustctl_sess
 	}
 end:
 	free(overwrite);
+	free(buffers);
 	return ret;
 }
 
@@ -270,7 +276,7 @@ int ustctl_extra_any(const struct ustctl_session_extra *x)
 {
 	return x && (x->name || x->overwrite || x->nr_tracefiles || x->rotation.every_us ||
 		     x->rotation.size || x->rotation.on_rotate || x->nr_triggers ||
-		     x->nr_trackers);
+		     x->nr_trackers || x->buffers);
 }
 
 int ustctl_extra_check_write(const char *file, const struct ustctl_session_extra *x)
@@ -280,6 +286,10 @@ int ustctl_extra_check_write(const char *file, const struct ustctl_session_extra
 
 	if (x->name && !ustcomm_session_name_valid(x->name)) {
 		ustctl_set_error("cannot write %s: invalid session name '%s'", file, x->name);
+		return -EINVAL;
+	}
+	if (x->buffers != USTCTL_BUFFERS_PER_PID && x->buffers != USTCTL_BUFFERS_PER_UID) {
+		ustctl_set_error("cannot write %s: unknown buffer type %d", file, x->buffers);
 		return -EINVAL;
 	}
 	for (i = 0; i < x->nr_tracefiles; i++) {
@@ -334,6 +344,9 @@ int ustctl_extra_write_root(xmlTextWriterPtr w, const struct ustctl_session_extr
 		rc = write_attr(w, "name", x->name);
 	if (rc >= 0 && x && (x->name || x->overwrite))
 		rc = write_attr(w, "overwrite", x->overwrite ? "true" : "false");
+	/* Per process is left unsaid: the schema's comment says why. */
+	if (rc >= 0 && x && x->buffers == USTCTL_BUFFERS_PER_UID)
+		rc = write_attr(w, "buffers", "per-uid");
 	return rc;
 }
 

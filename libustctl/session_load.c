@@ -185,6 +185,12 @@ static void describe_tail(struct cursor *c, struct ustctl_session_extra *x, int 
 		if (ustctl_extra_add_tracker(x, kind, next(c)))
 			*nomem = 1;
 	}
+	/* Per-user buffers are said, per-process ones are not. */
+	if (c->i == c->nr)
+		return;
+	if (strcmp(next(c), "uid"))
+		c->bad = 1;
+	x->buffers = USTCTL_BUFFERS_PER_UID;
 }
 
 int ustctl_session_from_description(const char *name, const char *const *args, size_t nr,
@@ -350,8 +356,9 @@ int ustctl_create_session_from(const char *name, const struct ustctl_session *se
 	}
 	ret = check_before(name, session, extra);
 	if (!ret)
-		ret = ustctl_create_session(name, session->output, extra && extra->overwrite, 0, 0,
-					    dir);
+		ret = ustctl_create_session_buffers(name, session->output, extra && extra->overwrite,
+						    0, 0, extra ? extra->buffers : USTCTL_BUFFERS_PER_PID,
+						    dir);
 	if (ret)
 		return ret;
 	ret = fill(name, session, extra);

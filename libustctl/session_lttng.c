@@ -13,7 +13,9 @@
  *   events' providers), contexts UST has, and its enabled tracepoint
  *   events as enable rules in order (pattern, filter, log level), each
  *   exclusion as a disable rule right after its event, its vpid and vuid
- *   trackers as pid and uid trackers (session_lttng_track.c).
+ *   trackers as pid and uid trackers (session_lttng_track.c), its buffer
+ *   type (PER_UID: per-user buffers, for a local session that is no
+ *   flight recorder; PER_PID: per process).
  *
  * Everything else that changes what is traced is named in one warning
  * each and left out; only a file with nothing to trace in user space is
@@ -41,6 +43,7 @@ struct lttng_read {
 	struct ustctl_session_extra *x;
 	struct ustctl_channel_conf *all;	/* "*", which every LTTng channel sets */
 	xmlNodePtr first_channel;
+	xmlNodePtr per_uid;			/* the UST domain's PER_UID buffer_type */
 	size_t nr_events;			/* enabled, in the UST domain */
 	int nomem;
 };
@@ -351,8 +354,9 @@ static void convert_ust_domain(struct lttng_read *r, xmlNodePtr domain)
 {
 	xmlNodePtr node;
 
+	/* Judged once the mode and the output are known (convert_buffers). */
 	if (text_is(r, domain, "buffer_type", "PER_UID"))
-		ustctl_xml_not_honoured(r->file, ustctl_xml_child(domain, "buffer_type"), "buffer type PER_UID: UST's buffers are per process, as PER_PID");
+		r->per_uid = ustctl_xml_child(domain, "buffer_type");
 	if (ustctl_lttng_convert_trackers(r->file, ustctl_xml_child(domain, "process_attr_trackers"), r->x))
 		r->nomem = 1;
 	for (node = ustctl_xml_child(ustctl_xml_child(domain, "channels"), "channel"); node; node = node->next) {
@@ -449,6 +453,19 @@ static void convert_output(struct lttng_read *r, xmlNodePtr output)
 		free(path);
 }
 
+/* PER_UID where UST's per-user buffers go: not yet in a flight recorder
+ * nor in a streamed session, which keep per-process buffers, said. */
+static void convert_buffers(struct lttng_read *r)
+{
+	if (!r->per_uid)
+		return;
+	if (r->x->overwrite || (r->s->output && strstr(r->s->output, "://")))
+		ustctl_xml_not_honoured(r->file, r->per_uid, "buffer type PER_UID in a %s session: per-user buffers are for local, non-flight-recorder sessions in this version; its buffers are per process, as PER_PID",
+					r->x->overwrite ? "snapshot (flight-recorder)" : "streamed");
+	else
+		r->x->buffers = USTCTL_BUFFERS_PER_UID;
+}
+
 static void convert_attributes(struct lttng_read *r, xmlNodePtr attrs)
 {
 	xmlNodePtr sched = ustctl_xml_child(attrs, "rotation_schedules");
@@ -495,6 +512,7 @@ int ustctl_lttng_convert(const char *file, xmlDocPtr doc, struct ustctl_session 
 	convert_attributes(&r, ustctl_xml_child(session, "attributes"));
 	convert_domains(&r, ustctl_xml_child(session, "domains"));
 	convert_output(&r, ustctl_xml_child(session, "output"));
+	convert_buffers(&r);
 	if (r.nomem)
 		goto nomem;
 	if (text_is(&r, session, "started", "true"))

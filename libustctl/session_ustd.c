@@ -2,6 +2,7 @@
 /* Sessions held by ustd: the calls of ustctl.h, over ustd's session socket. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,15 +81,26 @@ static int session_relay_arg(const char *url, char *out, size_t size)
 	return 0;
 }
 
-int ustctl_create_session(const char *name, const char *output, int overwrite,
-			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
+/* What a ustd of before per-user buffers says of a sixth argument
+ * (ustd/session/session_ctl.c, conn_execute). */
+#define OLD_USTD_ARGS "the wrong number of arguments"
+
+int ustctl_create_session_buffers(const char *name, const char *output, int overwrite,
+				  uint32_t subbuf_size, uint32_t subbuf_num, int buffers,
+				  char **dir)
 {
 	char out[4096], size[16], num[16];
-	const char *args[5] = { name, out, overwrite ? "1" : "0", size, num };
+	const char *args[6] = { name, out, overwrite ? "1" : "0", size, num, "uid" };
+	bool per_uid = buffers == USTCTL_BUFFERS_PER_UID;
 	int ret;
 
 	*dir = NULL;
 	ret = ustctl_check_session_name(name);
+	if (!ret && buffers != USTCTL_BUFFERS_PER_PID && !per_uid) {
+		ustctl_set_error("create-session: unknown buffer type %d: USTCTL_BUFFERS_PER_PID or USTCTL_BUFFERS_PER_UID",
+				 buffers);
+		ret = -EINVAL;
+	}
 	if (!ret && output && strstr(output, "://"))
 		ret = session_relay_arg(output, out, sizeof(out));
 	else if (!ret)
@@ -97,7 +109,18 @@ int ustctl_create_session(const char *name, const char *output, int overwrite,
 		return ret;
 	snprintf(size, sizeof(size), "%u", (unsigned)subbuf_size);
 	snprintf(num, sizeof(num), "%u", (unsigned)subbuf_num);
-	return ustctl_call_ustd_path(USTCOMM_CTL_SESSION_CREATE, args, 5, 0, dir);
+	/* Per process is sent as before: any ustd takes it. */
+	ret = ustctl_call_ustd_path(USTCOMM_CTL_SESSION_CREATE, args, per_uid ? 6 : 5, 0, dir);
+	if (ret == -EINVAL && per_uid && strstr(ustctl_last_error(), OLD_USTD_ARGS))
+		ustctl_set_failure("ustd does not know per-user buffers (it is older than this libustctl, which asked for them): restart ustd from this version, or create the session with per-process buffers");
+	return ret;
+}
+
+int ustctl_create_session(const char *name, const char *output, int overwrite,
+			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir)
+{
+	return ustctl_create_session_buffers(name, output, overwrite, subbuf_size, subbuf_num,
+					     USTCTL_BUFFERS_PER_PID, dir);
 }
 
 int ustctl_session_add_rules(const char *name, const struct ustctl_rule *rules, size_t nr)

@@ -23,6 +23,7 @@ struct ustctl_opts {
 	char *rotate_every, *rotate_size, *on_rotate, *on_rotate_timeout;
 	char *tracefile_size, *tracefile_count;
 	int overwrite;
+	int buffers_pid, buffers_uid;	/* create-session */
 	char *on, *at_most;		/* add-trigger */
 	int snapshot;
 	int track_pid, track_procname, track_uid, track_all;	/* track, untrack */
@@ -43,6 +44,8 @@ struct ustctl_args {
 	/* create-session's --tracefile-size and --tracefile-count as given */
 	const char *tracefile_size, *tracefile_count;
 	int overwrite;
+	/* create-session: enum ustctl_buffers (--buffers-pid, --buffers-uid) */
+	int buffers;
 	/* add-trigger: --on, --snapshot and --at-most as given (NULL, false:
 	 * absent); the filter is rule.filter */
 	const char *on;
@@ -77,7 +80,8 @@ struct ustctl_cmd {
 	bool takes_session;		/* -s NAME instead of PID */
 	/* --overwrite, --subbuf-size, --subbuf-num, the rotation's
 	 * --rotate-every, --rotate-size, --on-rotate, --on-rotate-timeout,
-	 * and --tracefile-size, --tracefile-count */
+	 * --tracefile-size, --tracefile-count, --buffers-pid and
+	 * --buffers-uid */
 	bool session_opts;
 	bool takes_trigger;		/* --on, --filter, --snapshot, --at-most */
 	/* enable-rotation: --every, --size, --on-rotate, --on-rotate-timeout */
@@ -161,6 +165,10 @@ void ustctl_session_triggers_out(const struct ustctl_session_trigger *t, size_t 
  * tracefile limits (x may be NULL), then the channels with limits only. */
 void ustctl_session_channels_mi(const struct ustctl_session *s,
 				const struct ustctl_session_extra *x);
+/* A session's buffers (enum ustctl_buffers): its MI element <buffers>,
+ * and "buffers: per-uid" or "per-pid" on a line after indent (none when
+ * indent is NULL). */
+void ustctl_session_buffers_out(int buffers, const char *indent);
 /* list-sessions NAME */
 int ustctl_cmd_session_show(const struct ustctl_args *args);
 /* snapshot -s NAME, clear-session, track and untrack */

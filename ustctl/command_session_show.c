@@ -216,8 +216,10 @@ int ustctl_cmd_session_show(const struct ustctl_args *args)
 			       st->relay, st->dir);
 		else
 			printf("  output: %s\n", st->dir);
-		settings_text(s, x);
 	}
+	ustctl_session_buffers_out(x->buffers, "  ");
+	if (!ustctl_out_mi())
+		settings_text(s, x);
 	ustctl_mi_element("events-discarded", "%" PRIu64, st->discarded);
 	if (ustctl_out_mi())
 		chunks_out(st);

@@ -97,6 +97,9 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 		return status;
 	if (args->relay && session_relay_check(args, rotates))
 		return USTCTL_EXIT_USAGE;
+	if (args->buffers == USTCTL_BUFFERS_PER_UID && (args->overwrite || args->relay))
+		return ustctl_usage_error(args->cmd, "--buffers-uid and %s: per-user buffers are for local, non-flight-recorder sessions in this version; leave --buffers-uid out (per-process buffers)",
+					  args->overwrite ? "--overwrite" : "-r");
 	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
 						    UST_SUBBUF_SIZE_MAX, &size) < 0)
 		return ustctl_usage_error(args->cmd, "--subbuf-size %s: a power of two from %u to %u bytes (k and M suffixes allowed)",
@@ -105,8 +108,8 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 						   UST_SUBBUF_NUM_MAX, &num) < 0)
 		return ustctl_usage_error(args->cmd, "--subbuf-num %s: a power of two from %u to %u",
 					  args->subbuf_num, UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
-	if (ustctl_create_session(name, args->relay ? args->relay : args->dir, args->overwrite, size,
-				  num, &dir) < 0)
+	if (ustctl_create_session_buffers(name, args->relay ? args->relay : args->dir,
+					  args->overwrite, size, num, args->buffers, &dir) < 0)
 		return ustctl_session_failed(args->cmd, name);
 	/* All or nothing: a session without the schedule or limits asked for goes. */
 	if ((rotates && ustctl_set_session_rotation(name, &rot) < 0) ||
@@ -120,12 +123,15 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 	ustctl_mi_element("directory", "%s", dir);
 	if (args->relay)
 		ustctl_mi_element("relay", "%s", args->relay);
+	ustctl_session_buffers_out(args->buffers, NULL);
 	ustctl_mi_close();
 	if (args->relay && !ustctl_out_mi())
 		session_relay_say(name, args->relay, dir);
 	else if (!ustctl_out_mi())
-		printf("session %s created%s; its traces go in %s\n", name,
-		       args->overwrite ? " in flight-recorder mode" : "", dir);
+		printf("session %s created%s%s; its traces go in %s\n", name,
+		       args->overwrite ? " in flight-recorder mode" : "",
+		       args->buffers == USTCTL_BUFFERS_PER_UID ?
+		       " with per-user buffers (the processes of one user share them)" : "", dir);
 	free(dir);
 	return USTCTL_EXIT_OK;
 }
@@ -215,8 +221,17 @@ end:
 	return USTCTL_EXIT_OK;
 }
 
-/* A listed session's rotation schedule and triggers, indented under its
- * line; a session destroyed meanwhile has none. */
+void ustctl_session_buffers_out(int buffers, const char *indent)
+{
+	const char *kind = buffers == USTCTL_BUFFERS_PER_UID ? "per-uid" : "per-pid";
+
+	ustctl_mi_element("buffers", "%s", kind);
+	if (indent && !ustctl_out_mi())
+		printf("%sbuffers: %s\n", indent, kind);
+}
+
+/* A listed session's buffers, rotation schedule and triggers, indented
+ * under its line; a session destroyed meanwhile has none. */
 static void session_details(const char *name)
 {
 	struct ustctl_session_trigger *t = NULL;
@@ -231,6 +246,7 @@ static void session_details(const char *name)
 			if (!ustctl_out_mi())
 				printf("\tstreamed to lttng-relayd at %s\n", s->output);
 		}
+		ustctl_session_buffers_out(x->buffers, "\t");
 		ustctl_rotation_out(&x->rotation, "\t");
 		ustctl_session_free(s);
 		ustctl_session_extra_free(x);

@@ -186,7 +186,7 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "Prints the name of process PID, its libust version, and its trace and\n"
 	  "the trace's state.\n",
 	  false, 1, 1, ustctl_cmd_info },
-	{ "create-session", "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
+	{ "create-session", "[-o DIR | -r URL] [--overwrite] [--buffers-pid | --buffers-uid] [--subbuf-size BYTES] [--subbuf-num N] [--tracefile-size BYTES [--tracefile-count N]] [--rotate-every DURATION] [--rotate-size BYTES] [--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
 	  "create a session in ustd, for every program",
 	  "Creates session NAME in ustd: a set of rules and channel settings\n"
 	  "that, once started, applies to every program of yours linked with\n"
@@ -200,6 +200,11 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "for live viewers), in HOSTNAME/NAME-YYYYMMDD-HHMMSS/<procname>-<pid>/\n"
 	  "under relayd's output; if relayd goes away, the rest goes to the same\n"
 	  "layout in ustd's output directory. Not with --overwrite or --rotate-*.\n"
+	  "--buffers-uid: the processes of one user share one set of buffers per\n"
+	  "channel and CPU, held by ustd, as LTTng's --buffers-uid (manual 4.6);\n"
+	  "--buffers-pid (the default): each process has its own. Per-user\n"
+	  "buffers are for local sessions that are no flight recorder in this\n"
+	  "version: not with --overwrite or -r.\n"
 	  SUBBUF_SIZE_HELP
 	  "--rotate-every DURATION (100ms to 31 days: 500ms, 1s, 10m, 2h) and\n"
 	  "--rotate-size BYTES (k, M, G suffixes) archive the current chunk on a\n"

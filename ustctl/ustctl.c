@@ -206,6 +206,10 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		  "cut each stream into files of at most BYTES", "BYTES" },
 		{ "tracefile-count", '\0', POPT_ARG_STRING, &o->tracefile_count, 0,
 		  "with --tracefile-size: keep only the newest N files of each stream", "N" },
+		{ "buffers-pid", '\0', POPT_ARG_NONE, &o->buffers_pid, 0,
+		  "each process has buffers of its own (the default)", NULL },
+		{ "buffers-uid", '\0', POPT_ARG_NONE, &o->buffers_uid, 0,
+		  "the processes of one user share one set of buffers, held by ustd", NULL },
 	};
 	const struct poptOption trigger_options[] = {
 		{ "on", '\0', POPT_ARG_STRING, &o->on, 0,
@@ -265,6 +269,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		options[nr++] = session_opts[6];
 		options[nr++] = session_opts[7];
 		options[nr++] = session_opts[8];
+		options[nr++] = session_opts[9];
+		options[nr++] = session_opts[10];
 	}
 	if (cmd->rotation_opts) {
 		options[nr++] = rotation_opts[0];
@@ -316,6 +322,8 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 		return ustctl_usage_error(cmd, "-o and -r both say where the trace goes: give one");
 	if (o->session && *trace)
 		return ustctl_usage_error(cmd, "-s names a session, -t a trace of a process: give one");
+	if (o->buffers_pid && o->buffers_uid)
+		return ustctl_usage_error(cmd, "--buffers-pid and --buffers-uid: a session's buffers are per process or per user, give one");
 	args->cmd = cmd;
 	args->session = o->session;
 	args->subbuf_size = o->subbuf_size;
@@ -327,6 +335,7 @@ static int ustctl_parse_command(const struct ustctl_cmd *cmd, int argc, const ch
 	args->tracefile_size = o->tracefile_size;
 	args->tracefile_count = o->tracefile_count;
 	args->overwrite = o->overwrite;
+	args->buffers = o->buffers_uid ? USTCTL_BUFFERS_PER_UID : USTCTL_BUFFERS_PER_PID;
 	args->relay = o->relay;
 	args->trace = *trace ? *trace : USTCTL_DEFAULT_TRACE;
 	args->dir = *dir;

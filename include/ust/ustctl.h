@@ -317,6 +317,19 @@ struct ustctl_session_info {
  * cannot take, named like the session's directory at relayd). */
 int ustctl_create_session(const char *name, const char *output, int overwrite,
 			  uint32_t subbuf_size, uint32_t subbuf_num, char **dir);
+/* A session's buffers (symbol version LIBUSTCTL_4.5_BUFFERS). */
+enum ustctl_buffers {
+	USTCTL_BUFFERS_PER_PID,		/* each process its own: the default */
+	USTCTL_BUFFERS_PER_UID,		/* the processes of one user share one
+					 * set per channel and CPU, held by ustd */
+};
+/* ustctl_create_session() with the session's buffers (enum
+ * ustctl_buffers). Per user is refused for a flight recorder (overwrite)
+ * and a streamed session in this version, and by a ustd of before per-user
+ * buffers (which is said). */
+int ustctl_create_session_buffers(const char *name, const char *output, int overwrite,
+				  uint32_t subbuf_size, uint32_t subbuf_num, int buffers,
+				  char **dir);
 /* Adds rules (as ustctl_enable_rule takes them), all or nothing; an
  * active session applies them to its programs. Returns the number of
  * rules the session holds. */
@@ -496,6 +509,9 @@ struct ustctl_session_extra {
 	 * ustctl_session_file_write() is zeroed first. */
 	struct ustctl_session_tracker *trackers;
 	size_t nr_trackers;
+	/* Since LIBUSTCTL_4.5_BUFFERS: enum ustctl_buffers (0, per process,
+	 * in a structure zeroed first). Appended, as trackers were. */
+	int buffers;
 };
 void ustctl_session_extra_free(struct ustctl_session_extra *extra);
 /*

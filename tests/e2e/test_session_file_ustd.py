@@ -13,7 +13,13 @@ its events: counted exactly across the chunks), the schedule rotates
 (chunks appear, --on-rotate runs), the tracefile limits bound the stream
 files, a trigger snapshots the triggering event. Bad files, a name taken
 and a refusal half-way change nothing. Version 1 files still load, and
-usttrace --session and the per-process commands read version 2 files."""
+usttrace --session and the per-process commands read version 2 files.
+Per-user buffers (create-session --buffers-uid) go round the same way:
+create, list-sessions (text and --mi xml), list-sessions NAME, save,
+destroy, load, save again; buffers="per-uid" in the file, nothing for
+per-process buffers; the refusals (both options, with --overwrite, with
+-r, in a flight recorder's file, an unknown type on the wire and in a
+file, a seventh argument) say why with their exit statuses."""
 
 import os
 import re
@@ -22,7 +28,8 @@ import time
 import xml.etree.ElementTree as ET
 
 import ustest
-from ustest import TOP_SRC, Tap, Workspace, app, babeltrace_check, read_trace, wait_for
+from ustest import (TOP_SRC, Tap, Workspace, app, babeltrace_check, ctl_call, read_trace,
+                    wait_for)
 
 t = Tap()
 MI_XSD = os.path.join(TOP_SRC, "doc", "xml", "ustctl-mi.xsd")
@@ -346,6 +353,77 @@ res = ctl(ws, "set-tracefile", "-s", "keep", "ust/1M/4")
 t.ok(res.returncode == 1 and "before its first start" in res.stderr,
      "set-tracefile -s on a started session: refused", res.stderr)
 ok_cmd(ws, "destroy-session keep", "destroy-session", "keep")
+
+# --- (g) Per-user buffers: create, list, save, load, save again.
+UID_WHY = "per-user buffers are for local, non-flight-recorder sessions in this version"
+root = mi(ws, "create-session --buffers-uid", "create-session", "--buffers-uid", "-o", ws.out, "us")
+t.eq(root.findtext("ustd-session/buffers"), "per-uid", "create-session --mi xml: <buffers>per-uid")
+res = ok_cmd(ws, "create-session --buffers-pid", "create-session", "--buffers-pid", "ps")
+t.ok("per-user" not in res.stdout, "create-session --buffers-pid says nothing of per-user buffers",
+     res.stdout)
+ok_cmd(ws, "create-session (default buffers)", "create-session", "ds")
+ok_cmd(ws, "enable-marker -s us", "enable-marker", "-s", "us", "--filter", "seq >= 3", "app:*")
+res = ok_cmd(ws, "list-sessions (text) with per-user buffers", "list-sessions")
+for name, kind in (("us", "per-uid"), ("ps", "per-pid"), ("ds", "per-pid")):
+    t.ok(re.search(r"^%s\t[^\n]*\n\tbuffers: %s$" % (name, kind), res.stdout, re.M),
+         "list-sessions: %s's line, then buffers: %s" % (name, kind), res.stdout)
+    t.eq(sessions(ws)[name].findtext("buffers"), kind,
+         "list-sessions --mi xml: %s's <buffers> is %s" % (name, kind))
+res = ok_cmd(ws, "list-sessions us", "list-sessions", "us")
+t.ok("\n  buffers: per-uid\n" in res.stdout, "list-sessions us: buffers: per-uid", res.stdout)
+t.eq(mi(ws, "list-sessions us", "list-sessions", "us").findtext("ustd-session/buffers"), "per-uid",
+     "list-sessions us --mi xml: <buffers>per-uid")
+us_file, ps_file = os.path.join(ws.root, "us.xml"), os.path.join(ws.root, "ps.xml")
+ok_cmd(ws, "save-session -s us", "save-session", "-s", "us", us_file)
+ok_cmd(ws, "save-session -s ps", "save-session", "-s", "ps", ps_file)
+us_text = open(us_file).read() if os.path.exists(us_file) else ""
+ps_text = open(ps_file).read() if os.path.exists(ps_file) else ""
+t.ok(re.search(r'<ust-session version="2" name="us" overwrite="false" buffers="per-uid">',
+               us_text) and valid(FILE_XSD, us_file)[0],
+     'the file of us says buffers="per-uid", valid against the schema', us_text)
+t.ok(ps_text and "buffers=" not in ps_text,
+     "the file of a session with per-process buffers has no buffers attribute", ps_text)
+ok_cmd(ws, "destroy-session us", "destroy-session", "us")
+ok_cmd(ws, "load-session us.xml", "load-session", us_file)
+t.eq(sessions(ws).get("us", ET.Element("none")).findtext("buffers"), "per-uid",
+     "the loaded us has per-user buffers")
+again = os.path.join(ws.root, "us-again.xml")
+ok_cmd(ws, "save-session -s us of the loaded session", "save-session", "-s", "us", again)
+t.eq(open(again).read() if os.path.exists(again) else "", us_text,
+     "saved again, the loaded us writes the same file")
+for name in ("us", "ps", "ds"):
+    ok_cmd(ws, "destroy-session " + name, "destroy-session", name)
+
+for what, args, pattern in (
+        ("--buffers-uid with --buffers-pid", ["--buffers-uid", "--buffers-pid"],
+         r"--buffers-pid and --buffers-uid: .*give one"),
+        ("--buffers-uid with --overwrite", ["--buffers-uid", "--overwrite"],
+         r"--buffers-uid and --overwrite: " + UID_WHY),
+        ("--buffers-uid with -r", ["--buffers-uid", "-r", "net://localhost"],
+         r"--buffers-uid and -r: " + UID_WHY)):
+    res = ctl(ws, "create-session", *(args + ["bad"]))
+    t.ok(res.returncode == 2 and re.search(pattern, res.stderr),
+         "create-session %s: exit 2, says why" % what, res.stderr)
+t.ok("bad" not in sessions(ws), "none of them made a session")
+bad_file(ws, '<ust-session version="2" name="x" overwrite="true" buffers="per-uid">\n'
+         '  <enable pattern="a:*"/>\n</ust-session>\n',
+         "a flight recorder's file with per-user buffers: ustd refuses", 1,
+         r"session 'x': " + UID_WHY)
+bad_file(ws, '<ust-session version="2" name="x" buffers="per-gid">\n  <enable pattern="a:*"/>\n'
+         '</ust-session>\n', "an unknown buffer type in a file", 2,
+         r"bad\.xml:1: .*buffers.*per-gid")
+# ustd's own refusals, for clients other than ustctl: SESSION_CREATE (35).
+sock = os.path.join(ws.rundir, "ustd") + ".ctl"
+for what, args, pattern in (
+        ("BUFFERS gid", ["w", "", "0", "0", "0", "gid"],
+         r"unknown buffer type 'gid': 'pid' .* or 'uid'"),
+        ("BUFFERS uid with OVERWRITE 1", ["w", "", "1", "0", "0", "uid"], UID_WHY),
+        ("a seventh argument", ["w", "", "0", "0", "0", "uid", "x"],
+         r"the wrong number of arguments")):
+    reply = ctl_call(sock, ustest.ctl_request(35, *args))
+    t.ok(reply is not None and reply[0] < 0 and re.search(pattern, reply[1][0]),
+         "ustd refuses create-session with %s, saying why" % what, reply)
+t.ok("w" not in sessions(ws), "and makes no session")
 
 # --- (f) Version 1 files still load; usttrace and the per-process commands
 # read version 2 files.

@@ -13,9 +13,11 @@ the program's buffers). A session that was only created, with settings,
 comes back the same (save-session before and after are equal), its
 trackers included. A session that tracks one process name traces, after
 the restart, the program of that name started then and not another one
-(tracked before the kill, read back with babeltrace2). A corrupt
-kept file, or one not named after its session, is named on ustd's
-stderr, ustd goes on, the file stays."""
+(tracked before the kill, read back with babeltrace2). A session with
+per-user buffers (--buffers-uid) comes back with them. A corrupt kept
+file, one not named after its session, or one asking for per-user
+buffers in a flight recorder, is named on ustd's stderr, ustd goes on,
+the file stays."""
 
 import os
 import re
@@ -68,6 +70,10 @@ EXE = {}
 for name in ("svc-a", "svc-b"):
     EXE[name] = os.path.join(ws.root, name)
     os.symlink(app("service"), EXE[name])
+ok_cmd(ws, ["create-session", "--buffers-uid", "shared"], "create-session --buffers-uid shared")
+ok_cmd(ws, ["enable-marker", "-s", "shared", "app:*"], "enable-marker -s shared app:*")
+shared_saved = os.path.join(ws.root, "shared-before.xml")
+ok_cmd(ws, ["save-session", "-s", "shared", shared_saved], "save-session -s shared before the kill")
 saved = os.path.join(ws.root, "idle-before.xml")
 ok_cmd(ws, ["save-session", "-s", "idle", saved], "save-session -s idle before the kill")
 ok_cmd(ws, ["start-session", "web"], "start-session web")
@@ -90,6 +96,11 @@ a.go()
 os.makedirs(keep, exist_ok=True)
 with open(os.path.join(keep, "broken.xml"), "w") as f:
     f.write("<ust-session version='2' name='broken'><channel")
+# What create-session refuses, written by hand: not resumed either.
+with open(os.path.join(keep, "uidfr.xml"), "w") as f:
+    f.write("<ust-session version='2' name='uidfr' overwrite='true' buffers='per-uid'>"
+            "<enable pattern='app:*'/><resume state='created' directory='%s'/>"
+            "</ust-session>\n" % os.path.join(ws.out, "uidfr-20260101-000000"))
 if os.path.exists(os.path.join(keep, "web.xml")):
     shutil.copy(os.path.join(keep, "web.xml"), os.path.join(keep, "copy.xml"))
 ustd = ws.start_ustd()
@@ -102,6 +113,19 @@ t.ok(not re.search(r"^broken", res.stdout, re.M), "the corrupt file made no sess
 res = ok_cmd(ws, ["list-sessions", "trk"], "list-sessions trk on the restarted ustd")
 t.ok("  tracking: every pid; procname svc-a; every uid\n" in res.stdout,
      "trk tracks procname svc-a again", res.stdout)
+res = ok_cmd(ws, ["list-sessions", "shared"], "list-sessions shared on the restarted ustd")
+t.ok("\n  buffers: per-uid\n" in res.stdout, "shared has its per-user buffers again",
+     res.stdout)
+t.ok(not re.search(r"^uidfr", ok_cmd(ws, ["list-sessions"], "list-sessions").stdout, re.M),
+     "the kept file of a flight recorder with per-user buffers made no session")
+shared_again = os.path.join(ws.root, "shared-after.xml")
+ok_cmd(ws, ["save-session", "-s", "shared", shared_again], "save-session -s shared after the restart")
+with open(shared_saved) as f1:
+    before_text = f1.read()
+after_text = open(shared_again).read() if os.path.exists(shared_again) else ""
+t.ok('buffers="per-uid"' in before_text and after_text == before_text,
+     "shared saves the same file, buffers=\"per-uid\" included, before and after",
+     before_text + after_text)
 res = ok_cmd(ws, ["list-sessions", "idle"], "list-sessions idle on the restarted ustd")
 t.ok("  tracking: no pid; every procname; uid %d\n" % os.getuid() in res.stdout,
      "idle tracks no pid and its uid again", res.stdout)
@@ -154,6 +178,10 @@ t.ok(re.search(r"cannot resume the session kept in %s: .*leaves the file as it i
                re.escape(os.path.join(keep, "broken.xml")), err),
      "ustd names the corrupt file and why", err)
 t.ok(os.path.exists(os.path.join(keep, "broken.xml")), "the corrupt file is left in place")
+t.ok(re.search(r"cannot resume the session kept in %s: session 'uidfr': per-user buffers are "
+               r"for local, non-flight-recorder sessions in this version" %
+               re.escape(os.path.join(keep, "uidfr.xml")), err),
+     "ustd names the kept flight recorder with per-user buffers and why", err)
 t.ok(re.search(r"cannot resume the session kept in %s: it holds session web, whose file is "
                r"web.xml" % re.escape(os.path.join(keep, "copy.xml")), err),
      "a copy under another name is named, not resumed (destroy-session would leave it)", err)

@@ -49,6 +49,8 @@ got = complete("_ustctl_completion_fn", "ustctl", "enable-marker", "-t", "x", ""
 t.eq(got, [str(prog.pid)], "after a command option and its value too")
 got = complete("_ustctl_completion_fn", "ustctl", "enable-marker", str(prog.pid), "")
 t.eq(got, [], "no pid for the pattern argument")
+got = complete("_ustctl_completion_fn", "ustctl", "create-session", "--buf")
+t.eq(got, ["--buffers-pid", "--buffers-uid"], "create-session --buf<TAB>: the buffer types")
 got = complete("_ustctl_completion_fn", "ustctl", "stop-session", "")
 t.eq(got, [], "no pid for a session command")
 ws.stop_app(prog)

@@ -34,6 +34,7 @@
 #include "ustd/session/session.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/relay/relay_share.h"
+#include "ustd/session/session_buffers.h"
 #include "ustd/session/session_busy.h"
 #include "ustd/session/session_ctl.h"
 #include "ustd/session/session_life.h"
@@ -271,6 +272,7 @@ static void cmd_create(struct conn *c, const char *const *a)
 	const char *reply[2];
 	char why[512];
 	uint32_t size, num;
+	bool per_uid;
 	int ret;
 
 	if (!ustcomm_session_name_valid(a[0])) {
@@ -294,6 +296,14 @@ static void cmd_create(struct conn *c, const char *const *a)
 			   UST_SUBBUF_NUM_MAX);
 		return;
 	}
+	ret = ustd_session_buffers_parse(a[5], &per_uid, why, sizeof(why));
+	if (!ret)
+		ret = ustd_session_buffers_check(a[0], per_uid, a[2][0] == '1', streamed, why,
+						 sizeof(why));
+	if (ret) {
+		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret, "%s", why);
+		return;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		conn_error(c, USTCOMM_CTL_SESSION_CREATE, -ENOMEM, "out of memory");
@@ -302,6 +312,7 @@ static void cmd_create(struct conn *c, const char *const *a)
 	snprintf(s->name, sizeof(s->name), "%s", a[0]);
 	ustd_rotation_init(s, ss);
 	s->overwrite = a[2][0] == '1';
+	s->per_uid = per_uid;
 	ret = 0;
 	if (size || num) {
 		all = ustd_session_channel(s, "*");

@@ -58,7 +58,7 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 {
 	const char *slash = strrchr(s->dir, '/');
 	size_t nr = 3 + USTCOMM_CTL_DESCRIBE_CHANNEL_ARGS * s->nr_channels + 1 + 4 * s->nr_rules +
-		    4 + 1 + 4 * s->nr_triggers + 1 + 2 * s->nr_tracked;
+		    4 + 1 + 4 * s->nr_triggers + 1 + 2 * s->nr_tracked + 1;
 	size_t size = strlen(s->dir) + 1 + NUM_MAX * (3 + 4 * s->nr_channels + 3 +
 						       s->nr_triggers + 1), i, n = 0;
 	struct arena a;
@@ -113,6 +113,9 @@ ssize_t ustd_session_describe(const struct ustd_session *s, const char *output_d
 	}
 	v[n++] = arena_put(&a, "%zu", s->nr_tracked);
 	n += ustd_session_trackers_args(s, v + n);
+	/* Per process says nothing: ctl_protocol.h, SESSION_DESCRIBE. */
+	if (s->per_uid)
+		v[n++] = "uid";
 	return (ssize_t)n;
 }
 

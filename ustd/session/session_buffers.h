@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A session's buffer type (create-session --buffers-pid, --buffers-uid):
+ * its wire spelling, and the sessions it may be given to in this version.
+ */
+#ifndef USTD_SESSION_BUFFERS_H
+#define USTD_SESSION_BUFFERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* SESSION_CREATE's BUFFERS: NULL (absent) and "pid" per process, "uid"
+ * per user. 0, or -EINVAL with why filled in. */
+int ustd_session_buffers_parse(const char *text, bool *per_uid, char *why, size_t why_size);
+
+/* Per-user buffers only for a local session that is no flight recorder:
+ * the data path has neither snapshots nor relayd streams of shared rings
+ * yet. 0, or -EOPNOTSUPP with why filled in (naming session name). */
+int ustd_session_buffers_check(const char *name, bool per_uid, bool overwrite, bool streamed,
+			       char *why, size_t why_size);
+
+#endif
