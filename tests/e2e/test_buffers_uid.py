@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Buffers per user (ustctl create-session --buffers-uid, manual 4.6).
+
+The processes of one uid in such a session write into one set of rings
+per channel and CPU, which ustd makes: the session directory holds one
+trace, uid-UID/, with one stream file per CPU and channel however many
+processes wrote, and babeltrace2 reads every event of every process in
+it once. A forking server (its workers fork and exit) numbers its events,
+so the counts are exact; each process records its pid as the vpid
+context, so the events are told apart. Then a worker killed by SIGKILL in
+the middle of its events: the rings do not stop for the others."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+import forking_server
+import ustest
+from ustest import Tap, Workspace, app, read_trace, wait_for
+
+t = Tap()
+N = 300
+
+
+def ok_cmd(ws, args, what):
+    res = ws.ustctl(args)
+    t.ok(res.returncode == 0, what, res.stdout + res.stderr)
+    return res
+
+
+def by_pid(events):
+    out = {}
+    for e in events:
+        out.setdefault(e.context.get("vpid"), []).append((e.name, e.fields["seq"],
+                                                        e.fields.get("worker")))
+    return out
+
+
+# --- A forking server and a second program of the same user.
+ws = Workspace()
+ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "u"], "create-session --buffers-uid")
+ok_cmd(ws, ["add-context", "-s", "u", "*", "vpid"], "add-context -s u * vpid")
+ok_cmd(ws, ["enable-marker", "-s", "u", "svc:*"], "enable-marker -s u svc:*")
+ok_cmd(ws, ["start-session", "u"], "start-session u")
+svc = forking_server.Service(ws, N, 3)
+other = forking_server.Service(ws, N, 0)
+svc.go()
+other.go()
+svc.go()
+t.eq(svc.end(), 0, "the forking server ends well")
+t.eq(other.end(), 0, "the other program ends well")
+ok_cmd(ws, ["stop-session", "u"], "stop-session u")
+ok_cmd(ws, ["destroy-session", "u"], "destroy-session u")
+sdir = ustest.session_dir(ws.out, "u")
+subs = sorted(os.listdir(sdir)) if sdir else []
+uid = os.getuid()
+t.eq(subs, ["uid-%d" % uid], "one trace in the session directory, uid-UID, for every process")
+trace = os.path.join(sdir, "uid-%d" % uid) if sdir else ws.out
+streams = sorted(f for f in os.listdir(trace) if f != "metadata" and not f.startswith(".")) \
+    if os.path.isdir(trace) else []
+streams = [f for f in streams if f != "index"]
+t.ok(len(streams) == os.cpu_count(), "one stream file per CPU of the channel, not per process",
+     streams)
+events, discarded = read_trace(trace) if os.path.isdir(trace) else ([], -1)
+t.eq(discarded, 0, "nothing discarded")
+procs = by_pid(events)
+t.ok(len(procs) == 5, "events of five processes: the server, its three workers, the other program",
+     sorted(procs, key=str))
+for pid, evs in sorted(procs.items(), key=lambda kv: str(kv[0])):
+    starts = [s for n, s, w in evs if n == "svc:start"]
+    works = [s for n, s, w in evs if n == "svc:work"]
+    ticks = [s for n, s, w in evs if n == "svc:tick"]
+    if works:
+        t.eq(sorted(works), list(range(N)), "worker %s: each of its %d svc:work once" % (pid, N))
+    else:
+        t.eq(sorted(starts), list(range(N)), "process %s: each svc:start once" % pid)
+        want = 2 * N if pid == svc.pid else N
+        t.eq(sorted(ticks), list(range(want)), "process %s: each of its %d svc:tick once"
+             % (pid, want))
+with open(os.path.join(trace, "metadata")) as f:
+    meta = f.read()
+t.eq(len(re.findall(r'name = "svc:start"', meta)), 1,
+     "svc:start described once in the metadata though five processes wrote it")
+ws.cleanup()
+
+
+# --- A writer killed in the middle of an event, on the CPU the others use.
+def say(proc, line, answer):
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    got = proc.stdout.readline().strip()
+    t.eq(got, answer, "midevent: %s" % line)
+
+
+def on_cpu0():
+    os.sched_setaffinity(0, {0})
+
+
+ws = Workspace()
+ustd = ws.start_ustd()
+# Four sub-buffers of 4 KiB: the server's events fill the ring many times,
+# so a sub-buffer left incomplete would stop every writer of the CPU.
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--subbuf-size", "4096",
+            "--subbuf-num", "4", "k"], "create-session --buffers-uid with small rings")
+ok_cmd(ws, ["enable-marker", "-s", "k", "svc:*"], "enable-marker -s k svc:*")
+ok_cmd(ws, ["enable-marker", "-s", "k", "midevent:*"], "enable-marker -s k midevent:*")
+ok_cmd(ws, ["start-session", "k"], "start-session k")
+mid = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(mid)
+t.eq(mid.stdout.readline().strip(), "ready", "midevent ready")
+time.sleep(0.5)
+say(mid, "tick 50", "ticked")
+say(mid, "hold", "held")
+mid.kill()
+mid.wait()
+# The rescue waits for the live writers of the ring (500 ms).
+time.sleep(1.5)
+svc = subprocess.Popen([app("forking_server"), "200", "0"], env=ws.env(), preexec_fn=on_cpu0,
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(svc)
+t.eq(svc.stdout.readline().strip(), "ready", "a second process of the uid starts")
+for _ in range(20):
+    svc.stdin.write("go\n")
+    svc.stdin.flush()
+    svc.stdout.readline()
+svc.stdin.close()
+t.eq(svc.wait(timeout=30), 0, "it writes 4 000 events on the CPU of the dead writer and ends")
+ok_cmd(ws, ["destroy-session", "k"], "destroy-session k")
+sdir = ustest.session_dir(ws.out, "k")
+trace = os.path.join(sdir, "uid-%d" % uid) if sdir else ws.out
+events, discarded = read_trace(trace)
+ticks = sorted(e.fields["seq"] for e in events if e.name == "svc:tick")
+t.eq(ticks, list(range(4000)), "every event of the live process is in the trace")
+mids = sorted(e.fields["n"] for e in events if e.name == "midevent:seq")
+t.eq(mids, list(range(50)), "the dead writer's 50 finished events are too")
+t.ok(discarded >= 1, "its unfinished event is counted as discarded (%d)" % discarded)
+ustd.terminate()
+err = ustd.communicate(timeout=30)[1]
+t.ok("died inside an event" in err, "ustd says a process died inside an event", err[-1500:])
+ws.cleanup()
+t.done()
