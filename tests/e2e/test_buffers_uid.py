@@ -101,11 +101,11 @@ def on_cpu0():
 
 ws = Workspace()
 ustd = ws.start_ustd()
-# Four sub-buffers of 4 KiB: the server's events fill the ring many times,
-# so a sub-buffer left incomplete would stop every writer of the CPU.
+# Sixteen sub-buffers of 4 KiB: the live process's events go round the
+# ring twice, so a sub-buffer left incomplete would stop it.
 ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--subbuf-size", "4096",
-            "--subbuf-num", "4", "k"], "create-session --buffers-uid with small rings")
-ok_cmd(ws, ["enable-marker", "-s", "k", "svc:*"], "enable-marker -s k svc:*")
+            "--subbuf-num", "16", "k"], "create-session --buffers-uid with small rings")
+ok_cmd(ws, ["add-context", "-s", "k", "*", "vpid"], "add-context -s k * vpid")
 ok_cmd(ws, ["enable-marker", "-s", "k", "midevent:*"], "enable-marker -s k midevent:*")
 ok_cmd(ws, ["start-session", "k"], "start-session k")
 mid = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
@@ -119,25 +119,30 @@ mid.kill()
 mid.wait()
 # The rescue waits for the live writers of the ring (500 ms).
 time.sleep(1.5)
-svc = subprocess.Popen([app("forking_server"), "200", "0"], env=ws.env(), preexec_fn=on_cpu0,
-                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(svc)
-t.eq(svc.stdout.readline().strip(), "ready", "a second process of the uid starts")
-for _ in range(20):
-    svc.stdin.write("go\n")
-    svc.stdin.flush()
-    svc.stdout.readline()
-svc.stdin.close()
-t.eq(svc.wait(timeout=30), 0, "it writes 4 000 events on the CPU of the dead writer and ends")
+# Another process of the uid, on the same CPU: the same rings.
+mid2 = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(mid2)
+t.eq(mid2.stdout.readline().strip(), "ready", "a second process of the uid starts")
+time.sleep(0.5)
+for _ in range(80):
+    say(mid2, "tick 50", "ticked")
+mid2.stdin.close()
+t.eq(mid2.stdout.readline().strip(), "emitted 4000",
+     "it writes 4 000 events into the rings of the dead writer and ends")
+t.eq(mid2.wait(timeout=30), 0, "it ends well")
 ok_cmd(ws, ["destroy-session", "k"], "destroy-session k")
 sdir = ustest.session_dir(ws.out, "k")
 trace = os.path.join(sdir, "uid-%d" % uid) if sdir else ws.out
 events, discarded = read_trace(trace)
-ticks = sorted(e.fields["seq"] for e in events if e.name == "svc:tick")
-t.eq(ticks, list(range(4000)), "every event of the live process is in the trace")
-mids = sorted(e.fields["n"] for e in events if e.name == "midevent:seq")
-t.eq(mids, list(range(50)), "the dead writer's 50 finished events are too")
-t.ok(discarded >= 1, "its unfinished event is counted as discarded (%d)" % discarded)
+seqs = {}
+for e in events:
+    if e.name == "midevent:seq":
+        seqs.setdefault(e.context.get("vpid"), []).append(e.fields["n"])
+t.eq(sorted(seqs.get(mid2.pid, [])), list(range(4000)),
+     "every event of the live process is in the trace")
+t.eq(sorted(seqs.get(mid.pid, [])), list(range(50)), "the dead writer's 50 finished events are too")
+t.eq(discarded, 1, "its unfinished event is counted as discarded, nothing else")
 ustd.terminate()
 err = ustd.communicate(timeout=30)[1]
 t.ok("died inside an event" in err, "ustd says a process died inside an event", err[-1500:])

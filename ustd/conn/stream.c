@@ -603,6 +603,7 @@ int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
 {
 	struct ustcomm_writer_state ws;
 	const char *packet;
+	uint64_t before;
 	size_t len;
 	bool more;
 	uint32_t i;
@@ -622,9 +623,17 @@ int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
 		if (ustcomm_cbuf_get(&s->cb, &packet, &len) != 0)
 			continue;
 		ustcomm_cbuf_writer_state(&s->cb, &ws);
+		before = s->out.discarded > ws.events_discarded ? s->out.discarded :
+			ws.events_discarded;
 		ret = stream_take(s, &s->out, s->cb.consumed, &ws, rescue, copy);
 		if (ret)
 			break;
+		/* The writers go on counting from what the rescued packet
+		 * says, the unfinished events included: the count of the
+		 * stream's packets never goes back. */
+		if (s->out.discarded > before)
+			__atomic_fetch_add(&s->cb.ctl->events_discarded, s->out.discarded - before,
+					   __ATOMIC_RELAXED);
 		ustcomm_cbuf_release_stalled(&s->cb);
 		(*rescued)++;
 	}
