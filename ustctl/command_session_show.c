@@ -182,6 +182,15 @@ static void status_out(const char *name, const struct ustctl_session_status *st)
 		       name, st->bytes, st->dir, st->discarded);
 }
 
+void ustctl_session_buffers_out(int buffers, const char *indent)
+{
+	const char *kind = buffers == USTCTL_BUFFERS_PER_UID ? "per-uid" : "per-pid";
+
+	ustctl_mi_element("buffers", "%s", kind);
+	if (indent && !ustctl_out_mi())
+		printf("%sbuffers: %s\n", indent, kind);
+}
+
 int ustctl_cmd_session_show(const struct ustctl_args *args)
 {
 	const char *name = args->argv[0];

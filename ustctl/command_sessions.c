@@ -221,15 +221,6 @@ end:
 	return USTCTL_EXIT_OK;
 }
 
-void ustctl_session_buffers_out(int buffers, const char *indent)
-{
-	const char *kind = buffers == USTCTL_BUFFERS_PER_UID ? "per-uid" : "per-pid";
-
-	ustctl_mi_element("buffers", "%s", kind);
-	if (indent && !ustctl_out_mi())
-		printf("%sbuffers: %s\n", indent, kind);
-}
-
 /* A listed session's buffers, rotation schedule and triggers, indented
  * under its line; a session destroyed meanwhile has none. */
 static void session_details(const char *name)
