@@ -26,7 +26,6 @@
 #include "ustd/conn/trigger.h"
 #include "ustd/relay/relay_share.h"
 #include "ustd/conn/space_wait.h"
-#include "ustd/conn/uid_set.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -249,7 +248,7 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		app->pidfd = -1;
 	}
 	if (app->uid_set)
-		ustd_uid_set_member_ended(app->uid_set, how == APP_END_GOODBYE);
+		app->uid_ops->member_ended(app->uid_set, how == APP_END_GOODBYE);
 	if (app->session)
 		app->ctx->owner->trace_ended(app);
 	app->closed = true;
@@ -495,7 +494,7 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 			ret = -EPROTO;
 			break;
 		}
-		ret = ustd_uid_set_on_channel(app->uid_set, app, req);
+		ret = app->uid_ops->on_channel(app->uid_set, app, req);
 		if (ret < 0)
 			*why = "the answer to UID_CHANNEL could not be sent";
 		break;
@@ -506,7 +505,7 @@ static int app_handle_msg(struct ustd_app *app, struct ustcomm_msg *msg, const c
 			ret = -EPROTO;
 			break;
 		}
-		ret = ustd_uid_set_on_event(app->uid_set, app, msg);
+		ret = app->uid_ops->on_event(app->uid_set, app, msg);
 		if (ret < 0)
 			*why = ret == -EPROTO ? "invalid UID_EVENT" :
 				"the answer to UID_EVENT could not be sent";

@@ -107,6 +107,17 @@ struct ustd_app_ops {
 	void (*fail)(struct ustd_app *app, int err);
 };
 
+/* What a member's connection asks of its set of buffers per user
+ * (uid_set.h's functions, which call into app.c: through these, app.c
+ * does not depend on uid_set.c). */
+struct ustd_uid_member_ops {
+	int (*on_channel)(struct ustd_uid_set *set, struct ustd_app *member,
+			  const struct ustcomm_uid_channel *req);
+	int (*on_event)(struct ustd_uid_set *set, struct ustd_app *member,
+			const struct ustcomm_msg *msg);
+	void (*member_ended)(struct ustd_uid_set *set, bool flushed);
+};
+
 /* What every application shares, set up by main(). */
 struct ustd_ctx {
 	int epfd;
@@ -165,6 +176,7 @@ struct ustd_app {
 	/* Buffers per user (uid_set.h): the set whose rings the program
 	 * writes into, when it is a member; its own streams it has none. */
 	struct ustd_uid_set *uid_set;
+	const struct ustd_uid_member_ops *uid_ops;	/* the set's, for app.c */
 	/* The set's own trace: its rings' streams, its directory and the
 	 * metadata ustd writes; no socket, no process (uid_set.c). */
 	bool uid_sink;

@@ -568,6 +568,12 @@ void ustd_uid_set_on_timer(struct ustd_watch *w)
 		unstall(t->set);
 }
 
+const struct ustd_uid_member_ops ustd_uid_set_member_ops = {
+	.on_channel = ustd_uid_set_on_channel,
+	.on_event = ustd_uid_set_on_event,
+	.member_ended = ustd_uid_set_member_ended,
+};
+
 void ustd_uid_set_flush(struct ustd_uid_set *set)
 {
 	if (set->sink && !set->sink->closed)

@@ -31,6 +31,8 @@
 int ustd_uid_set_new(struct ustd_uid_set **out, const struct ustd_ctx *ctx,
 		     const char *trace_name, uid_t uid, uint32_t clock, struct ustd_app **sink);
 uid_t ustd_uid_set_uid(const struct ustd_uid_set *set);
+/* The functions below, for a member's app->uid_ops. */
+extern const struct ustd_uid_member_ops ustd_uid_set_member_ops;
 /* NULL once ended. */
 struct ustd_app *ustd_uid_set_sink(const struct ustd_uid_set *set);
 

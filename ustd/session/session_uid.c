@@ -34,6 +34,7 @@ int ustd_session_uid_join(struct ustd_sessions *ss, struct ustd_session *s, stru
 		*ss->apps = sink;
 	}
 	app->uid_set = set;
+	app->uid_ops = &ustd_uid_set_member_ops;
 	return 0;
 }
 
