@@ -81,7 +81,8 @@ out = res.stdout
 t.ok(res.returncode == 0 and out.startswith("session disk: active, written to disk as it goes, "
                                             "2 processes\n"),
      "list-sessions disk: state, mode and number of processes", out + res.stderr)
-t.ok("  output: %s\n" % sdir in out, "its output directory", out)
+t.ok("  output: %s\n  buffers: per-pid\n" % sdir in out,
+     "its output directory, then its buffers: per process (the default)", out)
 t.ok(re.search(r"^  channel \*: subbuf-size 16k, subbuf-num 4, tracefile-size 1M, "
                r"tracefile-count 3$", out, re.M) is not None,
      "the channel settings: sub-buffers and tracefile limits", out)
@@ -111,9 +112,10 @@ t.ok(s is not None and s.get("name") == "disk" and s.get("state") == "active" an
      sorted(int(x.get("pid")) for x in s.findall("process")) == sorted(p.pid for p in procs)
      and s.find("chunks").text == "1" and len(s.findall("chunk")) == 1 and
      [x.get("policy") for x in s.findall("tracker")] == ["all", "all", "all"] and
-     len(s.findall("rule")) == 3 and s.find("rotation").get("every") == "1h",
+     len(s.findall("rule")) == 3 and s.find("rotation").get("every") == "1h" and
+     s.findtext("buffers") == "per-pid",
      "list-sessions disk --mi xml: valid against ustctl-mi.xsd, processes, chunks, trackers, "
-     "rules, rotation in it", why)
+     "rules, rotation, buffers in it", why)
 res = ctl("list-sessions", "nosuch")
 t.ok(res.returncode == 1 and "no session 'nosuch'" in res.stderr and not res.stdout,
      "list-sessions nosuch: exit 1, says there is no such session", res.stdout + res.stderr)

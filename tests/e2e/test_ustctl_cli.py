@@ -31,7 +31,7 @@ COMMANDS = {
     "save-session": "[-t TRACE] PID FILE.xml | -s NAME FILE.xml",
     "load-session": "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml",
     "info": "PID", "snapshot": "[-o DIR] [-t TRACE] PID...",
-    "create-session": "[-o DIR | -r URL] [--overwrite] [--subbuf-size BYTES] [--subbuf-num N] "
+    "create-session": "[-o DIR | -r URL] [--overwrite] [--buffers-pid | --buffers-uid] [--subbuf-size BYTES] [--subbuf-num N] "
                       "[--tracefile-size BYTES [--tracefile-count N]] "
                       "[--rotate-every DURATION] [--rotate-size BYTES] "
                       "[--on-rotate CMD [--on-rotate-timeout DURATION]] NAME",
