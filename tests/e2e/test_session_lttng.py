@@ -194,13 +194,13 @@ for p in (picked, other):
     t.eq(quit_service(p), 0, "service %d ends normally" % p.pid)
 ws.ustctl(["destroy-session", "picky"])
 pdir = ustest.session_dir(lttng_out, "picky") or "/nonexistent"
-warns = {}
-for p in (picked, other):
-    d = os.path.join(pdir, "service-%d" % p.pid)
-    warns[p.pid] = sorted(e.fields["seq"] for e in (read_trace(d)[0] if os.path.isdir(d) else [])
-                          if e.name == "app:warn")
-t.eq(warns, {picked.pid: [0], other.pid: []},
-     "babeltrace2: the tracked program's event only")
+# LTTng's default, PER_UID: one trace for the processes of the uid.
+d = os.path.join(pdir, "uid-%d" % os.getuid())
+t.eq(sorted(os.listdir(pdir)) if os.path.isdir(pdir) else [], ["uid-%d" % os.getuid()],
+     "picky's buffers are per user: one trace, uid-UID")
+warns = sorted(e.fields["seq"] for e in (read_trace(d)[0] if os.path.isdir(d) else [])
+               if e.name == "app:warn")
+t.eq(warns, [0], "babeltrace2: the tracked program's event only (seq 0, not the other's 1)")
 groups = os.path.join(saved, "groups.lttng")
 res = ws.ustctl(["load-session", groups])
 t.ok(res.returncode == 0 and
