@@ -68,6 +68,9 @@ struct conn {
 	/* destroy-session of a rotating session: answered after its last
 	 * chunk is archived. */
 	struct ustd_session_final *final;
+	/* A destroy's sets of buffers per user, ending after the programs,
+	 * when no final holds the controller (session_uid.h). */
+	struct ustd_session_uid_end *uid_end;
 	/* stop-session and destroy-session: the session and its directory
 	 * (NULL when streamed), whose lost events the reply counts. */
 	char loss_name[USTCOMM_SESSION_NAME_MAX];
@@ -213,6 +216,7 @@ static void conn_done(struct ustd_apply_waiter *w)
 
 	c->waiting = false;
 	c->final = NULL;
+	c->uid_end = NULL;
 	if (c->waiting_cmd == USTCOMM_CTL_SESSION_STOP ||
 	    c->waiting_cmd == USTCOMM_CTL_SESSION_DESTROY)
 		conn_reply_end(c, w->ok);
@@ -471,6 +475,7 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	struct each_arg ea = { .ss = c->ss, .w = &c->waiter };
 	struct ustd_session *s = find_or_say(c, cmd, name);
 	struct ustd_session_final *final = NULL;
+	struct ustd_session_uid_end *uid_end = NULL;
 	bool was_active;
 
 	if (!s)
@@ -498,6 +503,15 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 	if (final)
 		ea.w = ustd_session_final_waiter(final);
 	c->final = final;
+	/* The sets of buffers per user end after the programs, before the
+	 * last chunk's archive (session_uid.h). */
+	if (cmd == USTCOMM_CTL_SESSION_DESTROY)
+		uid_end = ustd_session_uid_end_begin(c->ss, s, ea.w);
+	if (uid_end) {
+		ea.w = ustd_session_uid_end_waiter(uid_end);
+		if (!final)
+			c->uid_end = uid_end;
+	}
 	ustd_session_for_each_app(c->ss, s, to_app, &ea);
 	/* Buffers per user: what the processes wrote until now is written
 	 * out; a destroyed session's is its last (session_uid.h). */
@@ -507,6 +521,8 @@ static void cmd_stop_destroy(struct conn *c, uint16_t cmd, const char *name)
 		ustd_session_unlink(c->ss, s);
 		ustd_session_free(s);
 	}
+	if (uid_end)
+		ustd_session_uid_end_release(uid_end);
 	if (final)
 		ustd_session_final_release(final);
 	conn_wait_end(c);
@@ -949,6 +965,8 @@ static void conn_close(struct conn *c)
 		ustd_apply_forget_waiter(&c->waiter);
 	if (c->final)
 		ustd_session_final_forget(c->final);
+	if (c->uid_end)
+		ustd_session_uid_end_forget(c->uid_end);
 	/* Out of the set before the close: an --on-rotate command being
 	 * started holds a copy of every descriptor until its exec, which
 	 * would keep the registration, and its pointer, alive. */
