@@ -3,7 +3,8 @@ that starts. bench_idle (one marker, ustbench:idle) and bench_idle_plain
 (the same without -lust) are started one after the other, runs
 interleaved, in run directories without a session and under a private
 ustd holding one active session whose rule matches nothing or
-bench_idle's marker. Medians in ms.
+bench_idle's marker, the latter with buffers per process (the default)
+and per user (--buffers-uid, manual 4.6). Medians in ms.
 
 And what a service's children cost (manual 11.1, "Never harm the program"):
 tests/apps/forkexec, traced by a session matching its marker, starts
@@ -41,6 +42,16 @@ def _stamp(prog, env):
     return (int(out) - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3
 
 
+def _files(root):
+    """(trace directories, stream files) under a session's output."""
+    dirs = files = 0
+    for path, _, names in os.walk(root):
+        if "metadata" in names:
+            dirs += 1
+            files += len([n for n in names if n != "metadata"])
+    return dirs, files
+
+
 def _ustctl(builddir, env, *args):
     subprocess.run([os.path.join(builddir, "ustctl", "ustctl")] + list(args), env=env,
                    check=True, stdout=subprocess.DEVNULL)
@@ -61,36 +72,43 @@ def _ustd(builddir, env, work):
 def measure(builddir, runs, tmp):
     """{"plain": ms, "none", "nomatch": ms over plain, "threads": n,
     "apply": ms over nomatch, "join": ms from exec to main() over nomatch,
-    "cpu": ms of the program's CPU time over nomatch}. Three run directories, runs interleaved:
-    none without ustd or session, nomatch and match each with a ustd whose
-    one active session matches nothing or bench_idle's marker."""
+    "cpu": ms of the program's CPU time over nomatch, and the same three
+    with buffers per user as "apply_uid", "join_uid", "cpu_uid"; "dirs",
+    "files" and "dirs_uid", "files_uid": trace directories and stream files
+    the runs left}. Four run directories, runs interleaved: none without
+    ustd or session, nomatch, match and match_uid each with a ustd whose one
+    active session matches nothing or bench_idle's marker."""
     idle = os.path.join(builddir, "tests/benchmark/bench_idle")
     plain = os.path.join(builddir, "tests/benchmark/bench_idle_plain")
     work = tempfile.mkdtemp(prefix="sessions.", dir=tmp)
     base = {k: v for k, v in os.environ.items()
             if k not in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET")}
     envs, daemons = {}, []
-    times = {"plain": [], "none": [], "nomatch": [], "match": []}
-    stamps = {"nomatch": [], "match": []}
+    times = {"plain": [], "none": [], "nomatch": [], "match": [], "match_uid": []}
+    stamps = {"nomatch": [], "match": [], "match_uid": []}
     try:
         for kind, pattern in (("none", None), ("nomatch", "nothing:*"),
-                              ("match", "ustbench:*")):
+                              ("match", "ustbench:*"), ("match_uid", "ustbench:*")):
             env = dict(base, UST_RUNDIR=os.path.join(work, kind))
             os.mkdir(env["UST_RUNDIR"], 0o700)
             envs[kind] = env
             if pattern:
                 daemons.append(_ustd(builddir, env, os.path.join(work, kind)))
-                _ustctl(builddir, env, "create-session", kind)
+                _ustctl(builddir, env, "create-session", kind,
+                        *(["--buffers-uid"] if kind == "match_uid" else []))
                 _ustctl(builddir, env, "enable-marker", "-s", kind, pattern)
                 _ustctl(builddir, env, "start-session", kind)
         for _ in range(runs):
             times["plain"].append(_run(plain, base))
-            for kind in ("none", "nomatch", "match"):
+            for kind in ("none", "nomatch", "match", "match_uid"):
                 times[kind].append(_run(idle, envs[kind]))
-            for kind in ("nomatch", "match"):
+            for kind in ("nomatch", "match", "match_uid"):
                 stamps[kind].append(_stamp(idle, envs[kind]))
         threads = int(subprocess.run([idle, "threads"], env=envs["nomatch"], check=True,
                                      stdout=subprocess.PIPE, text=True).stdout)
+        for kind in ("match", "match_uid"):
+            _ustctl(builddir, envs[kind], "destroy-session", kind)
+        files = {kind: _files(os.path.join(work, kind, "out")) for kind in ("match", "match_uid")}
     finally:
         for d in daemons:
             d.terminate()
@@ -100,11 +118,17 @@ def measure(builddir, runs, tmp):
     # The differences of the runs' pairs (each match run beside a nomatch
     # run), their median: the machine's load changes between pairs.
     pairs = list(zip(stamps["match"], stamps["nomatch"]))
+    upairs = list(zip(stamps["match_uid"], stamps["nomatch"]))
     return {"plain": med["plain"], "none": med["none"] - med["plain"],
             "nomatch": med["nomatch"] - med["plain"], "threads": threads,
             "apply": med["match"] - med["nomatch"],
             "join": statistics.median(m[0] - n[0] for m, n in pairs),
-            "cpu": statistics.median(m[1] - n[1] for m, n in pairs)}
+            "cpu": statistics.median(m[1] - n[1] for m, n in pairs),
+            "apply_uid": med["match_uid"] - med["nomatch"],
+            "join_uid": statistics.median(m[0] - n[0] for m, n in upairs),
+            "cpu_uid": statistics.median(m[1] - n[1] for m, n in upairs),
+            "runs": 2 * runs, "dirs": files["match"][0], "files": files["match"][1],
+            "dirs_uid": files["match_uid"][0], "files_uid": files["match_uid"][1]}
 
 
 def _cpu_s(pid):
@@ -177,4 +201,11 @@ def rows(r):
             ("session join of a newly started program, exec to main(), ms over one the "
              "session does not match", "%.2f" % r["join"], "–", "–", "< 1 ms"),
             ("CPU time of a program that joins a session, start to exit, ms over one "
-             "the session does not match", "%.2f" % r["cpu"], "–", "–", "< 1 ms")]
+             "the session does not match", "%.2f" % r["cpu"], "–", "–", "< 1 ms"),
+            ("the same three with buffers per user (--buffers-uid): apply, join, CPU, ms",
+             "%.2f, %.2f, %.2f" % (r["apply_uid"], r["join_uid"], r["cpu_uid"]), "–", "–",
+             "< 1 ms"),
+            ("%d short-lived processes of a session: trace directories, stream files, per "
+             "process / per user" % r["runs"],
+             "%d, %d / %d, %d" % (r["dirs"], r["files"], r["dirs_uid"], r["files_uid"]),
+             "–", "–", "per user: 1, channels x CPUs")]
