@@ -281,11 +281,25 @@ const char *ust_session_join_state(const char *name, const char *const *rules, u
 	struct ustcomm_ctl_msg msg;
 	size_t off = 0;
 
-	uint32_t i, free_slots = 0;
+	uint32_t i, free_slots = 0, was = ust_t.slot;
+	int lost = 0;
 
 	for (i = 0; i < UST_TRACES_MAX; i++) {
 		const struct ust_trace_data *t = &ust_traces[i];
 
+		/* Its ustd died with the rings it wrote into (ended here, or
+		 * by this ustd's RECONNECT): the session, resumed by this
+		 * ustd, takes the process again (below: its events were
+		 * registered long ago, so it would not join by itself at the
+		 * next one, as a program that starts does). */
+		ust_trace_select(i);
+		if (!strcmp(t->name, name))
+			ust_trace_end_lost_uid();
+		if (!strcmp(ust_t.lost_uid, name)) {
+			ust_t.lost_uid[0] = '\0';
+			lost = 1;
+		}
+		ust_trace_select(was);
 		if (!ust_trace_slot_in_use(t)) {
 			free_slots++;
 			continue;
@@ -299,7 +313,7 @@ const char *ust_session_join_state(const char *name, const char *const *rules, u
 	if (!free_slots)
 		return "busy";
 	/* One the file's trackers leave out does not join by itself. */
-	while (next_msg(&off, &msg)) {
+	while (!lost && next_msg(&off, &msg)) {
 		if (msg.cmd == USTCOMM_CTL_LOAD_SESSION && !strcmp(msg_name(&msg), name) &&
 		    session_tracks_me(&off, name))
 			return "waiting";

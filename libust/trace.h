@@ -123,6 +123,10 @@ void ust_trace_apply_blocking(void);
 int ust_trace_set_overwrite(const char *name, int overwrite);
 /* Buffers per user (1) or per process (0), before the buffers are made. */
 int ust_trace_set_per_uid(const char *name, int per_uid);
+/* The selected trace, when it has buffers per user and its ustd is gone:
+ * ended (1), so that its slot is free for the session the next ustd
+ * resumes; else 0. Async-signal-safe. */
+int ust_trace_end_lost_uid(void);
 /* Until the buffers are allocated; destroying the trace forgets it. */
 int ust_trace_set_output(const char *name, const char *output);
 int ust_trace_set_daemon_path(const char *path);

@@ -49,6 +49,10 @@ struct ust_trace_data {
 	int (*divert)(void *arg, uint16_t type, const void *payload, uint32_t len,
 		      const int *fds, uint32_t nr_fds);
 	void *divert_arg;
+	/* The name of the trace per user the slot ended when its ustd died
+	 * (ust_trace_end_lost_uid()): the session the next ustd resumes asks
+	 * for it, and the process joins at once (session_join.c). */
+	char lost_uid[USTCOMM_CTL_TRACE_NAME_MAX];
 };
 
 /*

@@ -159,8 +159,10 @@ static int trace_teardown(void)
 	if (ust_trace_connection_alive() &&
 	    ustcomm_send_msg(ust_t.sock, USTCOMM_MSG_GOODBYE, NULL, 0, NULL, 0) == 0)
 		drained = ust_trace_wait_drained(ust_t.sock);
-	else
-		/* Before the events are unbound: they say how to count. */
+	else if (!ust_t.cfg.per_uid)
+		/* Before the events are unbound: they say how to count. A
+		 * trace per user has nothing of its own to keep: its rings
+		 * were its ustd's (trace_ustd.c). */
 		ust_trace_orphan_save();
 	if (ust_t.sock >= 0) {
 		close(ust_t.sock);
@@ -203,6 +205,18 @@ void ust_trace_exit(void)
 	ust_trace_select(0);
 }
 
+int ust_trace_end_lost_uid(void)
+{
+	if (!ust_t.cfg.per_uid || ust_t.state < UST_TRACE_ALLOCATED ||
+	    ust_trace_connection_alive())
+		return 0;
+	ustcomm_dbg("trace '%s': its ustd is gone with the buffers per user it wrote into; ended",
+		    ust_t.name);
+	memcpy(ust_t.lost_uid, ust_t.name, sizeof(ust_t.lost_uid));
+	trace_teardown();
+	return 1;
+}
+
 /*
  * Describes the trace to the ustd at path exactly as it was described
  * before (same uuid, stream and event ids) and hands it every existing
@@ -218,7 +232,7 @@ static int reconnect(const char *path)
 	if (strlen(path) >= sizeof(ust_t.cfg.daemon_path) || !path[0])
 		return ust_trace_fail(-EINVAL, "invalid ustd socket path: it must have 1 to %zu characters",
 			    sizeof(ust_t.cfg.daemon_path) - 1);
-	if (ust_t.state < UST_TRACE_ALLOCATED)
+	if (ust_t.state < UST_TRACE_ALLOCATED || ust_trace_end_lost_uid())
 		return 0;
 	if (ust_trace_connection_alive()) {
 		if (!strcmp(path, ust_t.cfg.daemon_path))

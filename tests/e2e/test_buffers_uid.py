@@ -147,4 +147,45 @@ ustd.terminate()
 err = ustd.communicate(timeout=30)[1]
 t.ok("died inside an event" in err, "ustd says a process died inside an event", err[-1500:])
 ws.cleanup()
+
+
+# --- ustd killed and restarted: its rings are gone with it; the running
+# process joins the resumed session again, into a new set.
+ws = Workspace()
+ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "r"], "create-session --buffers-uid r")
+ok_cmd(ws, ["enable-marker", "-s", "r", "app:*"], "enable-marker -s r app:*")
+ok_cmd(ws, ["start-session", "r"], "start-session r")
+service = subprocess.Popen([app("service"), "500"], env=ws.env(), stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ws.daemons.append(service)
+t.eq(service.stdout.readline().strip(), "ready", "a service writing app:request every 500 us")
+time.sleep(0.5)
+first = ws.daemons[0]
+first.kill()
+first.wait()
+ws.daemons.remove(first)
+ws.start_ustd()
+sdir = ustest.session_dir(ws.out, "r")
+res = {}
+t.ok(wait_for(lambda: "process %d service" % service.pid in
+              ws.ustctl(["list-sessions", "r"]).stdout, timeout=15),
+     "the restarted ustd resumed the session and the running service is in it again")
+time.sleep(1)
+service.stdin.write("quit\n")
+service.stdin.flush()
+t.eq(service.wait(timeout=30), 0, "the service ends well")
+t.eq(service.stderr.read(), "", "and said nothing")
+ok_cmd(ws, ["destroy-session", "r"], "destroy-session r")
+traces = sorted(os.listdir(sdir)) if sdir else []
+t.eq(traces, ["uid-%d" % uid, "uid-%d-1" % uid],
+     "the set of the first ustd, and a new one of the second")
+events, discarded = read_trace(os.path.join(sdir, "uid-%d-1" % uid)) if len(traces) == 2 \
+    else ([], -1)
+seqs = [e.fields["seq"] for e in events if e.name == "app:request"]
+t.ok(len(seqs) > 100 and seqs == list(range(seqs[0], seqs[0] + len(seqs))),
+     "the new set holds the service's requests since it joined again, none missing (%d)"
+     % len(seqs), seqs[:5])
+t.eq(discarded, 0, "nothing discarded")
+ws.cleanup()
 t.done()
