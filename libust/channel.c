@@ -80,7 +80,7 @@ end:
 
 int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
+		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
 		       int *shm_fds, int *wakeup_fds)
 {
 	struct ust_rb_config cfg = {
@@ -88,6 +88,7 @@ int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stre
 		.subbuf_count = subbuf_count,
 		.stream_id = stream_id,
 		.channel = name,
+		.overwrite = overwrite,
 		/* ustd made the pages; this maps them before the first events. */
 		.populate = 1,
 	};

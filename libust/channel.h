@@ -51,7 +51,7 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
  * error: each is closed or -1 on return). Async-signal-safe. */
 int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stream_id,
 		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
+		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx,
 		       int *shm_fds, int *wakeup_fds);
 /* Makes the pages of the buffers of the CPUs the process may run on: 2 to
  * 3 ms for 4 MiB. Whoever makes a channel where a program waits for it

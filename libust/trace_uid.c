@@ -180,8 +180,10 @@ int ust_trace_uid_channel(struct ust_channel **out, const char *name, uint32_t s
 		ret = exchange_failed(ret, what);
 		goto end;
 	}
+	/* ust_rb_attach() checks the buffers' own flags against the trace's. */
 	ret = ust_channel_attach(out, name, desc.stream_id, nr, desc.subbuf_size,
-				 desc.subbuf_count, reply->uuid, ctx, fds, fds + nr);
+				 desc.subbuf_count, ust_t.cfg.overwrite, reply->uuid, ctx, fds,
+				 fds + nr);
 	if (ret < 0)
 		ret = ust_trace_fail(ret, "cannot map %s: %s", what, ustcomm_strerror(-ret));
 end:

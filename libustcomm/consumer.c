@@ -228,18 +228,36 @@ USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb)
 		ust_shm_futex_wake_all(&cb->ctl->release_seq);
 }
 
-USTCOMM_API void ustcomm_cbuf_release_stalled(struct ustcomm_cbuf *cb)
+/* A full barrier, as every writer's add is: whoever sees the count
+ * complete sees what was stored in the sub-buffer before. */
+static void cbuf_complete(struct ustcomm_cbuf *cb, uint64_t begin)
 {
-	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
-	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count,
-						cb->consumed);
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, begin);
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count, begin);
 	uint64_t count = uatomic_read(&ust_shm_commits(cb->ctl)[idx].count);
 
-	/* A full barrier, as every writer's add is: the next cycle's opener
-	 * sees the count complete before it sees the release below. */
 	if (count < target)
 		uatomic_add_return(&ust_shm_commits(cb->ctl)[idx].count, target - count);
+}
+
+USTCOMM_API void ustcomm_cbuf_release_stalled(struct ustcomm_cbuf *cb)
+{
+	/* Completed before the release: the next cycle's opener sees it. */
+	cbuf_complete(cb, cb->consumed);
 	ustcomm_cbuf_put(cb);
+}
+
+USTCOMM_API void ustcomm_cbuf_repair(struct ustcomm_cbuf *cb, uint64_t begin, const char *pkt,
+				     size_t len)
+{
+	char *sub = cb->data + (size_t)ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count,
+							    begin) * cb->subbuf_size;
+
+	if (pkt && len <= cb->subbuf_size) {
+		memcpy(sub, pkt, len);
+		memset(sub + len, 0, cb->subbuf_size - len);
+	}
+	cbuf_complete(cb, begin);
 }
 
 USTCOMM_API uint64_t ustcomm_cbuf_write_position(const struct ustcomm_cbuf *cb)

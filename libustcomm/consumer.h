@@ -77,6 +77,12 @@ USTCOMM_API void ustcomm_cbuf_put(struct ustcomm_cbuf *cb);
  * uid_set.c says how long, and what happens to a writer stopped longer).
  */
 USTCOMM_API void ustcomm_cbuf_release_stalled(struct ustcomm_cbuf *cb);
+/* The same for a flight recorder's sub-buffer of the cycle that began at
+ * begin, which the consumer does not take: pkt (len bytes, a rescued
+ * packet, or NULL) replaces its contents, then its count is completed,
+ * and the writers may open it again. */
+USTCOMM_API void ustcomm_cbuf_repair(struct ustcomm_cbuf *cb, uint64_t begin, const char *pkt,
+				     size_t len);
 
 /* Checks the context of a complete packet (a sub-buffer or a private copy
  * of one) and gives the bytes to write: 0, or -EPROTO. */

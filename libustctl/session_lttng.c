@@ -453,15 +453,14 @@ static void convert_output(struct lttng_read *r, xmlNodePtr output)
 		free(path);
 }
 
-/* PER_UID where UST's per-user buffers go: not yet in a flight recorder
- * nor in a streamed session, which keep per-process buffers, said. */
+/* PER_UID where UST's per-user buffers go: not yet in a streamed
+ * session, which keeps per-process buffers, said. */
 static void convert_buffers(struct lttng_read *r)
 {
 	if (!r->per_uid)
 		return;
-	if (r->x->overwrite || (r->s->output && strstr(r->s->output, "://")))
-		ustctl_xml_not_honoured(r->file, r->per_uid, "buffer type PER_UID in a %s session: per-user buffers are for local, non-flight-recorder sessions in this version; its buffers are per process, as PER_PID",
-					r->x->overwrite ? "snapshot (flight-recorder)" : "streamed");
+	if (r->s->output && strstr(r->s->output, "://"))
+		ustctl_xml_not_honoured(r->file, r->per_uid, "buffer type PER_UID in a streamed session: per-user buffers are for local sessions in this version; its buffers are per process, as PER_PID");
 	else
 		r->x->buffers = USTCTL_BUFFERS_PER_UID;
 }

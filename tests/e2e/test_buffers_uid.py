@@ -18,7 +18,8 @@ import time
 
 import forking_server
 import ustest
-from ustest import Tap, Workspace, app, read_trace, wait_for
+from service_app import command, quit_service, start_service
+from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
 
 t = Tap()
 N = 300
@@ -187,5 +188,82 @@ t.ok(len(seqs) > 100 and seqs == list(range(seqs[0], seqs[0] + len(seqs))),
      "the new set holds the service's requests since it joined again, none missing (%d)"
      % len(seqs), seqs[:5])
 t.eq(discarded, 0, "nothing discarded")
+ws.cleanup()
+
+
+# --- A flight recorder per user: a session trigger and a snapshot take the
+# set's rings, which every process wrote into.
+ws = Workspace()
+ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--overwrite", "--subbuf-size",
+            "16k", "--subbuf-num", "4", "fr"], "create-session --buffers-uid --overwrite fr")
+ok_cmd(ws, ["add-context", "-s", "fr", "*", "vpid"], "add-context -s fr * vpid")
+ok_cmd(ws, ["enable-marker", "-s", "fr", "app:*"], "enable-marker -s fr app:*")
+ok_cmd(ws, ["add-trigger", "-s", "fr", "--on", "app:error", "--snapshot"],
+       "add-trigger -s fr --on app:error --snapshot")
+ok_cmd(ws, ["start-session", "fr"], "start-session fr")
+procs = [start_service(ws) for _ in range(2)]
+sdir = ustest.session_dir(ws.out, "fr")
+t.ok(wait_for(lambda: "process %d" % procs[1].pid in
+              ws.ustctl(["list-sessions", "fr"]).stdout, timeout=15),
+     "both services are in the session")
+time.sleep(0.5)
+t.ok(command(procs[0], "error 7 500"), "the first service emits app:error 7")
+firing = os.path.join(sdir, "triggers", "trigger-1", "firing-1") if sdir else ws.out
+t.ok(wait_for(lambda: os.path.isdir(firing) and os.listdir(firing), timeout=15),
+     "the trigger fired: firing-1/", firing)
+snaps = sorted(os.listdir(firing)) if os.path.isdir(firing) else []
+t.ok(len(snaps) == 1 and snaps[0].startswith("uid-%d" % uid),
+     "one snapshot in it, of the set's rings, not one per process", snaps)
+events, _ = read_trace(firing) if snaps else ([], 0)
+errors = [(e.context.get("vpid"), e.fields["seq"]) for e in events if e.name == "app:error"]
+t.eq(errors, [(procs[0].pid, 7)], "it holds the triggering event, of the first service")
+writers = {e.context.get("vpid") for e in events if e.name == "app:request"}
+t.eq(writers, {p.pid for p in procs}, "and the requests of both services before it")
+res = ok_cmd(ws, ["snapshot", "-s", "fr"], "snapshot -s fr")
+snap = res.stdout.strip().split()[-1] if res.stdout.strip() else ws.out
+events, _ = read_trace(snap) if os.path.isdir(snap) else ([], 0)
+t.eq({e.context.get("vpid") for e in events if e.name == "app:request"}, {p.pid for p in procs},
+     "snapshot -s: both services' latest requests, from one trace")
+# A writer killed inside an event on CPU 0, then another filling CPU 0's
+# ring round: repaired in place, the ring keeps the newest events.
+ok_cmd(ws, ["enable-marker", "-s", "fr", "midevent:*"], "enable-marker -s fr midevent:*")
+mid = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(mid)
+t.eq(mid.stdout.readline().strip(), "ready", "midevent ready")
+time.sleep(0.5)
+say(mid, "tick 10", "ticked")
+say(mid, "hold", "held")
+mid.kill()
+mid.wait()
+time.sleep(1.5)
+mid2 = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ws.daemons.append(mid2)
+t.eq(mid2.stdout.readline().strip(), "ready", "a second midevent on CPU 0")
+time.sleep(0.5)
+for _ in range(40):
+    say(mid2, "tick 100", "ticked")
+res = ok_cmd(ws, ["snapshot", "-s", "fr"], "snapshot -s fr after the ring went round")
+snap = res.stdout.strip().split()[-1] if res.stdout.strip() else ws.out
+events, _ = read_trace(snap) if os.path.isdir(snap) else ([], 0)
+last = [e.fields["n"] for e in events if e.name == "midevent:seq" and
+        e.context.get("vpid") == mid2.pid]
+t.ok(last and last[-1] == 3999 and last == list(range(last[0], 4000)),
+     "the snapshot ends with the second midevent's newest events, none missing among them",
+     last[:3] + last[-3:])
+mid2.stdin.close()
+mid2.wait(timeout=30)
+for p in procs:
+    t.eq(quit_service(p), 0, "service %d ends well" % p.pid)
+ok_cmd(ws, ["destroy-session", "fr"], "destroy-session fr")
+ok, msg = babeltrace_check(os.path.join(sdir, "uid-%d" % uid)) if sdir else (False, "no session")
+t.ok(ok, "the rings written at the end read whole with babeltrace2", msg)
+fr_ustd = ws.daemons[0]
+fr_ustd.terminate()
+err = fr_ustd.communicate(timeout=30)[1]
+t.ok("corrupted" not in err and "protocol error" not in err,
+     "ustd found nothing corrupted in the rings of the flight recorder", err[-1500:])
 ws.cleanup()
 t.done()

@@ -17,9 +17,9 @@ usttrace --session and the per-process commands read version 2 files.
 Per-user buffers (create-session --buffers-uid) go round the same way:
 create, list-sessions (text and --mi xml), list-sessions NAME, save,
 destroy, load, save again; buffers="per-uid" in the file, nothing for
-per-process buffers; the refusals (both options, with --overwrite, with
--r, in a flight recorder's file, an unknown type on the wire and in a
-file, a seventh argument) say why with their exit statuses."""
+per-process buffers; a flight recorder per user; the refusals (both
+options, with -r, to a relayd on the wire, an unknown type on the wire
+and in a file, a seventh argument) say why with their exit statuses."""
 
 import os
 import re
@@ -355,7 +355,7 @@ t.ok(res.returncode == 1 and "before its first start" in res.stderr,
 ok_cmd(ws, "destroy-session keep", "destroy-session", "keep")
 
 # --- (g) Per-user buffers: create, list, save, load, save again.
-UID_WHY = "per-user buffers are for local, non-flight-recorder sessions in this version"
+UID_WHY = "per-user buffers are for local sessions in this version"
 root = mi(ws, "create-session --buffers-uid", "create-session", "--buffers-uid", "-o", ws.out, "us")
 t.eq(root.findtext("ustd-session/buffers"), "per-uid", "create-session --mi xml: <buffers>per-uid")
 res = ok_cmd(ws, "create-session --buffers-pid", "create-session", "--buffers-pid", "ps")
@@ -397,18 +397,18 @@ for name in ("us", "ps", "ds"):
 for what, args, pattern in (
         ("--buffers-uid with --buffers-pid", ["--buffers-uid", "--buffers-pid"],
          r"--buffers-pid and --buffers-uid: .*give one"),
-        ("--buffers-uid with --overwrite", ["--buffers-uid", "--overwrite"],
-         r"--buffers-uid and --overwrite: " + UID_WHY),
         ("--buffers-uid with -r", ["--buffers-uid", "-r", "net://localhost"],
          r"--buffers-uid and -r: " + UID_WHY)):
     res = ctl(ws, "create-session", *(args + ["bad"]))
     t.ok(res.returncode == 2 and re.search(pattern, res.stderr),
          "create-session %s: exit 2, says why" % what, res.stderr)
 t.ok("bad" not in sessions(ws), "none of them made a session")
-bad_file(ws, '<ust-session version="2" name="x" overwrite="true" buffers="per-uid">\n'
-         '  <enable pattern="a:*"/>\n</ust-session>\n',
-         "a flight recorder's file with per-user buffers: ustd refuses", 1,
-         r"session 'x': " + UID_WHY)
+res = ok_cmd(ws, "create-session --buffers-uid --overwrite (a flight recorder per user)",
+             "create-session", "--buffers-uid", "--overwrite", "ufr")
+res = ok_cmd(ws, "list-sessions ufr", "list-sessions", "ufr")
+t.ok("\n  buffers: per-uid\n" in res.stdout and "flight recorder" in res.stdout,
+     "list-sessions ufr: a flight recorder with per-user buffers", res.stdout)
+ok_cmd(ws, "destroy-session ufr", "destroy-session", "ufr")
 bad_file(ws, '<ust-session version="2" name="x" buffers="per-gid">\n  <enable pattern="a:*"/>\n'
          '</ust-session>\n', "an unknown buffer type in a file", 2,
          r"bad\.xml:1: .*buffers.*per-gid")
@@ -417,7 +417,7 @@ sock = os.path.join(ws.rundir, "ustd") + ".ctl"
 for what, args, pattern in (
         ("BUFFERS gid", ["w", "", "0", "0", "0", "gid"],
          r"unknown buffer type 'gid': 'pid' .* or 'uid'"),
-        ("BUFFERS uid with OVERWRITE 1", ["w", "", "1", "0", "0", "uid"], UID_WHY),
+        ("BUFFERS uid to a relayd", ["w", "net://localhost", "0", "0", "0", "uid"], UID_WHY),
         ("a seventh argument", ["w", "", "0", "0", "0", "uid", "x"],
          r"the wrong number of arguments")):
     reply = ctl_call(sock, ustest.ctl_request(35, *args))

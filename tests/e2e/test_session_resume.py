@@ -96,7 +96,7 @@ a.go()
 os.makedirs(keep, exist_ok=True)
 with open(os.path.join(keep, "broken.xml"), "w") as f:
     f.write("<ust-session version='2' name='broken'><channel")
-# What create-session refuses, written by hand: not resumed either.
+# A flight recorder with per-user buffers, written by hand: resumed.
 with open(os.path.join(keep, "uidfr.xml"), "w") as f:
     f.write("<ust-session version='2' name='uidfr' overwrite='true' buffers='per-uid'>"
             "<enable pattern='app:*'/><resume state='created' directory='%s'/>"
@@ -116,8 +116,8 @@ t.ok("  tracking: every pid; procname svc-a; every uid\n" in res.stdout,
 res = ok_cmd(ws, ["list-sessions", "shared"], "list-sessions shared on the restarted ustd")
 t.ok("\n  buffers: per-uid\n" in res.stdout, "shared has its per-user buffers again",
      res.stdout)
-t.ok(not re.search(r"^uidfr", ok_cmd(ws, ["list-sessions"], "list-sessions").stdout, re.M),
-     "the kept file of a flight recorder with per-user buffers made no session")
+t.ok(re.search(r"^uidfr\tcreated\t", ok_cmd(ws, ["list-sessions"], "list-sessions").stdout,
+               re.M), "the kept file of a flight recorder with per-user buffers is resumed")
 shared_again = os.path.join(ws.root, "shared-after.xml")
 ok_cmd(ws, ["save-session", "-s", "shared", shared_again], "save-session -s shared after the restart")
 before_text = open(shared_saved).read() if os.path.exists(shared_saved) else ""
@@ -177,10 +177,6 @@ t.ok(re.search(r"cannot resume the session kept in %s: .*leaves the file as it i
                re.escape(os.path.join(keep, "broken.xml")), err),
      "ustd names the corrupt file and why", err)
 t.ok(os.path.exists(os.path.join(keep, "broken.xml")), "the corrupt file is left in place")
-t.ok(re.search(r"cannot resume the session kept in %s: session 'uidfr': per-user buffers are "
-               r"for local, non-flight-recorder sessions in this version" %
-               re.escape(os.path.join(keep, "uidfr.xml")), err),
-     "ustd names the kept flight recorder with per-user buffers and why", err)
 t.ok(re.search(r"cannot resume the session kept in %s: it holds session web, whose file is "
                r"web.xml" % re.escape(os.path.join(keep, "copy.xml")), err),
      "a copy under another name is named, not resumed (destroy-session would leave it)", err)

@@ -699,7 +699,8 @@ static int app_snapshot_write(struct ustd_app *app, const char *parent, char *te
 		if (as->stream.open && as->stream.overwrite)
 			as->snap_limit = ustd_stream_write_position(&as->stream);
 	}
-	if (!app->ending)
+	/* Nothing to read from an orphan or the sink of buffers per user. */
+	if (!app->ending && !app->hung_up)
 		app_read(app);
 	if (app->closed)
 		return -ECONNRESET;

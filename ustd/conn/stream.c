@@ -476,39 +476,19 @@ uint64_t ustd_stream_write_position(const struct ustd_stream *s)
 	return ustcomm_cbuf_write_position(&s->cb);
 }
 
-/*
- * Writes the packet of the cycle that began at begin: as it is when
- * complete (copied, then checked not overwritten meanwhile), fixed up when
- * incomplete and the writers are dead (rescue), else not at all.
- */
-static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint64_t begin,
-		       const struct ustcomm_writer_state *ws,
-		       const struct ustd_rescue_ctx *rescue, char *copy)
+/* The crash rescue of the incomplete sub-buffer of the cycle that began at
+ * begin, from a private copy (copy, a sub-buffer's size). */
+static int stream_rescue(const struct ustd_stream *s, const struct ustd_stream_out *out,
+			 uint64_t begin, const struct ustcomm_writer_state *ws,
+			 const struct ustd_rescue_ctx *rescue, char *copy,
+			 struct ustd_rescue_out *res)
 {
 	uint32_t size = s->cb.subbuf_size;
 	uint64_t target = ust_shm_commit_target(size, s->cb.subbuf_count, begin);
 	uint64_t count = ustcomm_cbuf_commit_count(&s->cb, begin);
-	struct ustd_rescue_out res;
 	struct ustd_rescue_in in;
-	size_t len;
 	int ret;
 
-	if (count == target) {
-		ret = ustcomm_cbuf_copy_stable(&s->cb, begin, copy, &len);
-		if (ret < 0) {
-			stream_corrupted(s, ret);
-			return 1;
-		}
-		if (ret == 0)
-			return 0;
-		/* After a rescued packet, whose count already includes every
-		 * discard the writers made: the count must not go back. */
-		if (ust_get_u64(copy + UST_PKT_EVENTS_DISCARDED) < out->discarded)
-			ust_put_u64(copy + UST_PKT_EVENTS_DISCARDED, out->discarded);
-		return stream_write_packet(s, out, copy, len, NULL, NULL);
-	}
-	if (!rescue || count > target)
-		return 0;
 	memcpy(copy, ustcomm_cbuf_subbuf(&s->cb, begin), size);
 	in = (struct ustd_rescue_in) {
 		.pkt = copy,
@@ -528,12 +508,49 @@ static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint6
 		.prev_end = out->ts_end,
 		.layouts = rescue->layouts,
 	};
-	ret = ustd_rescue_packet(&in, &res);
+	ret = ustd_rescue_packet(&in, res);
+	if (ret == 0)
+		ustcomm_dbg("stream %s: packet %llu rescued: %llu events kept, %llu lost",
+			    s->name, (unsigned long long)in.seq_num,
+			    (unsigned long long)res->kept, (unsigned long long)res->dropped);
+	return ret;
+}
+
+/*
+ * Writes the packet of the cycle that began at begin: as it is when
+ * complete (copied, then checked not overwritten meanwhile), fixed up when
+ * incomplete and the writers are dead (rescue), else not at all.
+ */
+static int stream_take(struct ustd_stream *s, struct ustd_stream_out *out, uint64_t begin,
+		       const struct ustcomm_writer_state *ws,
+		       const struct ustd_rescue_ctx *rescue, char *copy)
+{
+	uint32_t size = s->cb.subbuf_size;
+	uint64_t target = ust_shm_commit_target(size, s->cb.subbuf_count, begin);
+	uint64_t count = ustcomm_cbuf_commit_count(&s->cb, begin);
+	struct ustd_rescue_out res;
+	size_t len;
+	int ret;
+
+	if (count == target) {
+		ret = ustcomm_cbuf_copy_stable(&s->cb, begin, copy, &len);
+		if (ret < 0) {
+			stream_corrupted(s, ret);
+			return 1;
+		}
+		if (ret == 0)
+			return 0;
+		/* After a rescued packet, whose count already includes every
+		 * discard the writers made: the count must not go back. */
+		if (ust_get_u64(copy + UST_PKT_EVENTS_DISCARDED) < out->discarded)
+			ust_put_u64(copy + UST_PKT_EVENTS_DISCARDED, out->discarded);
+		return stream_write_packet(s, out, copy, len, NULL, NULL);
+	}
+	if (!rescue || count > target)
+		return 0;
+	ret = stream_rescue(s, out, begin, ws, rescue, copy, &res);
 	if (ret < 0)
 		return ret;
-	ustcomm_dbg("stream %s: packet %llu rescued: %llu events kept, %llu lost",
-		    s->name, (unsigned long long)in.seq_num, (unsigned long long)res.kept,
-		    (unsigned long long)res.dropped);
 	if (res.buf)
 		ret = stream_write_packet(s, out, res.buf, res.len, NULL, NULL);
 	free(res.buf);
@@ -598,6 +615,33 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
 	return stream_take_range(s, &s->out, s->cb.consumed, UINT64_MAX, rescue);
 }
 
+/* A flight recorder's: every sub-buffer of the last ring before limit
+ * whose cycle is incomplete is rescued in place (no consumer takes it:
+ * a snapshot reads it later). */
+static int stream_repair(struct ustd_stream *s, uint64_t limit,
+			 const struct ustd_rescue_ctx *rescue, char *copy, uint64_t *rescued)
+{
+	uint64_t ring = (uint64_t)s->cb.subbuf_size * s->cb.subbuf_count, b;
+	struct ustcomm_writer_state ws;
+	struct ustd_rescue_out res;
+	int ret;
+
+	ustcomm_cbuf_writer_state(&s->cb, &ws);
+	b = limit & ~(uint64_t)(s->cb.subbuf_size - 1);
+	for (b = b >= ring ? b - ring + s->cb.subbuf_size : 0; b < limit; b += s->cb.subbuf_size) {
+		if (ustcomm_cbuf_commit_count(&s->cb, b) >=
+		    ust_shm_commit_target(s->cb.subbuf_size, s->cb.subbuf_count, b))
+			continue;
+		ret = stream_rescue(s, &s->out, b, &ws, rescue, copy, &res);
+		if (ret < 0)
+			return ret;
+		ustcomm_cbuf_repair(&s->cb, b, res.buf, res.len);
+		free(res.buf);
+		(*rescued)++;
+	}
+	return 0;
+}
+
 int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
 			const struct ustd_rescue_ctx *rescue, uint64_t *rescued)
 {
@@ -610,11 +654,16 @@ int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
 	char *copy;
 	int ret = 0;
 
-	if (!s->open || s->overwrite)
+	if (!s->open)
 		return 0;
 	copy = malloc(s->cb.subbuf_size);
 	if (!copy)
 		return -ENOMEM;
+	if (s->overwrite) {
+		ret = stream_repair(s, limit, rescue, copy, rescued);
+		free(copy);
+		return ret;
+	}
 	for (i = 0; i < s->cb.subbuf_count && ret == 0; i++) {
 		ret = stream_copy(s, &limit, &more);
 		if (ret || !ustcomm_cbuf_next_ends_before(&s->cb, limit))

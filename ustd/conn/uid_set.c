@@ -61,6 +61,7 @@ struct ustd_uid_set {
 	uid_t uid;
 	uint8_t uuid[16];
 	uint32_t clock;
+	bool overwrite;			/* a flight recorder's */
 	struct uid_channel *chans;
 	size_t nr_chans;
 	struct uid_event *events;
@@ -145,7 +146,8 @@ static int sink_hello(struct ustd_uid_set *set, const char *trace_name)
 }
 
 int ustd_uid_set_new(struct ustd_uid_set **out, const struct ustd_ctx *ctx,
-		     const char *trace_name, uid_t uid, uint32_t clock, struct ustd_app **sink)
+		     const char *trace_name, uid_t uid, uint32_t clock, bool overwrite,
+		     struct ustd_app **sink)
 {
 	struct ustd_uid_set *set = calloc(1, sizeof(*set));
 	int ret = -ENOMEM;
@@ -155,6 +157,7 @@ int ustd_uid_set_new(struct ustd_uid_set **out, const struct ustd_ctx *ctx,
 	set->ctx = ctx;
 	set->uid = uid;
 	set->clock = clock;
+	set->overwrite = overwrite;
 	set->timer.fd = -1;
 	set->timer.set = set;
 	set->timer.watch.kind = USTD_WATCH_UID_TIMER;
@@ -219,7 +222,7 @@ static int reply(struct ustd_app *member, uint16_t type, int status, uint32_t id
 /* One CPU's ring: a sealed memfd with every page made (a machine short of
  * memory refuses here, not with a SIGBUS in a writer), and its eventfd. */
 static int ring_make(const struct uid_channel *c, uint32_t cpu, const uint8_t uuid[16],
-		     int *shm_fd, int *wakeup_fd)
+		     uint32_t flags, int *shm_fd, int *wakeup_fd)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t size = ust_shm_map_size(c->subbuf_size, c->subbuf_count, page);
@@ -239,7 +242,7 @@ static int ring_make(const struct uid_channel *c, uint32_t cpu, const uint8_t uu
 	if (mem == MAP_FAILED)
 		goto error;
 	ust_shm_ctl_init(mem, c->subbuf_size, c->subbuf_count, c->stream_id, cpu, page, uuid,
-			 c->name, 0);
+			 c->name, flags);
 	munmap(mem, size);
 	*wakeup_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (*wakeup_fd < 0)
@@ -252,7 +255,8 @@ error:
 	return ret;
 }
 
-static struct ustcomm_stream stream_desc(const struct uid_channel *c, uint32_t cpu)
+static struct ustcomm_stream stream_desc(const struct ustd_uid_set *set,
+					 const struct uid_channel *c, uint32_t cpu)
 {
 	struct ustcomm_stream d;
 
@@ -263,6 +267,7 @@ static struct ustcomm_stream stream_desc(const struct uid_channel *c, uint32_t c
 	d.subbuf_count = c->subbuf_count;
 	memcpy(d.channel, c->name, strlen(c->name));
 	d.ctx_size = ustcomm_ctx_set_size(&c->ctx);
+	d.flags = set->overwrite ? UST_SHM_FLAG_OVERWRITE : 0;
 	return d;
 }
 
@@ -281,9 +286,9 @@ static int channel_make(struct ustd_uid_set *set, struct uid_channel *c)
 	ustcomm_metadata_stream(&sb, c->stream_id, c->name, &c->ctx);
 	ret = sink_metadata(set, &sb);
 	for (cpu = 0; ret == 0 && cpu < c->nr_cpus; cpu++) {
-		struct ustcomm_stream d = stream_desc(c, cpu);
+		struct ustcomm_stream d = stream_desc(set, c, cpu);
 
-		ret = ring_make(c, cpu, set->uuid, &c->fds[2 * cpu], &c->fds[2 * cpu + 1]);
+		ret = ring_make(c, cpu, set->uuid, d.flags, &c->fds[2 * cpu], &c->fds[2 * cpu + 1]);
 		if (ret < 0)
 			break;
 		fds[0] = dup(c->fds[2 * cpu]);
@@ -375,7 +380,7 @@ int ustd_uid_set_on_channel(struct ustd_uid_set *set, struct ustd_app *member,
 	}
 	ret = reply(member, USTCOMM_MSG_UID_CHANNEL_REPLY, 0, c->stream_id, set, c->nr_cpus, NULL);
 	for (cpu = 0; ret == 0 && cpu < c->nr_cpus; cpu++) {
-		struct ustcomm_stream d = stream_desc(c, cpu);
+		struct ustcomm_stream d = stream_desc(set, c, cpu);
 
 		ret = ustcomm_send_msg(member->sock, USTCOMM_MSG_STREAM, &d, sizeof(d),
 				       &c->fds[2 * cpu], 2);
@@ -486,6 +491,10 @@ static void close_packets(struct ustd_uid_set *set, bool mark)
 			as->stall_limit = ustd_stream_write_position(&as->stream);
 			continue;
 		}
+		/* A flight recorder's ring is written on a snapshot and at
+		 * its end (ustd_stream_finish()), never drained. */
+		if (as->stream.overwrite)
+			continue;
 		/* Drains of one ring each: the flushed packet, those behind it. */
 		for (i = 0; i < 3 && ustd_app_drain_to(as, ustd_stream_write_position(&as->stream));
 		     i++)
@@ -589,8 +598,10 @@ void ustd_uid_set_end(struct ustd_uid_set *set)
 	ustd_uid_set_flush(set);
 	/* Every member is gone or stopped: what is still incomplete was
 	 * left by a writer that died. */
-	for (as = set->sink->streams; as; as = as->next)
-		as->stall_limit = ustd_stream_write_position(&as->stream);
+	for (as = set->sink->streams; as; as = as->next) {
+		if (as->stream.open)
+			as->stall_limit = ustd_stream_write_position(&as->stream);
+	}
 	unstall(set);
 	ustd_app_end_flushed(set->sink);
 	/* main() frees it with the other ended applications. */

@@ -10,11 +10,15 @@
  * id in every process, and its block goes into the metadata once, before
  * any process can write it.
  *
+ * A flight recorder's sets (overwrite) are written on a snapshot of the
+ * session (its sink's, as a process's) and when the session ends.
+ *
  * A member that dies inside an event leaves its sub-buffer's commit count
  * short: the rings of every process of the set would stop there. ustd
  * closes the packets open at the death, waits UID_STALL_GRACE_MS for the
  * live writers to finish the events they were in, then rescues each
- * sub-buffer before that point still incomplete (uid_set.c).
+ * sub-buffer before that point still incomplete (uid_set.c): written out
+ * and handed back, or in a flight recorder, repaired where it is.
  */
 #ifndef USTD_UID_SET_H
 #define USTD_UID_SET_H
@@ -29,7 +33,8 @@
  * applications; clock is the first member's (HELLO), which must be the
  * clock ustd reads. The owner's trace_dir() makes the sink's directory. */
 int ustd_uid_set_new(struct ustd_uid_set **out, const struct ustd_ctx *ctx,
-		     const char *trace_name, uid_t uid, uint32_t clock, struct ustd_app **sink);
+		     const char *trace_name, uid_t uid, uint32_t clock, bool overwrite,
+		     struct ustd_app **sink);
 uid_t ustd_uid_set_uid(const struct ustd_uid_set *set);
 /* The functions below, for a member's app->uid_ops. */
 extern const struct ustd_uid_member_ops ustd_uid_set_member_ops;

@@ -15,13 +15,12 @@ int ustd_session_buffers_parse(const char *text, bool *per_uid, char *why, size_
 	return -EINVAL;
 }
 
-int ustd_session_buffers_check(const char *name, bool per_uid, bool overwrite, bool streamed,
-			       char *why, size_t why_size)
+int ustd_session_buffers_check(const char *name, bool per_uid, bool streamed, char *why,
+			       size_t why_size)
 {
-	if (!per_uid || (!overwrite && !streamed))
+	if (!per_uid || !streamed)
 		return 0;
-	snprintf(why, why_size, "session '%s': per-user buffers are for local, non-flight-recorder sessions in this version (%s); use per-process buffers (--buffers-pid) for it",
-		 name, overwrite ? "it is a flight recorder, --overwrite" :
-		 "it streams to lttng-relayd, -r");
+	snprintf(why, why_size, "session '%s': per-user buffers are for local sessions in this version (it streams to lttng-relayd, -r); use per-process buffers (--buffers-pid) for it",
+		 name);
 	return -EOPNOTSUPP;
 }

@@ -233,7 +233,7 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 	s->overwrite = ux->overwrite;
 	s->per_uid = ux->buffers == USTCTL_BUFFERS_PER_UID;
 	/* A file edited by hand may ask what create-session refuses. */
-	ret = ustd_session_buffers_check(s->name, s->per_uid, s->overwrite,
+	ret = ustd_session_buffers_check(s->name, s->per_uid,
 					 us->output && strstr(us->output, "://"), why, WHY_MAX);
 	if (ret)
 		goto end;

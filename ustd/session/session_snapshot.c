@@ -16,6 +16,9 @@ static void snap_app(struct ustd_app *app, void *arg)
 {
 	struct snap_arg *sa = arg;
 
+	/* Buffers per user: the set's trace (its sink) holds its events. */
+	if (app->uid_set)
+		return;
 	if (ustd_app_snapshot_now(app, sa->parent) < 0)
 		sa->failed++;
 	else
@@ -37,7 +40,7 @@ int ustd_session_snapshot_all(struct ustd_sessions *ss, const struct ustd_sessio
 			 parent, strerror(-ret));
 		return ret;
 	}
-	ustd_session_for_each_app(ss, s, snap_app, &sa);
+	ustd_session_for_each_trace(ss, s, snap_app, &sa);
 	snap->taken = sa.taken;
 	snap->failed = sa.failed;
 	/* No process could be snapshotted: no directory, rather than an

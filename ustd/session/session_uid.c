@@ -23,7 +23,8 @@ int ustd_session_uid_join(struct ustd_sessions *ss, struct ustd_session *s, stru
 		if (!grown)
 			return -ENOMEM;
 		s->uid_sets = grown;
-		ret = ustd_uid_set_new(&set, ss->ctx, s->name, app->uid, app->clock, &sink);
+		ret = ustd_uid_set_new(&set, ss->ctx, s->name, app->uid, app->clock, s->overwrite,
+				       &sink);
 		if (ret < 0) {
 			ustcomm_err("session %s: cannot make the buffers of uid %u: %s; %s is not traced",
 				    s->name, (unsigned)app->uid, strerror(-ret), app->label);
