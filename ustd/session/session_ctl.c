@@ -47,6 +47,7 @@
 #include "ustd/session/session_settings.h"
 #include "ustd/session/session_trigger.h"
 #include "ustd/session/session_uid.h"
+#include "ustd/session/session_uid_end.h"
 #include "ustd/session/session_clear.h"
 #include "ustd/session/session_snapshot.h"
 #include "ustd/session/session_status.h"

@@ -12,7 +12,6 @@
 #define USTD_SESSION_UID_H
 
 #include "ustd/session/session.h"
-#include "ustd/session/session_apply.h"
 
 /* app, whose HELLO names per-UID session s, writes into its uid's set
  * from now on: 0, or a negative errno (said). */
@@ -23,22 +22,7 @@ void ustd_session_uid_flush(struct ustd_session *s);
  * ustd exiting): what was recorded is on disk. */
 void ustd_session_uid_end(struct ustd_session *s);
 void ustd_sessions_uid_end(struct ustd_sessions *ss);
-
-/*
- * destroy-session of a session with buffers per user: its programs go on
- * writing into the sets until each has ended its trace, so the sets end
- * after the last program's answer (their conversations count down on the
- * waiter here), then then is counted down (the last chunk's archive, or
- * the controller). NULL when s has no set. The sets leave s at once.
- */
-struct ustd_session_uid_end;
-struct ustd_session_uid_end *ustd_session_uid_end_begin(struct ustd_sessions *ss,
-							struct ustd_session *s,
-							struct ustd_apply_waiter *then);
-struct ustd_apply_waiter *ustd_session_uid_end_waiter(struct ustd_session_uid_end *e);
-/* Every conversation has begun. */
-void ustd_session_uid_end_release(struct ustd_session_uid_end *e);
-/* then went away (the controller left): the sets still end. */
-void ustd_session_uid_end_forget(struct ustd_session_uid_end *e);
+/* Frees set, which the members that still write into it forget. */
+void ustd_session_uid_set_leave(struct ustd_sessions *ss, struct ustd_uid_set *set);
 
 #endif
