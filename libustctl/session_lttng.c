@@ -453,15 +453,10 @@ static void convert_output(struct lttng_read *r, xmlNodePtr output)
 		free(path);
 }
 
-/* PER_UID where UST's per-user buffers go: not yet in a streamed
- * session, which keeps per-process buffers, said. */
+/* PER_UID is UST's buffers per user. */
 static void convert_buffers(struct lttng_read *r)
 {
-	if (!r->per_uid)
-		return;
-	if (r->s->output && strstr(r->s->output, "://"))
-		ustctl_xml_not_honoured(r->file, r->per_uid, "buffer type PER_UID in a streamed session: per-user buffers are for local sessions in this version; its buffers are per process, as PER_PID");
-	else
+	if (r->per_uid)
 		r->x->buffers = USTCTL_BUFFERS_PER_UID;
 }
 

@@ -97,8 +97,6 @@ int ustctl_cmd_create_session(const struct ustctl_args *args)
 		return status;
 	if (args->relay && session_relay_check(args, rotates))
 		return USTCTL_EXIT_USAGE;
-	if (args->buffers == USTCTL_BUFFERS_PER_UID && args->relay)
-		return ustctl_usage_error(args->cmd, "--buffers-uid and -r: per-user buffers are for local sessions in this version; leave --buffers-uid out (per-process buffers)");
 	if (args->subbuf_size && ustcomm_parse_pow2(args->subbuf_size, UST_SUBBUF_SIZE_MIN,
 						    UST_SUBBUF_SIZE_MAX, &size) < 0)
 		return ustctl_usage_error(args->cmd, "--subbuf-size %s: a power of two from %u to %u bytes (k and M suffixes allowed)",

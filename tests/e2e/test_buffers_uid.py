@@ -17,7 +17,9 @@ import subprocess
 import time
 
 import forking_server
+import shutil
 import ustest
+from relayd import Relayd
 from service_app import command, quit_service, start_service
 from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
 
@@ -266,4 +268,35 @@ err = fr_ustd.communicate(timeout=30)[1]
 t.ok("corrupted" not in err and "protocol error" not in err,
      "ustd found nothing corrupted in the rings of the flight recorder", err[-1500:])
 ws.cleanup()
+
+
+# --- Streamed to a real lttng-relayd: the set's one trace goes there.
+if shutil.which("lttng-relayd"):
+    ws = Workspace()
+    relayd = Relayd(ws, "relay")
+    ws.start_ustd()
+    ok_cmd(ws, ["create-session", "-r", relayd.url, "--buffers-uid", "rs"],
+           "create-session -r URL --buffers-uid rs")
+    ok_cmd(ws, ["add-context", "-s", "rs", "*", "vpid"], "add-context -s rs * vpid")
+    ok_cmd(ws, ["enable-marker", "-s", "rs", "svc:*"], "enable-marker -s rs svc:*")
+    ok_cmd(ws, ["start-session", "rs"], "start-session rs")
+    svc = forking_server.Service(ws, N, 2)
+    svc.go()
+    t.eq(svc.end(), 0, "a forking server with 2 workers ends well")
+    ok_cmd(ws, ["destroy-session", "rs"], "destroy-session rs")
+    remote = relayd.traces("rs-")
+    subs = sorted(os.listdir(remote[0])) if remote else []
+    t.eq(subs, ["uid-%d" % uid], "relayd holds one trace of the session, uid-UID")
+    events, discarded = read_trace(os.path.join(remote[0], subs[0])) if subs else ([], -1)
+    procs = by_pid(events)
+    t.ok(len(procs) == 3, "events of the server and its 2 workers", sorted(procs, key=str))
+    for pid, evs in sorted(procs.items(), key=lambda kv: str(kv[0])):
+        kinds = {n for n, _, _ in evs}
+        want = "svc:work" if "svc:work" in kinds else "svc:start"
+        t.eq(sorted(q for n, q, _ in evs if n == want), list(range(N)),
+             "process %s at relayd: each %s once" % (pid, want))
+    t.eq(discarded, 0, "nothing discarded")
+    ws.cleanup()
+else:
+    t.ok(False, "lttng-relayd is installed (the README's test command installs lttng-tools)")
 t.done()

@@ -18,8 +18,8 @@ Per-user buffers (create-session --buffers-uid) go round the same way:
 create, list-sessions (text and --mi xml), list-sessions NAME, save,
 destroy, load, save again; buffers="per-uid" in the file, nothing for
 per-process buffers; a flight recorder per user; the refusals (both
-options, with -r, to a relayd on the wire, an unknown type on the wire
-and in a file, a seventh argument) say why with their exit statuses."""
+options, an unknown type on the wire and in a file, a seventh argument)
+say why with their exit statuses."""
 
 import os
 import re
@@ -355,7 +355,6 @@ t.ok(res.returncode == 1 and "before its first start" in res.stderr,
 ok_cmd(ws, "destroy-session keep", "destroy-session", "keep")
 
 # --- (g) Per-user buffers: create, list, save, load, save again.
-UID_WHY = "per-user buffers are for local sessions in this version"
 root = mi(ws, "create-session --buffers-uid", "create-session", "--buffers-uid", "-o", ws.out, "us")
 t.eq(root.findtext("ustd-session/buffers"), "per-uid", "create-session --mi xml: <buffers>per-uid")
 res = ok_cmd(ws, "create-session --buffers-pid", "create-session", "--buffers-pid", "ps")
@@ -396,9 +395,7 @@ for name in ("us", "ps", "ds"):
 
 for what, args, pattern in (
         ("--buffers-uid with --buffers-pid", ["--buffers-uid", "--buffers-pid"],
-         r"--buffers-pid and --buffers-uid: .*give one"),
-        ("--buffers-uid with -r", ["--buffers-uid", "-r", "net://localhost"],
-         r"--buffers-uid and -r: " + UID_WHY)):
+         r"--buffers-pid and --buffers-uid: .*give one"),):
     res = ctl(ws, "create-session", *(args + ["bad"]))
     t.ok(res.returncode == 2 and re.search(pattern, res.stderr),
          "create-session %s: exit 2, says why" % what, res.stderr)
@@ -417,7 +414,6 @@ sock = os.path.join(ws.rundir, "ustd") + ".ctl"
 for what, args, pattern in (
         ("BUFFERS gid", ["w", "", "0", "0", "0", "gid"],
          r"unknown buffer type 'gid': 'pid' .* or 'uid'"),
-        ("BUFFERS uid to a relayd", ["w", "net://localhost", "0", "0", "0", "uid"], UID_WHY),
         ("a seventh argument", ["w", "", "0", "0", "0", "uid", "x"],
          r"the wrong number of arguments")):
     reply = ctl_call(sock, ustest.ctl_request(35, *args))

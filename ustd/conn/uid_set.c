@@ -136,7 +136,8 @@ static int sink_hello(struct ustd_uid_set *set, const char *trace_name)
 	ret = sink_take(set, USTCOMM_MSG_HELLO, &hello, sizeof(hello), NULL, 0);
 	if (ret < 0)
 		return ret;
-	if (!set->sink->td.path)
+	/* Its directory, or its stream to relayd, could not be made (said). */
+	if (set->sink->stopped)
 		return -EIO;
 	gethostname(host, sizeof(host) - 1);
 	snprintf(procname, sizeof(procname), "uid-%u", (unsigned)set->uid);
@@ -338,7 +339,7 @@ int ustd_uid_set_on_channel(struct ustd_uid_set *set, struct ustd_app *member,
 	uint32_t cpu;
 	int ret;
 
-	if (!set->sink || !set->sink->td.path || set->sink->stopped)
+	if (!set->sink || set->sink->stopped)
 		return reply(member, USTCOMM_MSG_UID_CHANNEL_REPLY, -EIO, 0, set, 0,
 			     "the trace of uid %u's buffers is stopped (said by ustd)",
 			     (unsigned)set->uid);

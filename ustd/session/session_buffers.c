@@ -14,13 +14,3 @@ int ustd_session_buffers_parse(const char *text, bool *per_uid, char *why, size_
 		 text);
 	return -EINVAL;
 }
-
-int ustd_session_buffers_check(const char *name, bool per_uid, bool streamed, char *why,
-			       size_t why_size)
-{
-	if (!per_uid || !streamed)
-		return 0;
-	snprintf(why, why_size, "session '%s': per-user buffers are for local sessions in this version (it streams to lttng-relayd, -r); use per-process buffers (--buffers-pid) for it",
-		 name);
-	return -EOPNOTSUPP;
-}

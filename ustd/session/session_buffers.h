@@ -13,10 +13,4 @@
  * per user. 0, or -EINVAL with why filled in. */
 int ustd_session_buffers_parse(const char *text, bool *per_uid, char *why, size_t why_size);
 
-/* Per-user buffers only for a local session: the data path has no relayd
- * streams of shared rings yet. 0, or -EOPNOTSUPP with why filled in
- * (naming session name). */
-int ustd_session_buffers_check(const char *name, bool per_uid, bool streamed, char *why,
-			       size_t why_size);
-
 #endif

@@ -302,8 +302,6 @@ static void cmd_create(struct conn *c, const char *const *a)
 		return;
 	}
 	ret = ustd_session_buffers_parse(a[5], &per_uid, why, sizeof(why));
-	if (!ret)
-		ret = ustd_session_buffers_check(a[0], per_uid, streamed, why, sizeof(why));
 	if (ret) {
 		conn_error(c, USTCOMM_CTL_SESSION_CREATE, ret, "%s", why);
 		return;

@@ -32,6 +32,10 @@ struct ustd_relay_share *ustd_session_relay(struct ustd_sessions *ss, struct ust
 
 	if (!s || !s->relay)
 		return NULL;
+	/* Buffers per user: the set's trace (its sink) is streamed; a
+	 * process of the set joins it (ustd_session_trace_dir()). */
+	if (s->per_uid && !app->uid_sink)
+		return NULL;
 	app->session = s;
 	return s->relay;
 }

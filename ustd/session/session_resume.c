@@ -232,11 +232,6 @@ static struct ustd_session *make(struct ustd_sessions *ss, const struct ustctl_s
 	snprintf(s->name, sizeof(s->name), "%s", ux->name);
 	s->overwrite = ux->overwrite;
 	s->per_uid = ux->buffers == USTCTL_BUFFERS_PER_UID;
-	/* A file edited by hand may ask what create-session refuses. */
-	ret = ustd_session_buffers_check(s->name, s->per_uid,
-					 us->output && strstr(us->output, "://"), why, WHY_MAX);
-	if (ret)
-		goto end;
 	ret = ustd_mkdir_p(s->dir);
 	if (ret)
 		snprintf(why, WHY_MAX, "cannot make its directory %s again: %s", s->dir,
