@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A forking service traced through two sessions at once (issue 32's
+"Done when"): tests/apps/svc_pool keeps 2 workers, each a program of its
+own started with fork()+execv() or with posix_spawn(), living about a
+second (1 000 svc:work events) and replaced as it ends; every event of a
+process carries a sequence number of that process. Started once both
+sessions are active, every process joins both by itself:
+
+- session A, buffers per user, rotated every second and on 128 KiB, the
+  vpid context recorded: every event of every process (the service and
+  each worker, by vpid and sequence number) is in exactly one of its
+  chunks (archives/*, the last archived by destroy-session), each chunk
+  read alone by babeltrace2; the discarded count stop-session and
+  destroy-session say is what babeltrace2 reports (none at these rates).
+  A burst of the service passes the size within a period: ustd says it
+  rotated on its size, and on its period.
+- session B, buffers per process, a flight recorder with a trigger on
+  svc:error, which the service records once: the trigger fired once, its
+  firing-1/ reads whole with babeltrace2, and the service's snapshot in
+  it holds that error and the 200 events of the service just before it.
+"""
+
+import os
+import re
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+
+import ustest
+from ustest import Tap, VerboseUstd, app, babeltrace_check, read_trace, wait_for
+
+t = Tap()
+WORK_EVENTS = 1000
+RUN_S = 12
+BEFORE = 200
+CHUNK_RE = re.compile(r"\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
+SNAP_RE = re.compile(r"svc_pool-(\d+)-snapshot-\d+$")
+
+ws = ustest.Workspace()
+# UST_DEBUG: ustd says why it rotated each chunk.
+ustd = VerboseUstd(ws, ws.out, UST_DEBUG=1)
+
+
+def ctl(*args):
+    return ws.ustctl_fast([str(a) for a in args])
+
+
+def ok_cmd(*args):
+    res = ctl(*args)
+    t.ok(res.returncode == 0, " ".join(str(a) for a in args), res.stdout + res.stderr)
+    return res
+
+
+def mi_discarded(res):
+    """The events-discarded of a session verb's --mi xml answer, or None."""
+    try:
+        found = [int(e.text) for e in ET.fromstring(res.stdout).iter("events-discarded")]
+    except ET.ParseError:
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def in_session(name, pid):
+    res = ctl("list-sessions", name)
+    return re.search(r"^  process %d " % pid, res.stdout, re.M) is not None
+
+
+def has_trigger(pid, tdir):
+    res = ctl("list-triggers", pid)
+    return res.returncode == 0 and tdir in res.stdout
+
+
+def chunks(sdir):
+    adir = os.path.join(sdir, "archives")
+    found = [(int(m.group(1)), os.path.join(adir, n)) for n in os.listdir(adir)
+             for m in [CHUNK_RE.fullmatch(n)] if m] if os.path.isdir(adir) else []
+    return [p for _, p in sorted(found)]
+
+
+def stream_bytes(path):
+    return sum(os.path.getsize(os.path.join(dp, f)) for dp, _, files in os.walk(path)
+               for f in files if f != "metadata" and not f.endswith(".idx"))
+
+
+def say(proc, line):
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    return proc.stdout.readline().split()
+
+
+# --- The two sessions, then the service.
+# About 40 KB a second, of 12-byte events: the size is reached by the burst.
+ok_cmd("create-session", "-o", ws.out, "--buffers-uid", "--subbuf-size", "32k", "--subbuf-num",
+       "16", "--rotate-every", "1s", "--rotate-size", "128k", "a")
+ok_cmd("add-context", "-s", "a", "*", "vpid")
+ok_cmd("enable-marker", "-s", "a", "svc:*")
+ok_cmd("create-session", "-o", ws.out, "--overwrite", "--subbuf-size", "16k", "--subbuf-num", "4",
+       "b")
+ok_cmd("enable-marker", "-s", "b", "svc:*")
+ok_cmd("add-trigger", "-s", "b", "--on", "svc:error", "--snapshot")
+ok_cmd("start-session", "a")
+ok_cmd("start-session", "b")
+adir, bdir = ustest.session_dir(ws.out, "a"), ustest.session_dir(ws.out, "b")
+tdir = os.path.join(bdir, "triggers", "trigger-1")
+
+began = time.time()
+svc = subprocess.Popen([app("svc_pool"), "serve", "2", str(WORK_EVENTS)], env=ws.env(),
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+ws.daemons.append(svc)
+t.eq(svc.stdout.readline().strip(), "ready", "svc_pool ready, its first 2 workers running")
+t.ok(wait_for(lambda: in_session("a", svc.pid) and in_session("b", svc.pid), timeout=15),
+     "the service traces for both sessions at once")
+t.ok(wait_for(lambda: has_trigger(svc.pid, tdir), timeout=15),
+     "session b's trigger is installed in the service")
+time.sleep(max(0, began + 3 - time.time()))
+words = say(svc, "error")
+error_seq = int(words[1]) if len(words) == 2 and words[0] == "error" else -1
+t.ok(error_seq > BEFORE, "the service records svc:error, its event %d" % error_seq, words)
+time.sleep(max(0, began + 6 - time.time()))
+words = say(svc, "burst 40000")
+t.ok(len(words) == 3 and words[0] == "burst", "the service records a burst of 40 000 events",
+     words)
+time.sleep(max(0, began + RUN_S - time.time()))
+out, err = svc.communicate(timeout=60)
+workers = {int(pid): (how, int(status)) for pid, how, status in
+           re.findall(r"^worker (\d+) (exec|spawn) (-?\d+)$", out, re.M)}
+m = re.search(r"^service emitted (\d+)$", out, re.M)
+service_n = int(m.group(1)) if m else 0
+kinds = {how: sum(1 for h, _ in workers.values() if h == how) for how in ("exec", "spawn")}
+t.ok(svc.returncode == 0 and kinds["exec"] >= 6 and kinds["spawn"] >= 6 and
+     all(s == 0 for _, s in workers.values()),
+     "%d workers in %d s, %d started with fork+exec and %d with posix_spawn, each ended well"
+     % (len(workers), RUN_S, kinds["exec"], kinds["spawn"]), out[-600:] + err)
+
+# --- Session b: the trigger's firing, read before the session goes.
+firing = os.path.join(tdir, "firing-1")
+t.ok(wait_for(lambda: os.path.isdir(firing), timeout=15), "the trigger fired: firing-1/ is there")
+res = ctl("list-triggers", "-s", "b")
+t.ok(res.stdout.rstrip().endswith("; fired 1, snapshots 1, over the limit 0, failed 0") and
+     not os.path.exists(os.path.join(tdir, "firing-2")),
+     "list-triggers -s b: fired once, one snapshot", res.stdout + res.stderr)
+ok, bterr = babeltrace_check(firing) if os.path.isdir(firing) else (False, "no firing-1")
+t.ok(ok, "babeltrace2 reads firing-1/ whole", bterr)
+snaps = {int(m.group(1)): os.path.join(firing, n) for n in
+         (os.listdir(firing) if os.path.isdir(firing) else []) for m in [SNAP_RE.fullmatch(n)] if m}
+others = sorted(set(snaps) - {svc.pid})
+t.ok(svc.pid in snaps and others and set(others) <= set(workers),
+     "firing-1/ holds the service's snapshot and its workers' (%d)" % len(others), sorted(snaps))
+mine, _ = read_trace(snaps[svc.pid]) if svc.pid in snaps else ([], None)
+errors = [e.fields["seq"] for e in mine if e.name == "svc:error"]
+t.eq(errors, [error_seq], "the service's snapshot holds the triggering svc:error, once")
+seqs = set(e.fields["seq"] for e in mine)
+gap = [s for s in range(error_seq - BEFORE, error_seq) if s not in seqs]
+t.ok(not gap, "and each of the %d events the service recorded just before it" % BEFORE,
+     "missing %d: %s" % (len(gap), gap[:10]))
+for pid in others:
+    evs, _ = read_trace(snaps[pid])
+    t.ok(evs and all(e.name == "svc:work" for e in evs),
+         "worker %d (%s): its snapshot holds its svc:work events (%d)"
+         % (pid, workers[pid][0], len(evs)))
+ok_cmd("destroy-session", "b")
+
+# --- Session a: every event once across the chunks.
+res = ctl("--mi", "xml", "stop-session", "a")
+stop_discarded = mi_discarded(res)
+t.ok(res.returncode == 0 and stop_discarded is not None, "stop-session a --mi xml",
+     res.stdout + res.stderr)
+res = ctl("--mi", "xml", "destroy-session", "a")
+destroy_discarded = mi_discarded(res)
+t.ok(res.returncode == 0 and destroy_discarded is not None, "destroy-session a --mi xml",
+     res.stdout + res.stderr)
+paths = chunks(adir)
+t.eq(sorted(os.listdir(adir)), ["archives"],
+     "after destroy-session, session a's directory holds its archived chunks only")
+uid_dir = "uid-%d" % os.getuid()
+layouts = [p for p in paths if os.listdir(p) != [uid_dir]]
+t.ok(len(paths) >= RUN_S // 2 and not layouts,
+     "%d chunks, each holding one trace, %s/" % (len(paths), uid_dir), layouts)
+bad = [(p, e) for p in paths for ok, e in [babeltrace_check(p)] if not ok]
+t.ok(paths and not bad, "babeltrace2 reads each chunk alone", bad[:2])
+# Every chunk but the last (destroy-session's) is a scheduled rotation.
+if len(paths) > 1:
+    ustd.wait_line(r"session a: rotated .* into %s$" % re.escape(paths[-2]), timeout=5)
+why = [m.group(1) for x in ustd.seen for m in [re.search(r"session a: rotated \(on its (\w+)\)", x)]
+       if m]
+t.ok(len(why) == len(paths) - 1 and why.count("period") >= 2 and why.count("size") >= 1,
+     "ustd rotated session a %d times on its period and %d times on its size"
+     % (why.count("period"), why.count("size")),
+     "%s; chunk bytes %s" % (why, [stream_bytes(p) for p in paths]))
+
+seen, names, discarded, spread = [], {}, 0, {}
+for i, p in enumerate(paths):
+    evs, lost = read_trace(os.path.join(p, uid_dir))
+    discarded += lost
+    for e in evs:
+        key = (e.context.get("vpid"), e.fields["seq"])
+        seen.append(key)
+        names[key] = e.name
+        spread.setdefault(key[0], set()).add(i)
+want = set((svc.pid, s) for s in range(service_n))
+want |= set((pid, s) for pid in workers for s in range(WORK_EVENTS))
+dups = len(seen) - len(set(seen))
+t.eq(dups, 0, "no event in two chunks")
+missing, extra = want - set(seen), set(seen) - want
+t.ok(service_n > 0 and not missing and not extra,
+     "the chunks hold the %d events of the service and of its %d workers, each once"
+     % (len(want), len(workers)),
+     "missing %d %s, unexpected %d %s" % (len(missing), sorted(missing)[:5], len(extra),
+                                          sorted(extra)[:5]))
+wrong = sorted(k for k, n in names.items()
+               if n != ("svc:work" if k[0] != svc.pid else
+                        "svc:error" if k[1] == error_seq else "svc:tick"))
+t.eq(wrong[:5], [], "each process's events are the ones it records (work, tick, error)")
+t.eq((stop_discarded, destroy_discarded), (discarded, discarded),
+     "stop-session and destroy-session say the discarded count babeltrace2 reports (%d)"
+     % discarded)
+t.ok(sum(1 for pid in workers if len(spread.get(pid, ())) > 1) > 0,
+     "rotations cut workers in the middle of their lives")
+t.ok(ustd.proc.poll() is None, "ustd still runs")
+ustd.stop()
+t.done()
