@@ -14,10 +14,11 @@
  *   error		records svc:error, prints "error SEQ"
  *   burst N		records N svc:tick as fast as it can (a pause of 1 ms
  *			every 200), prints "burst FIRST LAST"
- * The end of its input ends it: no more workers are started, the running
- * ones are waited for, then it prints "worker PID exec|spawn STATUS" per
- * worker and "service emitted N" (its events: seq 0..N-1), and exits 0.
- * "ready" once the first workers run.
+ * It prints "started PID exec|spawn" as it starts each worker, "ready"
+ * once the first ones run. The end of its input ends it: no more workers
+ * are started, the running ones are waited for, then it prints
+ * "worker PID exec|spawn STATUS" per worker and "service emitted N" (its
+ * events: seq 0..N-1), and exits 0.
  */
 #include <limits.h>
 #include <poll.h>
@@ -83,6 +84,8 @@ static int start_worker(void)
 	w->pid = pid;
 	w->status = -1;
 	nr_started++;
+	printf("started %d %s\n", (int)pid, w->spawned ? "spawn" : "exec");
+	fflush(stdout);
 	return 0;
 }
 

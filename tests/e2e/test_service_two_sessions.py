@@ -21,8 +21,10 @@ sessions are active, every process joins both by itself:
 """
 
 import os
+import queue
 import re
 import subprocess
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -32,6 +34,7 @@ from ustest import Tap, VerboseUstd, app, babeltrace_check, read_trace, wait_for
 t = Tap()
 WORK_EVENTS = 1000
 RUN_S = 12
+MIN_WORKERS = 12
 BEFORE = 200
 CHUNK_RE = re.compile(r"\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
 SNAP_RE = re.compile(r"svc_pool-(\d+)-snapshot-\d+$")
@@ -82,10 +85,47 @@ def stream_bytes(path):
                for f in files if f != "metadata" and not f.endswith(".idx"))
 
 
-def say(proc, line):
+class Said:
+    """The lines of the service's output, read as they come."""
+
+    def __init__(self, proc):
+        self.lines = []
+        self.fresh = queue.Queue()
+        self.reader = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self.reader.start()
+
+    def _read(self, f):
+        for line in f:
+            self.fresh.put(line)
+
+    def wait(self, what, timeout=30):
+        """Until a line begins with what (a string; that line's words), or
+        until what() is true (a function)."""
+        end = time.time() + timeout
+        while True:
+            if callable(what) and what():
+                return True
+            try:
+                line = self.fresh.get(timeout=max(0.01, min(0.1, end - time.time())))
+            except queue.Empty:
+                line = None
+            if line is not None:
+                self.lines.append(line)
+                if not callable(what) and line.split()[:1] == [what]:
+                    return line.split()
+            if time.time() > end:
+                return None
+
+    def started(self):
+        return sum(1 for x in self.lines if x.startswith("started "))
+
+
+def say(proc, said, line):
+    """Sends a command; the words of its answer, without its name."""
     proc.stdin.write(line + "\n")
     proc.stdin.flush()
-    return proc.stdout.readline().split()
+    words = said.wait(line.split()[0])
+    return words[1:] if words else []
 
 
 # --- The two sessions, then the service.
@@ -108,30 +148,37 @@ svc = subprocess.Popen([app("svc_pool"), "serve", "2", str(WORK_EVENTS)], env=ws
                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
 ws.daemons.append(svc)
-t.eq(svc.stdout.readline().strip(), "ready", "svc_pool ready, its first 2 workers running")
+said = Said(svc)
+t.ok(said.wait("ready"), "svc_pool ready, its first 2 workers running", said.lines)
 t.ok(wait_for(lambda: in_session("a", svc.pid) and in_session("b", svc.pid), timeout=15),
      "the service traces for both sessions at once")
 t.ok(wait_for(lambda: has_trigger(svc.pid, tdir), timeout=15),
      "session b's trigger is installed in the service")
 time.sleep(max(0, began + 3 - time.time()))
-words = say(svc, "error")
-error_seq = int(words[1]) if len(words) == 2 and words[0] == "error" else -1
+words = say(svc, said, "error")
+error_seq = int(words[0]) if len(words) == 1 else -1
 t.ok(error_seq > BEFORE, "the service records svc:error, its event %d" % error_seq, words)
 time.sleep(max(0, began + 6 - time.time()))
-words = say(svc, "burst 40000")
-t.ok(len(words) == 3 and words[0] == "burst", "the service records a burst of 40 000 events",
-     words)
+words = say(svc, said, "burst 40000")
+t.ok(len(words) == 2, "the service records a burst of 40 000 events", words)
+# RUN_S, and more on a loaded machine, where the workers live longer.
 time.sleep(max(0, began + RUN_S - time.time()))
-out, err = svc.communicate(timeout=60)
+said.wait(lambda: said.started() >= MIN_WORKERS, timeout=60)
+svc.stdin.close()
+svc.wait(timeout=60)
+said.reader.join(timeout=10)
+said.wait(lambda: said.fresh.empty())
+out = "".join(said.lines)
+err = svc.stderr.read()
 workers = {int(pid): (how, int(status)) for pid, how, status in
            re.findall(r"^worker (\d+) (exec|spawn) (-?\d+)$", out, re.M)}
 m = re.search(r"^service emitted (\d+)$", out, re.M)
 service_n = int(m.group(1)) if m else 0
 kinds = {how: sum(1 for h, _ in workers.values() if h == how) for how in ("exec", "spawn")}
-t.ok(svc.returncode == 0 and kinds["exec"] >= 6 and kinds["spawn"] >= 6 and
-     all(s == 0 for _, s in workers.values()),
-     "%d workers in %d s, %d started with fork+exec and %d with posix_spawn, each ended well"
-     % (len(workers), RUN_S, kinds["exec"], kinds["spawn"]), out[-600:] + err)
+t.ok(svc.returncode == 0 and len(workers) >= MIN_WORKERS and
+     abs(kinds["exec"] - kinds["spawn"]) <= 1 and all(s == 0 for _, s in workers.values()),
+     "%d workers in %.0f s, %d started with fork+exec and %d with posix_spawn, each ended well"
+     % (len(workers), time.time() - began, kinds["exec"], kinds["spawn"]), out[-600:] + err)
 
 # --- Session b: the trigger's firing, read before the session goes.
 firing = os.path.join(tdir, "firing-1")
@@ -158,7 +205,7 @@ for pid in others:
     evs, _ = read_trace(snaps[pid])
     t.ok(evs and all(e.name == "svc:work" for e in evs),
          "worker %d (%s): its snapshot holds its svc:work events (%d)"
-         % (pid, workers[pid][0], len(evs)))
+         % (pid, workers.get(pid, ("?",))[0], len(evs)))
 ok_cmd("destroy-session", "b")
 
 # --- Session a: every event once across the chunks.
