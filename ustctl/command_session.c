@@ -9,6 +9,7 @@
 #include "libustcomm/blocking.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
+#include "ustctl/trackers_out.h"
 
 static void tracefile_mi(const struct ustctl_tracefile_conf *tf)
 {
@@ -81,13 +82,14 @@ static void session_text(pid_t pid, const char *verb, const char *trace, const c
 }
 
 /* What save-session -s and load-session without PID did: the session's
- * MI element (the caller opened it) and a sentence. first_id: the first
- * trigger's number, 0 when unknown. */
+ * MI element (the caller opened it), a sentence counting what the
+ * session has, then its rotation schedule and trackers, a line each when
+ * it has them. first_id: the first trigger's number, 0 when unknown. */
 static void ustd_session_out(const char *verb, const char *name, const char *file,
 			     const char *dir, const struct ustctl_session *s,
 			     const struct ustctl_session_extra *x, unsigned first_id)
 {
-	size_t i;
+	size_t i, trackers = ustctl_session_trackers_count(x->trackers, x->nr_trackers);
 
 	for (i = 0; i < s->nr_rules; i++)
 		ustctl_mi_rule(&s->rules[i]);
@@ -96,14 +98,14 @@ static void ustd_session_out(const char *verb, const char *name, const char *fil
 	ustctl_mi_element("file", "%s", file);
 	ustctl_session_channels_mi(s, x);
 	if (!ustctl_out_mi())
-		printf("session %s %s %s: %s%zu rule%s, %zu channel setting%s, %zu tracefile limit%s, %s, %zu trigger%s%s%s\n",
+		printf("session %s %s %s: %s%zu rule%s, %zu channel setting%s, %zu tracefile limit%s, %s, %zu trigger%s, %zu tracker%s%s%s\n",
 		       name, verb, file, s->output && *s->output ? "the output, " : "", s->nr_rules,
 		       s->nr_rules == 1 ? "" : "s", s->nr_channels, s->nr_channels == 1 ? "" : "s",
 		       x->nr_tracefiles, x->nr_tracefiles == 1 ? "" : "s",
 		       x->rotation.every_us || x->rotation.size || x->rotation.on_rotate ?
 		       "a rotation schedule" : "no rotation schedule", x->nr_triggers,
-		       x->nr_triggers == 1 ? "" : "s", dir ? "; its traces go in " : "",
-		       dir ? dir : "");
+		       x->nr_triggers == 1 ? "" : "s", trackers, trackers == 1 ? "" : "s",
+		       dir ? "; its traces go in " : "", dir ? dir : "");
 	ustctl_rotation_out(&x->rotation, "  ");
 	for (i = 0; i < x->nr_triggers; i++) {
 		ustctl_mi_open("trigger");
@@ -118,6 +120,7 @@ static void ustd_session_out(const char *verb, const char *name, const char *fil
 			ustctl_mi_attr("at-most", "%u", x->triggers[i].at_most);
 		ustctl_mi_close();
 	}
+	ustctl_session_trackers_out(x->trackers, x->nr_trackers, trackers ? "  " : NULL);
 }
 
 /* save-session -s NAME FILE */

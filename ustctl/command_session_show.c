@@ -17,6 +17,7 @@
 #include "libustcomm/bufsize.h"
 #include "ustctl/command.h"
 #include "ustctl/output.h"
+#include "ustctl/trackers_out.h"
 
 static void channel_text(const struct ustctl_channel_conf *c,
 			 const struct ustctl_tracefile_conf *tf)
@@ -78,41 +79,6 @@ static void settings_text(const struct ustctl_session *s, const struct ustctl_se
 	}
 }
 
-/* Per kind: "all" without entries, else the values ("" says the kind
- * is restricted, and alone: none). */
-static void trackers_out(const struct ustctl_session_status *st)
-{
-	static const char *const kinds[] = { "pid", "procname", "uid" };
-	size_t k, i, n, restricted;
-
-	if (!ustctl_out_mi())
-		printf("  tracking:");
-	for (k = 0; k < 3; k++) {
-		n = restricted = 0;
-		for (i = 0; i < st->nr_trackers; i++) {
-			if (strcmp(st->trackers[i].kind, kinds[k]))
-				continue;
-			restricted = 1;
-			n += st->trackers[i].value[0] != '\0';
-		}
-		ustctl_mi_open("tracker");
-		ustctl_mi_attr("kind", "%s", kinds[k]);
-		ustctl_mi_attr("policy", "%s", !restricted ? "all" : n ? "set" : "none");
-		if (!ustctl_out_mi())
-			printf(" %s%s", !restricted ? "every " : n ? "" : "no ", kinds[k]);
-		for (i = n = 0; i < st->nr_trackers; i++) {
-			if (strcmp(st->trackers[i].kind, kinds[k]) || !st->trackers[i].value[0])
-				continue;
-			ustctl_mi_element("value", "%s", st->trackers[i].value);
-			if (!ustctl_out_mi())
-				printf("%s%s", n++ ? "," : " ", st->trackers[i].value);
-		}
-		ustctl_mi_close();
-		if (!ustctl_out_mi())
-			printf("%s", k < 2 ? ";" : "\n");
-	}
-}
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -167,7 +133,7 @@ static void status_out(const char *name, const struct ustctl_session_status *st)
 		       when);
 		chunks_out(st);
 	}
-	trackers_out(st);
+	ustctl_session_trackers_out(st->trackers, st->nr_trackers, "  ");
 	for (i = 0; i < st->nr_processes; i++) {
 		ustctl_mi_open("process");
 		ustctl_mi_attr("pid", "%d", (int)st->processes[i].pid);

@@ -166,7 +166,9 @@ const struct ustctl_cmd ustctl_commands[] = {
 	  "With -s NAME, writes ustd's session NAME whole: its name, output\n"
 	  "(directory or relayd URL), flight-recorder mode, channel settings with their contexts\n"
 	  "and tracefile limits, rules, rotation schedule, triggers and process\n"
-	  "trackers.\n",
+	  "trackers, and says so: how many rules, channel settings, tracefile\n"
+	  "limits, triggers and trackers, then the schedule and what the trackers\n"
+	  "track, a line each (load-session without PID says the same).\n",
 	  true, 2, 2, ustctl_cmd_save_session, .takes_session = true },
 	{ "load-session", "[-t TRACE] PID FILE.xml | [-s NAME] FILE.xml", "apply a session file",
 	  "Reads FILE.xml and applies it to trace TRACE in process PID: first the\n"

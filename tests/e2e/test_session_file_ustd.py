@@ -8,7 +8,9 @@ A session with everything a file holds (output, channel settings,
 contexts, tracefile limits, rules with a filter and a level, rotation
 schedule; triggers on a flight recorder) is saved, destroyed and loaded:
 list-sessions --mi xml shows it back, and saving it again writes the same
-file. Programs started under the loaded session are traced (hello numbers
+file. save-session -s and load-session say its trackers as they say its
+rules and channels: counted in the sentence, what they track on a line,
+a <tracker> per kind in --mi xml (they used to leave them out). Programs started under the loaded session are traced (hello numbers
 its events: counted exactly across the chunks), the schedule rotates
 (chunks appear, --on-rotate runs), the tracefile limits bound the stream
 files, a trigger snapshots the triggering event. Bad files, a name taken
@@ -158,6 +160,17 @@ t.ok(TRACKING in res.stdout, "list-sessions svc shows the trackers", res.stdout)
 
 saved = os.path.join(ws.root, "svc.xml")
 root = mi(ws, "save-session -s", "save-session", "-s", "svc", saved)
+WANT_TRACKERS = [("pid", "all", []), ("procname", "set", ["hello", "flood"]),
+                 ("uid", "set", [UID])]
+
+
+def mi_trackers(root):
+    return [(x.get("kind"), x.get("policy"), [v.text for v in x.findall("value")])
+            for x in root.findall("./ustd-session/tracker")]
+
+
+t.eq(mi_trackers(root), WANT_TRACKERS,
+     "save-session -s --mi xml: a tracker per kind, with its policy and values")
 ok, why = valid(FILE_XSD, saved)
 t.ok(ok, "the saved file validates against ust-session.xsd", why)
 doc = ET.parse(saved).getroot()
@@ -186,6 +199,7 @@ ok_cmd(ws, "destroy-session svc", "destroy-session", "svc")
 t.ok("svc" not in sessions(ws), "svc is gone")
 root = mi(ws, "load-session FILE", "load-session", saved)
 got = root.find("ustd-session")
+t.eq(mi_trackers(root), WANT_TRACKERS, "load-session --mi xml: the trackers it made")
 t.ok(got is not None and got.get("name") == "svc" and got.get("success") == "true" and
      got.findtext("directory", "").startswith(out2 + "/svc-"),
      "load-session: session svc created in the file's output", ET.tostring(root))
@@ -196,7 +210,10 @@ t.ok(listed.get("state") == "created" and listed.get("rules") == "4" and
      rot.get("on-rotate") == hook and rot.get("on-rotate-timeout") == "30s",
      "list-sessions --mi xml: state, rules, mode and schedule back", ET.tostring(listed))
 again = os.path.join(ws.root, "svc-again.xml")
-ok_cmd(ws, "save-session -s of the loaded session", "save-session", "-s", "svc", again)
+res = ok_cmd(ws, "save-session -s of the loaded session", "save-session", "-s", "svc", again)
+t.ok(res.stdout.startswith("session svc saved to %s: " % again) and
+     res.stdout.splitlines()[0].endswith(", 0 triggers, 2 trackers") and TRACKING in res.stdout,
+     "save-session -s says the session's 2 trackers and what they track", res.stdout)
 t.eq(open(again).read(), open(saved).read(), "the loaded session saves to the same file")
 res = ok_cmd(ws, "list-sessions svc of the loaded session", "list-sessions", "svc")
 t.ok(TRACKING in res.stdout, "load-session: the trackers are back", res.stdout)
