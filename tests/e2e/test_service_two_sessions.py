@@ -4,7 +4,9 @@
 own started with fork()+execv() or with posix_spawn(), living about a
 second (1 000 svc:work events) and replaced as it ends; every event of a
 process carries a sequence number of that process. Started once both
-sessions are active, every process joins both by itself:
+sessions are active, every process joins both by itself. The service
+runs 12 s, or until it started 12 workers (a loaded machine, where
+workers live longer), then ends with its workers.
 
 - session A, buffers per user, rotated every second and on 128 KiB, the
   vpid context recorded: every event of every process (the service and
@@ -13,7 +15,8 @@ sessions are active, every process joins both by itself:
   read alone by babeltrace2; the discarded count stop-session and
   destroy-session say is what babeltrace2 reports (none at these rates).
   A burst of the service passes the size within a period: ustd says it
-  rotated on its size, and on its period.
+  rotated on its size, and on its period, and each chunk but the last
+  is one of those rotations.
 - session B, buffers per process, a flight recorder with a trigger on
   svc:error, which the service records once: the trigger fired once, its
   firing-1/ reads whole with babeltrace2, and the service's snapshot in
