@@ -90,6 +90,26 @@ t.eq(len(re.findall(r'name = "svc:start"', meta)), 1,
 ws.cleanup()
 
 
+# --- A scheduled rotation while nobody writes: no chunk of empty traces.
+ws = Workspace()
+ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--rotate-every", "1s", "idle"],
+       "create-session --buffers-uid --rotate-every 1s idle")
+ok_cmd(ws, ["enable-marker", "-s", "idle", "svc:*"], "enable-marker -s idle svc:*")
+ok_cmd(ws, ["start-session", "idle"], "start-session idle")
+quiet = forking_server.Service(ws, N, 0)
+quiet.go()
+time.sleep(4.5)
+t.eq(quiet.end(), 0, "a program writes, then waits 4.5 s, and ends")
+ok_cmd(ws, ["destroy-session", "idle"], "destroy-session idle")
+sdir = ustest.session_dir(ws.out, "idle")
+chunks = sorted(os.listdir(os.path.join(sdir, "archives"))) if sdir else []
+t.ok(len(chunks) == 2, "two chunks: its events, and the last at destroy-session; none for the "
+     "periods nobody wrote in", chunks)
+events = [e for c in chunks for e in read_trace(os.path.join(sdir, "archives", c))[0]]
+t.eq(len(events), 2 * N, "the chunks hold its %d events" % (2 * N))
+ws.cleanup()
+
 # --- A writer killed in the middle of an event, on the CPU the others use.
 def say(proc, line, answer):
     proc.stdin.write(line + "\n")

@@ -41,7 +41,19 @@ bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
 	return ret == 0 && as->stream.open && ustcomm_cbuf_next_ends_before(&as->stream.cb, limit);
 }
 
-int ustd_app_rotate(struct ustd_app *app, const char *chunk)
+/* Whether the streams wrote nothing since the chunk began. */
+static bool app_idle(const struct ustd_app *app)
+{
+	const struct ustd_app_stream *as;
+
+	for (as = app->streams; as; as = as->next) {
+		if (as->stream.out.written != as->chunk_base)
+			return false;
+	}
+	return true;
+}
+
+int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle)
 {
 	int tsc = app->clock == USTCOMM_CLOCK_TSC, i, ret = 0;
 	const struct timespec nap = { 0, ROTATE_NAP_NS };
@@ -74,7 +86,7 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk)
 	}
 	/* Ended meanwhile: its directory is whole, and moved as an ended
 	 * process's is (session_rotate.c). */
-	if (app->closed || app->stopped || !app->td.path)
+	if (app->closed || app->stopped || !app->td.path || (skip_idle && app_idle(app)))
 		return 0;
 	for (as = app->streams; as; as = as->next) {
 		if (as->stream.open)

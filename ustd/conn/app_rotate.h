@@ -16,9 +16,12 @@ bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
 /*
  * The session's chunk ends: closes the open packets of app's streams,
  * writes them out, moves app's trace directory into the directory chunk
- * and goes on in a fresh one. 0, or a negative errno (said; the trace of
- * app is stopped).
+ * and goes on in a fresh one. skip_idle: a trace that wrote nothing since
+ * the chunk began (a process waiting, or the set of buffers per user when
+ * nobody writes) stays where it is and goes on into the next chunk (a
+ * scheduled rotation: no chunk of empty traces every period). 0, or a
+ * negative errno (said; the trace of app is stopped).
  */
-int ustd_app_rotate(struct ustd_app *app, const char *chunk);
+int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle);
 
 #endif

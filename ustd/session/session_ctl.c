@@ -617,7 +617,7 @@ static void cmd_rotate(struct conn *c, const char *name)
 			   name, name);
 		return;
 	}
-	ret = ustd_session_rotate(s, path, sizeof(path));
+	ret = ustd_session_rotate(s, false, path, sizeof(path));
 	if (ret < 0)
 		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, ret, "%s", path);
 	else

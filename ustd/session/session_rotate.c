@@ -99,7 +99,7 @@ void ustd_rotation_reap(void)
 static void auto_rotate(struct ustd_session *s, const char *why)
 {
 	char path[4096];
-	int ret = ustd_session_rotate(s, path, sizeof(path));
+	int ret = ustd_session_rotate(s, true, path, sizeof(path));
 
 	if (ret < 0 && ret != -ENODATA)
 		ustcomm_err("session %s: the rotation %s failed: %s; tracing goes on in the current chunk",
@@ -206,6 +206,7 @@ int ustd_rotation_set(struct ustd_session *s, uint64_t every_us, uint64_t size, 
 
 struct rotate_arg {
 	const char *chunk;
+	bool scheduled;
 	unsigned failed;
 };
 
@@ -214,7 +215,7 @@ static void rotate_app(struct ustd_app *app, void *arg)
 	struct rotate_arg *ra = arg;
 	struct ustd_app_stream *as;
 
-	if (ustd_app_rotate(app, ra->chunk) < 0)
+	if (ustd_app_rotate(app, ra->chunk, ra->scheduled) < 0)
 		ra->failed++;
 	/* What it wrote so far is the chunk's, streams it closed included. */
 	for (as = app->streams; as; as = as->next)
@@ -330,10 +331,10 @@ int ustd_rotation_archive_last(struct ustd_sessions *ss, const struct ustd_chunk
 	return ret;
 }
 
-int ustd_session_rotate(struct ustd_session *s, char *out, size_t size)
+int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_t size)
 {
 	struct ustd_session_rotation *rot = &s->rot;
-	struct rotate_arg ra = { .chunk = out };
+	struct rotate_arg ra = { .chunk = out, .scheduled = scheduled };
 	struct ustd_chunk_end e;
 	time_t now = time(NULL);
 	int ret;

@@ -45,9 +45,10 @@ void ustd_rotation_stopped(struct ustd_session *s);
 /*
  * Rotates s now: the archived chunk's path goes to out. 0, or a negative
  * errno with the reason in out: -ENODATA when there was nothing to
- * archive (no process traced for it since the last rotation).
+ * archive (no process traced for it since the last rotation, or, when
+ * scheduled, none wrote anything: ustd_app_rotate()).
  */
-int ustd_session_rotate(struct ustd_session *s, char *out, size_t size);
+int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_t size);
 
 /* What closing a chunk of a session needs: the session's, or a copy that
  * outlives it (session_final.h). */
