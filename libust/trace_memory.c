@@ -51,6 +51,10 @@ int ust_trace_check_memory_channel(const char *name)
 	struct ustcomm_mem_request req = { 0 };
 	char what[UST_SHM_CHANNEL_NAME_MAX + 16];
 
+	/* Buffers per user are ustd's, made once for every process of the
+	 * uid: ustd checks them (ustd/conn/uid_set.c). */
+	if (ust_t.cfg.per_uid)
+		return 0;
 	request_add(&req, name);
 	ustcomm_format(what, sizeof(what), "channel %s: ", name);
 	return check(&req, what);
@@ -63,6 +67,8 @@ int ust_trace_check_memory_enabled(void)
 	struct ust_event_state *ev;
 	unsigned nr = 0, i;
 
+	if (ust_t.cfg.per_uid)
+		return 0;
 	/* The channels allocation will create: one per name, all at once. */
 	for (ev = ust_registry_first(); ev && nr < UST_ARRAY_SIZE(seen); ev = ev->next) {
 		if (!ev->enabled[ust_t.slot] || channel_exists(ev->channel))

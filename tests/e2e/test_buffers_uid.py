@@ -110,6 +110,29 @@ events = [e for c in chunks for e in read_trace(os.path.join(sdir, "archives", c
 t.eq(len(events), 2 * N, "the chunks hold its %d events" % (2 * N))
 ws.cleanup()
 
+# --- Rings too large for the machine: ustd refuses them in words, before
+# allocating anything; the program runs on untraced.
+ws = Workspace()
+big_ustd = ws.start_ustd()
+ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--subbuf-size", "64M",
+            "--subbuf-num", "256", "big"], "create-session --buffers-uid with 16 GiB rings")
+ok_cmd(ws, ["enable-marker", "-s", "big", "svc:*"], "enable-marker -s big svc:*")
+ok_cmd(ws, ["start-session", "big"], "start-session big")
+big = subprocess.Popen([app("forking_server"), "10", "0"], env=ws.env(), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+out, err = big.communicate(timeout=60)
+t.eq(big.returncode, 0, "the program runs and ends well")
+t.ok(re.search(r"ustd refused the buffers of channel svc: buffers of 64 MiB x 256 .* exceed "
+               r".*half of the memory available", err),
+     "it says why its events are not recorded", err)
+t.ok(ws.ustctl(["list-sessions", "big"]).returncode == 0, "ustd is still there")
+ok_cmd(ws, ["destroy-session", "big"], "destroy-session big")
+big_ustd.terminate()
+err = big_ustd.communicate(timeout=30)[1]
+t.ok(re.search(r"buffers per user of uid \d+: channel svc not made: buffers of 64 MiB x 256", err),
+     "ustd says which rings it did not make and why", err[-1500:])
+ws.cleanup()
+
 # --- A writer killed in the middle of an event, on the CPU the others use.
 def say(proc, line, answer):
     proc.stdin.write(line + "\n")

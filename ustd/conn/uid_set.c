@@ -15,6 +15,7 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/event_context.h"
 #include "libustcomm/log.h"
+#include "libustcomm/mem_avail.h"
 #include "libustcomm/metadata.h"
 #include "libustcomm/rundir.h"
 #include "libustcomm/shm_layout.h"
@@ -336,8 +337,13 @@ int ustd_uid_set_on_channel(struct ustd_uid_set *set, struct ustd_app *member,
 			    const struct ustcomm_uid_channel *req)
 {
 	struct uid_channel *c = channel_find(set, req->channel), *grown;
+	struct ustcomm_mem_request mreq;
+	struct ustcomm_mem_avail avail;
+	char why[200];
 	uint32_t cpu;
 	int ret;
+
+	memset(&mreq, 0, sizeof(mreq));
 
 	if (!set->sink || set->sink->stopped)
 		return reply(member, USTCOMM_MSG_UID_CHANNEL_REPLY, -EIO, 0, set, 0,
@@ -367,6 +373,17 @@ int ustd_uid_set_on_channel(struct ustd_uid_set *set, struct ustd_app *member,
 		c->ctx.nr = (uint8_t)req->ctx_nr;
 		memcpy(c->ctx.ids, req->ctx_ids, req->ctx_nr);
 		c->next_id = UST_EVENT_ID_FIRST;
+		/* Before anything is allocated: the OOM killer must never
+		 * decide (libustcomm/mem_avail.h), in ustd least of all. */
+		ustcomm_mem_request_add(&mreq, c->subbuf_size, c->subbuf_count, c->nr_cpus);
+		ustcomm_mem_avail(&avail);
+		if (ustcomm_mem_check(&mreq, &avail, why, sizeof(why)) < 0) {
+			ustcomm_err("buffers per user of uid %u: channel %s not made: %s",
+				    (unsigned)set->uid, c->name, why);
+			return reply(member, USTCOMM_MSG_UID_CHANNEL_REPLY, -ENOMEM, 0, set, 0,
+				     "%s; make the session's sub-buffers smaller or fewer (ustctl create-session --subbuf-size, --subbuf-num)",
+				     why);
+		}
 		ret = channel_make(set, c);
 		if (ret < 0) {
 			channel_free(c);
