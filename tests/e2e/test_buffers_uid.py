@@ -19,9 +19,9 @@ import time
 import forking_server
 import shutil
 import ustest
-from relayd import Relayd
+from relayd import HOST, LiveViewer, Relayd
 from service_app import command, quit_service, start_service
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace, wait_for
+from ustest import Tap, VerboseUstd, Workspace, app, babeltrace_check, read_trace, wait_for
 
 t = Tap()
 N = 300
@@ -317,14 +317,23 @@ ws.cleanup()
 if shutil.which("lttng-relayd"):
     ws = Workspace()
     relayd = Relayd(ws, "relay")
-    ws.start_ustd()
+    VerboseUstd(ws, ws.out, ["--live-timer", "200000"])
     ok_cmd(ws, ["create-session", "-r", relayd.url, "--buffers-uid", "rs"],
            "create-session -r URL --buffers-uid rs")
     ok_cmd(ws, ["add-context", "-s", "rs", "*", "vpid"], "add-context -s rs * vpid")
     ok_cmd(ws, ["enable-marker", "-s", "rs", "svc:*"], "enable-marker -s rs svc:*")
     ok_cmd(ws, ["start-session", "rs"], "start-session rs")
     svc = forking_server.Service(ws, N, 2)
-    svc.go()
+    # The live timer closes the set's open packets: a live viewer sees the
+    # events while the session runs, long before a packet fills.
+    viewer = LiveViewer(ws, "net://127.0.0.1:%d/host/%s/rs" % (relayd.live, HOST))
+    seen = []
+    end = time.time() + 30
+    while time.time() < end and not seen:
+        svc.go()
+        seen = viewer.matches(r" svc:tick: .*\{ vpid = %d \}" % svc.pid, 2)
+    viewer.stop()
+    t.ok(seen, "a live viewer of the relay session sees the server's ticks as they come")
     t.eq(svc.end(), 0, "a forking server with 2 workers ends well")
     ok_cmd(ws, ["destroy-session", "rs"], "destroy-session rs")
     remote = relayd.traces("rs-")

@@ -963,8 +963,11 @@ void ustd_app_on_live_tick(struct ustd_app *app)
 	uint64_t now;
 	int ret = 0;
 
-	/* A dead application's packets are the rescue's, not ours to close. */
-	if (app->closed || !app->relayed || app->hung_up || app_process_dead(app))
+	/* A dead application's packets are the rescue's, not ours to close;
+	 * the set of buffers per user has no process, and its writers'
+	 * deaths are its own affair (uid_set.c). */
+	if (app->closed || !app->relayed || (app->hung_up && !app->uid_sink) ||
+	    app_process_dead(app))
 		return;
 	/* Before the flushes: an idle stream has nothing before this time. */
 	now = ust_clock_read_kind(app->clock == USTCOMM_CLOCK_TSC);
