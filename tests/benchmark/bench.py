@@ -644,7 +644,7 @@ def fmt_pct(p):
 
 
 def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
-          children_r=None):
+          children_r=None, events_r=None):
     rows = []
     names = {"ints": "typed event, two ints", "string": "typed event, 16-byte string",
              "mark": "trace_mark, two ints (LTTng-UST: tracef)"}
@@ -742,6 +742,8 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
         rows += bench_sessions.rows(sessions_r)
     if children_r:
         rows += bench_sessions.children_rows(children_r)
+    if events_r:
+        rows += bench_sessions.events_rows(events_r)
     if triggers_r:
         rows += bench_triggers.rows(*triggers_r, paired=paired, spread=spread)
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |",
@@ -824,6 +826,8 @@ def main():
                       if "sessions" in args.only else None)
         children_r = (bench_sessions.measure_children(args.builddir, 9, tmp)
                       if "sessions" in args.only else None)
+        events_r = (bench_sessions.measure_events(args.builddir, args.runs, tmp)
+                    if "sessions" in args.only else None)
         triggers_r = ((bench_triggers.measure_cost(ust, lt, args.builddir, args.runs,
                                                    args.events, log),
                        bench_triggers.measure_latency(args.builddir, tmp, log))
@@ -851,7 +855,8 @@ def main():
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
-    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r, children_r))
+    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r, children_r,
+                events_r))
     if "consumer" in ust_r:
         print()
         print(consumer_table(ust_r, lt_r))

@@ -131,6 +131,63 @@ def measure(builddir, runs, tmp):
             "dirs_uid": files["match_uid"][0], "files_uid": files["match_uid"][1]}
 
 
+def _events(worker, env, threads, count):
+    """ns per event of the worker's typed events, THREADS threads of COUNT."""
+    proc = subprocess.Popen([worker, "ints", str(threads), str(count)], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    out, _ = proc.communicate("go\n", timeout=300)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, worker)
+    return float(out.split()[0])
+
+
+def measure_events(builddir, runs, tmp, count=2000000):
+    """{(buffers, threads): [ns per event of each run]}: bench_ust's typed
+    event recorded through a session with buffers per process and one with
+    buffers per user, each under its own ustd, runs interleaved."""
+    worker = os.path.join(builddir, "tests/benchmark/bench_ust")
+    work = tempfile.mkdtemp(prefix="events.", dir=tmp)
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("UST_TRACE", "UST_AUTOPROBE", "UST_DAEMON_SOCKET")}
+    envs, daemons, res = {}, [], {}
+    try:
+        for kind in ("pid", "uid"):
+            env = dict(base, UST_RUNDIR=os.path.join(work, kind))
+            os.mkdir(env["UST_RUNDIR"], 0o700)
+            envs[kind] = env
+            daemons.append(_ustd(builddir, env, os.path.join(work, kind)))
+            # Rings of 32 MiB per CPU: nothing discarded, which would look cheap.
+            _ustctl(builddir, env, "create-session", "--buffers-" + kind, "--subbuf-size", "1M",
+                    "--subbuf-num", "32", kind)
+            _ustctl(builddir, env, "enable-marker", "-s", kind, "ustbench:ints")
+            _ustctl(builddir, env, "start-session", kind)
+        for _ in range(runs):
+            for threads in (1, 2):
+                for kind in ("pid", "uid"):
+                    res.setdefault((kind, threads), []).append(
+                        _events(worker, envs[kind], threads, count))
+    finally:
+        for d in daemons:
+            d.terminate()
+            d.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def events_rows(r):
+    """Rows in bench.py's table layout: medians, and the median of the
+    per-run ratios."""
+    rows = []
+    for threads in (1, 2):
+        pid, uid = r[("pid", threads)], r[("uid", threads)]
+        ratio = statistics.median(u / p for u, p in zip(uid, pid))
+        rows.append(("typed event through a session, %d thread%s, ns: per process / per user "
+                     "(--buffers-uid), ratio" % (threads, "s" if threads > 1 else ""),
+                     "%.1f / %.1f, %.2f" % (statistics.median(pid), statistics.median(uid),
+                                            ratio), "–", "–", "per user ≈ per process"))
+    return rows
+
+
 def _cpu_s(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
