@@ -192,6 +192,53 @@ else:
          % len(want), "seen %d, distinct %d, discarded %d" % (len(seen), len(set(seen)), discards))
     ws2.cleanup()
 
+def small_ext4(ws, size_mib):
+    """An ext4 image of size_mib loop-mounted on a new directory of ws:
+    (path, None), or (None, why) when it cannot be."""
+    img = os.path.join(ws.root, "disk.img")
+    mnt = tempfile.mkdtemp(prefix="ust-ext4-")
+    with open(img, "wb") as f:
+        f.truncate(size_mib * MIB)
+    for cmd in (["mkfs.ext4", "-q", img], ["mount", "-o", "loop", img, mnt]):
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            os.rmdir(mnt)
+            return None, "%s: %s" % (cmd[0], res.stderr.strip())
+    return mnt, None
+
+
+# --- A full disk on the direct path: the writes in flight past the one
+# that failed are cut off with it, the trace stops (paused) with whole
+# packets, every event before the stop there once, in order.
+mnt, why = small_ext4(ws, 16) if not refuses_direct(ws.root) else (None, "no direct path")
+if not mnt:
+    t.ok(True, "# SKIP no small ext4 can be loop-mounted: %s" % why)
+else:
+    ws3 = Workspace()
+    ustd = VerboseUstd(ws3, mnt, ["--stats"])
+    proc = flood_one_cpu(t, ws3, 4000000, "full: flood done", UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood", UST_CHANNELS="*::@inf")
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "full: program exits 0")
+    m = ustd.wait_line(r"cannot write trace (\S+): No space left on device")
+    t.ok(m, "full: ustd says the disk is full", ustd.seen[-5:])
+    ustd.stop()
+    trace = one_trace(mnt)
+    t.ok(trace, "full: one trace")
+    if trace:
+        t.eq(ustest.stream_problems(trace, padded=True), [],
+             "full: every stream file ends with a whole packet its index holds")
+        ok, err = babeltrace_check(trace)
+        t.ok(ok, "full: babeltrace2 reads what was written", err[-2000:])
+        events, _ = read_trace_ints(trace)
+        seqs = [e.fields["seq"] for e in events if e.name == "ust:flood"]
+        t.ok(len(seqs) > 100000 and seqs == list(range(len(seqs))),
+             "full: the %d events written are the program's first, in order, none missing"
+             % len(seqs), seqs[:3] + seqs[-3:])
+    why = unmount(mnt)
+    t.ok(why is None, "full: unmounted", why)
+    ws3.cleanup()
+
 # --- tmpfs: the page cache's path, said, and the trace as whole.
 mnt, why = small_tmpfs("256m")
 if not mnt:

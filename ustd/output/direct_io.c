@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include "ustd/output/direct_io.h"
 
+static const char *dio_refusal;
+
+void ustd_dio_refuse(const char *why)
+{
+	dio_refusal = why;
+}
+
 #ifdef USTD_HAVE_LIBURING
 #include <fcntl.h>
 #include <string.h>
@@ -69,7 +76,7 @@ int ustd_dio_open(struct ustd_dio **d, int fd, int notify_fd, const char **why)
 	int ret, flags = fcntl(fd, F_GETFL);
 
 	*d = NULL;
-	*why = dio_refused(fd);
+	*why = dio_refusal ? dio_refusal : dio_refused(fd);
 	if (*why)
 		return 1;
 	dio = calloc(1, sizeof(*dio));
@@ -270,7 +277,7 @@ int ustd_dio_open(struct ustd_dio **d, int fd, int notify_fd, const char **why)
 	(void)fd;
 	(void)notify_fd;
 	*d = NULL;
-	*why = "ustd was built without liburing";
+	*why = dio_refusal ? dio_refusal : "ustd was built without liburing";
 	return 1;
 }
 

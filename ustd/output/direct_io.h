@@ -39,6 +39,11 @@
 
 struct ustd_dio;
 
+/* From now on every file is written through the page cache, why saying
+ * so (ustd --page-cache: for comparing the two paths, or a file system
+ * whose O_DIRECT misbehaves). */
+void ustd_dio_refuse(const char *why);
+
 /*
  * Makes fd (a regular file open for writing) a direct one, its completions
  * signalled on notify_fd (an eventfd). Returns 0 with *d, or 1 with *why
