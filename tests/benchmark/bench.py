@@ -138,7 +138,7 @@ class Ust:
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
-        self.ustd_args = []         # more of ustd's options (--page-cache)
+        self.ustd_args = []         # more of ustd's options (--direct-io)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
         self.stats_seen = 0
@@ -878,6 +878,9 @@ def main():
         print(bench_machine.table(machine_r[0], machine_r[2] if lt else None))
         print()
         print(bench_machine.paths_table(machine_r[0], machine_r[1]))
+        print()
+        print("ustd --direct-io against LTTng-UST, the same runs:")
+        print(bench_machine.table(machine_r[1], machine_r[2] if lt else None))
     return 0
 
 

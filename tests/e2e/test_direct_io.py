@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""ustd writes stream files straight from the rings with O_DIRECT, several
-writes in flight through io_uring (ustd/output/direct_io.h), where the
-file system allows it: the stream files are open with O_DIRECT
+"""ustd --direct-io writes stream files straight from the rings with
+O_DIRECT, several writes in flight through io_uring (ustd/output/direct_io.h),
+where the file system allows it: the stream files are open with O_DIRECT
 (/proc/PID/fdinfo), the page cache does not grow with the trace
 (fincore(1)), ustd --stats says so, and the traces are whole: every event
 of a lossless run, bounded files (tracefile size and count) and rotated
@@ -78,7 +78,7 @@ def flood_run(label, out, events, channels, direct):
     nothing discarded). Checks the path taken while the files are open and
     after; returns the trace directory."""
     ws = Workspace()
-    ustd = VerboseUstd(ws, out, ["--stats"])
+    ustd = VerboseUstd(ws, out, ["--stats", "--direct-io"])
     proc = flood_one_cpu(t, ws, events, "%s: flood done" % label, UST_TRACE=1,
                          UST_AUTOPROBE="ust:flood", UST_CHANNELS=channels)
     # The process waits for its stdin to close: its files are still open.
@@ -155,7 +155,7 @@ else:
     # --- Rotation: a session rotated by hand three times while a
     # program writes; the chunks hold every event once, in order.
     ws2 = Workspace()
-    ustd = VerboseUstd(ws2, ws2.out, UST_DEBUG="1")
+    ustd = VerboseUstd(ws2, ws2.out, ["--direct-io"], UST_DEBUG="1")
     for args in (["create-session", "-o", ws2.out, "--subbuf-size", "16k", "--subbuf-num", "8",
                   "rot"], ["enable-marker", "-s", "rot", "ust:tick"], ["start-session", "rot"]):
         res = ws2.ustctl_fast(args)
@@ -215,7 +215,7 @@ if not mnt:
     t.ok(True, "# SKIP no small ext4 can be loop-mounted: %s" % why)
 else:
     ws3 = Workspace()
-    ustd = VerboseUstd(ws3, mnt, ["--stats"])
+    ustd = VerboseUstd(ws3, mnt, ["--stats", "--direct-io"])
     proc = flood_one_cpu(t, ws3, 4000000, "full: flood done", UST_TRACE=1,
                          UST_AUTOPROBE="ust:flood", UST_CHANNELS="*::@inf")
     proc.stdin.close()

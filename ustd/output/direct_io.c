@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include "ustd/output/direct_io.h"
 
-static const char *dio_refusal;
+static const char *dio_refusal = "the default; ustd --direct-io writes with O_DIRECT";
 
-void ustd_dio_refuse(const char *why)
+void ustd_dio_allow(void)
 {
-	dio_refusal = why;
+	dio_refusal = NULL;
 }
 
 #ifdef USTD_HAVE_LIBURING

@@ -33,16 +33,18 @@
 /* Offsets, lengths and the memory written from: the page size of x86 and
  * the logical block size of common devices (at most 4096). */
 #define USTD_DIO_ALIGN		4096
-/* Writes in flight per file: enough for the device to overlap them, a
- * fraction of a default ring (16 sub-buffers) held back from the writers. */
+/* Writes in flight per file: enough for the drain never to wait on the
+ * device, half of a default ring (8 sub-buffers) at most held back from
+ * the writers, and those would be waiting to be written anyway. */
 #define USTD_DIO_DEPTH		4
 
 struct ustd_dio;
 
-/* From now on every file is written through the page cache, why saying
- * so (ustd --page-cache: for comparing the two paths, or a file system
- * whose O_DIRECT misbehaves). */
-void ustd_dio_refuse(const char *why);
+/* From now on files may be written so (ustd --direct-io); until then
+ * ustd_dio_open() refuses every file. Not the default: the page cache
+ * absorbs the device's latency, which here falls on the program's buffers
+ * (manual 10.7). */
+void ustd_dio_allow(void);
 
 /*
  * Makes fd (a regular file open for writing) a direct one, its completions
