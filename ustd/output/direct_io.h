@@ -34,8 +34,8 @@
  * the logical block size of common devices (at most 4096). */
 #define USTD_DIO_ALIGN		4096
 /* Writes in flight per file: enough for the drain never to wait on the
- * device, half of a default ring (8 sub-buffers) at most held back from
- * the writers, and those would be waiting to be written anyway. */
+ * device, a quarter of a default ring (16 sub-buffers) at most held back
+ * from the writers, and those would be waiting to be written anyway. */
 #define USTD_DIO_DEPTH		4
 
 struct ustd_dio;
