@@ -52,6 +52,7 @@ struct stream_inflight {
  */
 struct ustd_stream_direct {
 	struct ustd_dio *dio;
+	unsigned oldest;		/* the oldest write's slot */
 	struct stream_inflight pkt[USTD_DIO_DEPTH];
 };
 
@@ -170,6 +171,9 @@ static int stream_direct_open(struct ustd_stream_out *out)
 	why = "its ring is not page-aligned";
 	if ((uintptr_t)s->cb.data % USTD_DIO_ALIGN || s->cb.subbuf_size % USTD_DIO_ALIGN)
 		goto end;
+	why = "no wake-up to signal its writes' completions";
+	if (s->wakeup_fd < 0)
+		goto end;
 	ret = ustd_dio_open(&dio, out->fd, s->wakeup_fd, &why);
 	if (ret != 0)
 		goto end;
@@ -270,9 +274,10 @@ static int stream_direct_complete(struct ustd_stream *s, struct ustd_stream_out 
 		if (slot == -EAGAIN)
 			return 0;
 		/* Waiting failed: the oldest write is lost with the rest. */
-		p = &d->pkt[slot < 0 ? 0 : slot];
+		p = &d->pkt[d->oldest];
 		if (slot < 0)
 			return stream_direct_failed(s, out, p, slot);
+		d->oldest = (d->oldest + 1) % USTD_DIO_DEPTH;
 		if (result == 0 && out->idx_fd >= 0)
 			result = ustd_write_all(out->idx_fd, &p->e, sizeof(p->e));
 		if (result < 0)

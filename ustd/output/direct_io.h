@@ -64,7 +64,8 @@ unsigned ustd_dio_in_flight(const struct ustd_dio *d);
  * Starts writing len bytes at pkt (USTD_DIO_ALIGN-aligned, unchanged until
  * the write completes) at offset (aligned), its first head_len bytes
  * replaced by head's and zeroes after len up to the next multiple of
- * USTD_DIO_ALIGN. Returns the write's slot (0 to USTD_DIO_DEPTH - 1), or a
+ * USTD_DIO_ALIGN. Returns the write's slot (0 to USTD_DIO_DEPTH - 1, taken
+ * in turn and handed back by ustd_dio_complete() in the same order), or a
  * negative errno (-EBUSY: USTD_DIO_DEPTH writes in flight).
  */
 int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
