@@ -52,7 +52,6 @@ struct stream_inflight {
  */
 struct ustd_stream_direct {
 	struct ustd_dio *dio;
-	unsigned oldest;		/* the oldest write's slot */
 	struct stream_inflight pkt[USTD_DIO_DEPTH];
 };
 
@@ -274,10 +273,9 @@ static int stream_direct_complete(struct ustd_stream *s, struct ustd_stream_out 
 		if (slot == -EAGAIN)
 			return 0;
 		/* Waiting failed: the oldest write is lost with the rest. */
-		p = &d->pkt[d->oldest];
+		p = &d->pkt[slot < 0 ? ustd_dio_oldest(d->dio) : (unsigned)slot];
 		if (slot < 0)
 			return stream_direct_failed(s, out, p, slot);
-		d->oldest = (d->oldest + 1) % USTD_DIO_DEPTH;
 		if (result == 0 && out->idx_fd >= 0)
 			result = ustd_write_all(out->idx_fd, &p->e, sizeof(p->e));
 		if (result < 0)

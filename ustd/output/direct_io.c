@@ -120,6 +120,11 @@ unsigned ustd_dio_in_flight(const struct ustd_dio *d)
 	return d->count;
 }
 
+unsigned ustd_dio_oldest(const struct ustd_dio *d)
+{
+	return d->first;
+}
+
 /* Lays out the write of pkt in s (see struct dio_slot). */
 static void dio_prepare(struct dio_slot *s, const char *pkt, size_t len, const char *head,
 			size_t head_len, uint64_t offset)
@@ -287,6 +292,12 @@ void ustd_dio_close(struct ustd_dio *d)
 }
 
 unsigned ustd_dio_in_flight(const struct ustd_dio *d)
+{
+	(void)d;
+	return 0;
+}
+
+unsigned ustd_dio_oldest(const struct ustd_dio *d)
 {
 	(void)d;
 	return 0;

@@ -59,6 +59,8 @@ int ustd_dio_open(struct ustd_dio **d, int fd, int notify_fd, const char **why);
 void ustd_dio_close(struct ustd_dio *d);
 
 unsigned ustd_dio_in_flight(const struct ustd_dio *d);
+/* The slot of the oldest write in flight. */
+unsigned ustd_dio_oldest(const struct ustd_dio *d);
 
 /*
  * Starts writing len bytes at pkt (USTD_DIO_ALIGN-aligned, unchanged until
