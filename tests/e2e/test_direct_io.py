@@ -72,13 +72,14 @@ def one_trace(out):
     return dirs[0] if len(dirs) == 1 else None
 
 
-def flood_run(label, out, events, channels, direct):
+def flood_run(label, out, events, channels, direct, args=("--direct-io",)):
     """tests/apps/flood, one thread on one CPU, into a ustd --stats of its
-    own writing under out, channels as UST_CHANNELS (a blocking timeout:
-    nothing discarded). Checks the path taken while the files are open and
-    after; returns the trace directory."""
+    own writing under out (with args), channels as UST_CHANNELS (a
+    blocking timeout: nothing discarded). Checks the path taken while the
+    files are open and after; returns the trace directory and the --stats
+    line."""
     ws = Workspace()
-    ustd = VerboseUstd(ws, out, ["--stats", "--direct-io"])
+    ustd = VerboseUstd(ws, out, ["--stats"] + list(args))
     proc = flood_one_cpu(t, ws, events, "%s: flood done" % label, UST_TRACE=1,
                          UST_AUTOPROBE="ust:flood", UST_CHANNELS=channels)
     # The process waits for its stdin to close: its files are still open.
@@ -138,6 +139,15 @@ else:
              "fincore: %r" % res)
     if trace:
         check_flood("direct", trace, EVENTS - 1)
+
+    # --- Without --direct-io: the page cache, as before, said.
+    out = os.path.join(ws.root, "default")
+    os.mkdir(out)
+    trace, stats = flood_run("default", out, 200000, "*::@inf", False, args=())
+    t.ok("(the default" in stats, "default: ustd --stats says the page cache is the default",
+         stats)
+    if trace:
+        check_flood("default", trace, 200000 - 1)
 
     # --- Bounded disk: 64 KiB files of 16 KiB packets, the newest 3 kept.
     EVENTS = 200000
