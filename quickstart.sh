@@ -32,7 +32,7 @@ test_jobs=${TEST_JOBS:-$((jobs * 2))}
 san_jobs=${TEST_JOBS:-$jobs}
 packages="build-essential autoconf automake libtool pkg-config liburcu-dev libpopt-dev \
 libxml2-dev libxml2-utils babeltrace2 python3-bt2 libbabeltrace2-dev chromium clang g++ \
-systemtap-sdt-dev nginx-light uftrace lttng-tools ltrace"
+systemtap-sdt-dev nginx-light uftrace lttng-tools ltrace liburing-dev"
 
 say() { printf 'quickstart: %s\n' "$*" >&2; }
 

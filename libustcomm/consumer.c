@@ -93,9 +93,14 @@ USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb)
 
 USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len)
 {
-	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, cb->consumed);
-	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count,
-						cb->consumed);
+	return ustcomm_cbuf_get_at(cb, cb->consumed, packet, len);
+}
+
+USTCOMM_API int ustcomm_cbuf_get_at(const struct ustcomm_cbuf *cb, uint64_t begin,
+				    const char **packet, size_t *len)
+{
+	uint32_t idx = ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count, begin);
+	uint64_t target = ust_shm_commit_target(cb->subbuf_size, cb->subbuf_count, begin);
 	const char *pkt = cb->data + (size_t)idx * cb->subbuf_size;
 	uint64_t count;
 	int ret;

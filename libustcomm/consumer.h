@@ -39,6 +39,14 @@ USTCOMM_API void ustcomm_cbuf_unmap(struct ustcomm_cbuf *cb);
  * when its packet context is inconsistent. */
 USTCOMM_API int ustcomm_cbuf_get(struct ustcomm_cbuf *cb, const char **packet, size_t *len);
 /*
+ * The same for the sub-buffer at begin, one of the ring's next ones
+ * (consumed <= begin < consumed + ring), taken before those before it are
+ * put back: a consumer that writes several packets at once, then puts
+ * them back in order as their writes complete.
+ */
+USTCOMM_API int ustcomm_cbuf_get_at(const struct ustcomm_cbuf *cb, uint64_t begin,
+				    const char **packet, size_t *len);
+/*
  * The writers' position now. A packet that ends at or before a position read
  * at time T holds only events reserved before T (metadata rule: see ustd).
  */

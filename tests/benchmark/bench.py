@@ -138,6 +138,7 @@ class Ust:
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
+        self.ustd_args = []         # more of ustd's options (--direct-io)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
         self.stats_seen = 0
@@ -151,7 +152,8 @@ class Ust:
         with open(self.stats_path, "a") as err:
             self.proc = subprocess.Popen(
                 [self.ustd] + (["--realtime"] if self.realtime else []) +
-                ["--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)] + relay, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
+                ["--stats", "-o", self.out, "-s", self.sock, "--ready-fd", str(wfd)] + relay +
+                self.ustd_args, pass_fds=(wfd,), stderr=err, env=dict(os.environ, UST_RUNDIR=self.run))
         os.close(wfd)
         ready = os.read(rfd, 1)
         os.close(rfd)
@@ -185,9 +187,13 @@ class Ust:
                                ("write", "writing: "), ("fill", "filling a packet: ")):
                 f = line.split(label, 1)[1].split(";")[0].split()
                 r[key] = tuple(float(f[i]) for i in (1, 3, 5, 7))
-            r["subbufs"] = int(line.rsplit("sub-buffers ", 1)[1].split()[0])
+            r["subbufs"] = int(line.rsplit("sub-buffers ", 1)[1].split(";")[0])
             out.append(r)
         return out
+
+    def stats_lines(self):
+        """Every trace's line of ustd --stats so far."""
+        return [l for l in read(self.stats_path).splitlines() if ": drain of " in l]
 
     def env(self, traced):
         env = dict(os.environ, UST_RUNDIR=self.run, UST_DAEMON_SOCKET=self.sock)
@@ -838,8 +844,8 @@ def main():
                        if "func-real" in args.only else None)
         plt_r = (bench_plt.measure(args.builddir, args.runs, tmp)
                  if "plt" in args.only else None)
-        machine_r = (bench_machine.measure([ust, lt] if lt else [ust], args.runs,
-                                           args.loss_events, log)
+        machine_r = (bench_machine.measure_paths(ust, Ust(args.builddir, tmp), lt, args.runs,
+                                                 args.loss_events, log)
                      if "machine" in args.only else None)
     finally:
         ust.cleanup()
@@ -874,7 +880,12 @@ def main():
         print(bench_plt.table(*plt_r))
     if machine_r:
         print()
-        print(bench_machine.table(machine_r[0], machine_r[1] if lt else None))
+        print(bench_machine.table(machine_r[0], machine_r[2] if lt else None))
+        print()
+        print(bench_machine.paths_table(machine_r[0], machine_r[1]))
+        print()
+        print("ustd --direct-io against LTTng-UST, the same runs:")
+        print(bench_machine.table(machine_r[1], machine_r[2] if lt else None))
     return 0
 
 

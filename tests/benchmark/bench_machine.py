@@ -107,12 +107,57 @@ def measure(tracers, runs, events, log):
     return res
 
 
+def measure_paths(ust, ust_direct, lt, runs, events, log):
+    """measure() of ustd as it writes by default (through the page cache),
+    of a second ustd told --direct-io (O_DIRECT through io_uring, where
+    the output directory's file system allows), and of LTTng-UST (None:
+    not installed), interleaved in one run; [page cache, direct,
+    LTTng-UST] runs. ust_direct is cleaned up here."""
+    ust_direct.name = "UST --direct-io"
+    ust_direct.ustd_args = ["--direct-io"]
+    try:
+        res = measure([ust, ust_direct] + ([lt] if lt else []), runs, events, log)
+        direct = [l for l in ust_direct.stats_lines() if "written with O_DIRECT" in l]
+        log("UST --direct-io: %d of its traces written with O_DIRECT through io_uring"
+            % len(direct))
+    finally:
+        ust_direct.cleanup()
+    return res[0], res[1], (res[2] if lt else None)
+
+
 def _med(rs, f):
     return statistics.median(f(r) for r in rs)
 
 
 def _ratio(us, lt, f):
     return "%.2f" % statistics.median(f(u) / f(l) for u, l in zip(us, lt) if f(l) > 0)
+
+
+def paths_table(page_cache, direct):
+    """ustd's two ways of writing, from the same run: medians, and the
+    ratio as the median of the runs' ratios."""
+    rows = (
+        ("drain, machine-wide beyond the writer, CPU ms per million events",
+         lambda r: r["drain"] / r["events"], "%.2f"),
+        ("of it in ustd's own threads, CPU ms per million events",
+         lambda r: r["consumer"] / r["events"], "%.2f"),
+        ("writer, CPU ns per event", lambda r: r["writer"] / r["events"], "%.1f"),
+        ("writer CPU plus machine-wide drain, ns per event",
+         lambda r: (r["writer"] + r["drain"]) / r["events"], "%.1f"),
+    )
+    out = ["| measure | --direct-io (O_DIRECT, io_uring) | page cache (default) | direct/page cache |",
+           "|---|---|---|---|"]
+    for label, f, fmt in rows:
+        out.append("| %s | %s | %s | %s |" % (label, fmt % _med(direct, f),
+                                              fmt % _med(page_cache, f),
+                                              _ratio(direct, page_cache, f)))
+    out.append("| events discarded in those runs (all runs) | %d | %d | – |" % (
+        sum(r["discarded"] for r in direct), sum(r["discarded"] for r in page_cache)))
+    out.append("")
+    out.append("1-minute load average at the end of each run: --direct-io %s; page cache %s" % (
+        " ".join("%.2f" % r["load"] for r in direct),
+        " ".join("%.2f" % r["load"] for r in page_cache)))
+    return "\n".join(out)
 
 
 def table(us, lt):

@@ -38,7 +38,7 @@ bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
 		as->app->ops->fail(as->app, ret);
 	else if (ret > 0)
 		as->app->ops->close_stream(as);
-	return ret == 0 && as->stream.open && ustcomm_cbuf_next_ends_before(&as->stream.cb, limit);
+	return ret == 0 && as->stream.open && ustd_stream_more_before(&as->stream, limit);
 }
 
 /* Whether the streams wrote nothing since the chunk began. */

@@ -95,6 +95,12 @@ static void stats_print_hist(const struct ustd_hist *h, double us_per_tick, FILE
 		(double)hist_pct(h, 0.99) * us_per_tick, (double)h->max * us_per_tick);
 }
 
+void ustd_drain_stats_path(struct ustd_drain_stats *st, const char *page_cache_why)
+{
+	st->page_cache_why = page_cache_why;
+	st->written = true;
+}
+
 void ustd_drain_stats_report(const struct ustd_drain_stats *st, const char *what,
 			     uint64_t discarded, FILE *f)
 {
@@ -115,5 +121,10 @@ void ustd_drain_stats_report(const struct ustd_drain_stats *st, const char *what
 	stats_print_hist(&st->write, us_per_tick, f);
 	fprintf(f, "; filling a packet: ");
 	stats_print_hist(&st->fill, us_per_tick, f);
-	fprintf(f, "; sub-buffers %u\n", st->subbuf_count);
+	fprintf(f, "; sub-buffers %u", st->subbuf_count);
+	if (st->written && !st->page_cache_why)
+		fprintf(f, "; written with O_DIRECT through io_uring");
+	else if (st->written)
+		fprintf(f, "; written through the page cache (%s)", st->page_cache_why);
+	fputc('\n', f);
 }

@@ -11,6 +11,7 @@
 #ifndef USTD_DRAIN_STATS_H
 #define USTD_DRAIN_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,6 +34,10 @@ struct ustd_drain_stats {
 	struct ustd_hist write;		/* taking, writing, clearing, releasing */
 	struct ustd_hist fill;		/* timestamp_begin to timestamp_end */
 	uint32_t subbuf_count;		/* of the last stream seen */
+	/* How the last file made was written: NULL straight from the ring
+	 * (O_DIRECT, io_uring), else why through the page cache. */
+	const char *page_cache_why;
+	bool written;			/* a file was made */
 };
 
 /* The application's clock now, and the tick-to-ns anchor. */
@@ -42,6 +47,10 @@ uint64_t ustd_drain_stats_now(struct ustd_drain_stats *st);
 void ustd_drain_stats_packet(struct ustd_drain_stats *st, uint32_t subbuf_count,
 			     uint64_t ts_begin, uint64_t ts_end, uint64_t drain_start,
 			     uint64_t write_start, uint64_t freed);
+
+/* A stream file of the trace is made: written straight from the ring
+ * (page_cache_why NULL) or through the page cache, for that reason. */
+void ustd_drain_stats_path(struct ustd_drain_stats *st, const char *page_cache_why);
 
 /* One line: "<what>: N packets, ...", or nothing when no packet was seen. */
 void ustd_drain_stats_report(const struct ustd_drain_stats *st, const char *what,

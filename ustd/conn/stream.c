@@ -13,14 +13,17 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
 #include "ustd/conn/drain_stats.h"
+#include "ustd/output/direct_io.h"
 #include "ustd/output/output.h"
 #include "ustd/output/packet_index.h"
 #include "ustd/conn/rescue.h"
 #include "ustd/conn/stream.h"
 
 /* What stream files are padded to: the page size of x86 and the block
- * size of common file systems, and no more than the smallest sub-buffer. */
-#define STREAM_FILE_ALIGN	4096
+ * size of common file systems, and no more than the smallest sub-buffer;
+ * what O_DIRECT needs of offsets and lengths. */
+#define STREAM_FILE_ALIGN	USTD_DIO_ALIGN
+#define STREAM_PADDED(len)	(((len) + STREAM_FILE_ALIGN - 1) & ~(size_t)(STREAM_FILE_ALIGN - 1))
 /* Blocks reserved ahead of a stream file at a time (writeback.h): a
  * default ring; a bounded file's size at most. */
 #define STREAM_PREALLOC		(4u << 20)
@@ -28,6 +31,29 @@
  * default rings, a few hundred ms at full speed, long enough for the
  * writeback started a MiB at a time to be done (manual 10.7). */
 #define STREAM_CACHE_WINDOW	(16u << 20)
+
+/* A packet written straight from the ring, until its write completes. */
+struct stream_inflight {
+	struct ustd_index_entry e;
+	uint64_t offset;		/* in the file */
+	uint64_t len;			/* padded */
+	uint64_t discarded;
+	uint64_t ts_begin, ts_end;	/* for ustd --stats */
+	uint64_t drain_start, write_start;
+};
+
+/*
+ * A stream file written straight from the ring (direct_io.h). The
+ * invariant: the sub-buffers from the ring's consumed on, one per packet
+ * in flight, are the packets in flight, in order (pkt[] by the write's
+ * slot); each goes back to the writers (ustcomm_cbuf_put(), in order)
+ * once its write and every write before it completed, so that a
+ * sub-buffer is never reused while the device may still read it.
+ */
+struct ustd_stream_direct {
+	struct ustd_dio *dio;
+	struct stream_inflight pkt[USTD_DIO_DEPTH];
+};
 
 static void stream_close_fd(int *fd)
 {
@@ -64,6 +90,7 @@ static int stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 	s->wakeup_fd = wakeup_fd;
 	s->out.fd = -1;
 	s->out.idx_fd = -1;
+	s->out.owner = s;
 	s->stream_id = desc->stream_id;
 	s->cpu = desc->cpu;
 	s->ctx_size = desc->ctx_size;
@@ -125,6 +152,47 @@ static bool stream_file_prealloc(int fd)
 	return fstatfs(fd, &sfs) == 0 && sfs.f_type == EXT4_SUPER_MAGIC;
 }
 
+/*
+ * A drained stream's own file is written straight from its ring when the
+ * file system and the kernel allow (direct_io.h), else through the page
+ * cache; which one, and why, ustd --stats says per trace. Returns 0 or
+ * -ENOMEM.
+ */
+static int stream_direct_open(struct ustd_stream_out *out)
+{
+	struct ustd_stream *s = out->owner;
+	const char *why = "a flight recorder's ring is written from copies";
+	struct ustd_dio *dio = NULL;
+	int ret = 0;
+
+	if (s->overwrite)
+		goto end;
+	why = "its ring is not page-aligned";
+	if ((uintptr_t)s->cb.data % USTD_DIO_ALIGN || s->cb.subbuf_size % USTD_DIO_ALIGN)
+		goto end;
+	why = "no wake-up to signal its writes' completions";
+	if (s->wakeup_fd < 0)
+		goto end;
+	ret = ustd_dio_open(&dio, out->fd, s->wakeup_fd, &why);
+	if (ret != 0)
+		goto end;
+	out->direct = calloc(1, sizeof(*out->direct));
+	if (!out->direct) {
+		ustd_dio_close(dio);
+		ret = -ENOMEM;
+		goto end;
+	}
+	out->direct->dio = dio;
+end:
+	if (ret >= 0 && s->stats)
+		ustd_drain_stats_path(s->stats, out->direct ? NULL : why);
+	if (ret >= 0)
+		ustcomm_dbg("stream %s of trace %s: written %s%s", s->name, out->td->path,
+			    out->direct ? "with O_DIRECT through io_uring" :
+			    "through the page cache: ", out->direct ? "" : why);
+	return ret < 0 ? ret : 0;
+}
+
 static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
 			     const char *name, bool grows)
 {
@@ -141,7 +209,10 @@ static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trac
 	out->len = 0;
 	out->idx_len = sizeof(struct ustd_index_file_header);
 	out->wb = NULL;
-	if (ret == 0 && grows) {
+	out->direct = NULL;
+	if (ret == 0 && grows && out->owner && !out->sink)
+		ret = stream_direct_open(out);
+	if (ret == 0 && grows && !out->direct) {
 		prealloc = stream_file_prealloc(out->fd) ? STREAM_PREALLOC : 0;
 		if (out->tf.size && prealloc > out->tf.size)
 			prealloc = out->tf.size;
@@ -162,8 +233,84 @@ int ustd_stream_out_create_once(struct ustd_stream_out *out, const struct ustd_t
 	return stream_out_create(out, td, name, false);
 }
 
+/*
+ * A write failed (or waiting for it did): the file ends with the last
+ * packet before it, as on the page cache's path. The writes after it are
+ * waited for first, since one of them may still land past the cut. Their
+ * sub-buffers, and the failed one's, stay the writers' to discard into:
+ * what the trace lost is counted from there (ustd_stream_lost()).
+ */
+static int stream_direct_failed(const struct ustd_stream *s, struct ustd_stream_out *out,
+				const struct stream_inflight *p, int err)
+{
+	int result;
+
+	while (ustd_dio_complete(out->direct->dio, true, &result) >= 0)
+		;
+	if (ftruncate(out->fd, (off_t)p->offset) < 0 ||
+	    (out->idx_fd >= 0 && ftruncate(out->idx_fd, (off_t)out->idx_len) < 0))
+		ustcomm_dbg("stream %s: cutting off the packets after a failed write: %s",
+			    s->name, strerror(errno));
+	out->len = p->offset;
+	return err;
+}
+
+/*
+ * Completes the writes that are done, oldest first, waiting while more
+ * than at_most are in flight: each gets its index entry, its sub-buffer
+ * goes back to the writers. Returns 0 or the negative errno of the write
+ * that failed.
+ */
+static int stream_direct_complete(struct ustd_stream *s, struct ustd_stream_out *out,
+				  unsigned at_most)
+{
+	struct ustd_stream_direct *d = out->direct;
+	struct stream_inflight *p;
+	int slot, result;
+
+	for (;;) {
+		slot = ustd_dio_complete(d->dio, ustd_dio_in_flight(d->dio) > at_most, &result);
+		if (slot == -EAGAIN)
+			return 0;
+		/* Waiting failed: the oldest write is lost with the rest. */
+		p = &d->pkt[slot < 0 ? ustd_dio_oldest(d->dio) : (unsigned)slot];
+		if (slot < 0)
+			return stream_direct_failed(s, out, p, slot);
+		if (result == 0 && out->idx_fd >= 0)
+			result = ustd_write_all(out->idx_fd, &p->e, sizeof(p->e));
+		if (result < 0)
+			return stream_direct_failed(s, out, p, result);
+		out->idx_len += out->idx_fd >= 0 ? sizeof(p->e) : 0;
+		out->written += p->len;
+		out->discarded = p->discarded;
+		out->ts_end = p->ts_end;
+		ustcomm_cbuf_put(&s->cb);
+		if (s->stats)
+			ustd_drain_stats_packet(s->stats, s->cb.subbuf_count, p->ts_begin,
+						p->ts_end, p->drain_start, p->write_start,
+						ustd_drain_stats_now(s->stats));
+	}
+}
+
+/* Every packet in flight written and given back, or the error that
+ * stopped them. */
+static int stream_direct_settle(struct ustd_stream_out *out)
+{
+	return out->direct ? stream_direct_complete(out->owner, out, 0) : 0;
+}
+
 void ustd_stream_out_close(struct ustd_stream_out *out)
 {
+	int ret = stream_direct_settle(out);
+
+	if (ret < 0)
+		ustcomm_err("stream %s of trace %s: its last packets could not be written: %s",
+			    out->owner->name, out->td->path, strerror(-ret));
+	if (out->direct) {
+		ustd_dio_close(out->direct->dio);
+		free(out->direct);
+		out->direct = NULL;
+	}
 	ustd_wb_close(out->wb, out->len);
 	out->wb = NULL;
 	stream_close_fd(&out->fd);
@@ -309,7 +456,7 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 {
 	static const char zeroes[STREAM_FILE_ALIGN];
 	char head[UST_PKT_HEADER_SIZE];
-	size_t padded = (len + STREAM_FILE_ALIGN - 1) & ~(size_t)(STREAM_FILE_ALIGN - 1);
+	size_t padded = STREAM_PADDED(len);
 	struct iovec iov[3] = {
 		{ head, sizeof(head) },
 		{ (char *)packet + sizeof(head), len - sizeof(head) },
@@ -325,7 +472,14 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 	}
 	memcpy(head, packet, sizeof(head));
 	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
-	ret = ustd_writev_all(out->fd, iov, 3);
+	/* A copy on the direct path: after the packets in flight, which
+	 * come before it. */
+	ret = out->direct ? stream_direct_settle(out) : 0;
+	if (ret == 0 && out->direct)
+		ret = ustd_dio_write_copy(out->direct->dio, packet, len, head, sizeof(head),
+					  out->len);
+	else if (ret == 0)
+		ret = ustd_writev_all(out->fd, iov, 3);
 	if (ret == 0 && out->idx_fd >= 0) {
 		ustd_index_entry(&e, head, out->len);
 		ret = ustd_write_all(out->idx_fd, &e, sizeof(e));
@@ -394,16 +548,72 @@ static void stream_corrupted(const struct ustd_stream *s, int err)
 		    s->name, s->dir, strerror(-err));
 }
 
+/* The next packet to take: after those written and those in flight. */
+static uint64_t stream_next(const struct ustd_stream *s)
+{
+	unsigned n = s->out.direct ? ustd_dio_in_flight(s->out.direct->dio) : 0;
+
+	return s->cb.consumed + (uint64_t)n * s->cb.subbuf_size;
+}
+
+bool ustd_stream_more_before(const struct ustd_stream *s, uint64_t limit)
+{
+	return stream_next(s) + s->cb.subbuf_size <= limit;
+}
+
+/*
+ * Starts writing the packet straight from the ring, after waiting for the
+ * oldest write when USTD_DIO_DEPTH are in flight. Its sub-buffer goes back
+ * to the writers when the write completes (stream_direct_complete()).
+ * The stream's next file may be written through the page cache: *copy
+ * then says to write the packet as on that path.
+ */
+static int stream_submit(struct ustd_stream *s, const char *packet, size_t len,
+			 uint64_t drain_start, bool *copy)
+{
+	struct ustd_stream_out *out = &s->out;
+	size_t padded = STREAM_PADDED(len);
+	char head[UST_PKT_HEADER_SIZE];
+	struct stream_inflight *p;
+	int ret;
+
+	ret = stream_direct_complete(s, out, USTD_DIO_DEPTH - 1);
+	if (ret == 0 && ustd_tracefile_full(&out->tf, out->len, padded))
+		ret = stream_next_file(s, out);
+	*copy = ret == 0 && !out->direct;
+	if (ret < 0 || *copy)
+		return ret;
+	memcpy(head, packet, sizeof(head));
+	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
+	ret = ustd_dio_submit(out->direct->dio, packet, len, head, sizeof(head), out->len);
+	if (ret < 0)
+		return ret;
+	p = &out->direct->pkt[ret];
+	ustd_index_entry(&p->e, head, out->len);
+	p->offset = out->len;
+	p->len = padded;
+	p->discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
+	p->ts_begin = ust_get_u64(packet + UST_PKT_TIMESTAMP_BEGIN);
+	p->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
+	p->drain_start = drain_start;
+	p->write_start = s->stats ? ustd_drain_stats_now(s->stats) : 0;
+	out->len += padded;
+	return 0;
+}
+
 /*
  * Copies at most one ring's worth of complete packets, so that a writer
  * producing as fast as ustd writes cannot keep it in this loop while other
- * applications wait. Sets *more when it stopped with packets left.
+ * applications wait. Sets *more when it stopped with packets left. On the
+ * direct path, the packets are written from the ring instead, and the
+ * writes still in flight at the end wake the drain again when they
+ * complete (the stream's wakeup is their eventfd).
  */
 static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 {
 	uint64_t drain_start = 0, write_start = 0, ts_begin = 0, ts_end = 0;
 	const char *packet;
-	bool released;
+	bool released, copy;
 	size_t len;
 	uint32_t i;
 	int ret = 0;
@@ -412,12 +622,12 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 	if (s->stats)
 		drain_start = ustd_drain_stats_now(s->stats);
 	for (i = 0; i < s->cb.subbuf_count; i++) {
-		if (limit && !ustcomm_cbuf_next_ends_before(&s->cb, *limit)) {
+		if (limit && stream_next(s) + s->cb.subbuf_size > *limit) {
 			/* Written after the socket was read: next round. */
-			*more = ustcomm_cbuf_get(&s->cb, &packet, &len) != 0;
+			*more = ustcomm_cbuf_get_at(&s->cb, stream_next(s), &packet, &len) != 0;
 			goto end;
 		}
-		ret = ustcomm_cbuf_get(&s->cb, &packet, &len);
+		ret = ustcomm_cbuf_get_at(&s->cb, stream_next(s), &packet, &len);
 		if (ret == 0)
 			goto end;
 		if (ret < 0) {
@@ -425,6 +635,12 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 			ret = 1;
 			goto end;
 		}
+		copy = true;
+		ret = s->out.direct ? stream_submit(s, packet, len, drain_start, &copy) : 0;
+		if (ret < 0)
+			goto end;
+		if (!copy)
+			continue;
 		if (s->stats) {
 			/* Read now: the release clears the sub-buffer. */
 			ts_begin = ust_get_u64(packet + UST_PKT_TIMESTAMP_BEGIN);
@@ -444,6 +660,8 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 	}
 	*more = true;
 end:
+	if (ret == 0 && s->out.direct)
+		ret = stream_direct_complete(s, &s->out, USTD_DIO_DEPTH);
 	if (ret == 0 && i > 0)
 		ret = stream_check_file(&s->out);
 	return ret;
@@ -608,6 +826,8 @@ int ustd_stream_finish(struct ustd_stream *s, const struct ustd_rescue_ctx *resc
 		return ustd_stream_write_ring(s, &s->out, UINT64_MAX, rescue);
 	/* With the writers gone, at most one ring's worth is complete in order. */
 	ret = stream_copy(s, NULL, &more);
+	if (ret == 0)
+		ret = stream_direct_settle(&s->out);
 	if (ret || !rescue)
 		return ret;
 	/* Then what follows the first incomplete sub-buffer, each fixed up or
@@ -666,6 +886,9 @@ int ustd_stream_unstall(struct ustd_stream *s, uint64_t limit,
 	}
 	for (i = 0; i < s->cb.subbuf_count && ret == 0; i++) {
 		ret = stream_copy(s, &limit, &more);
+		/* What follows is taken at consumed: nothing in flight. */
+		if (ret == 0)
+			ret = stream_direct_settle(&s->out);
 		if (ret || !ustcomm_cbuf_next_ends_before(&s->cb, limit))
 			break;
 		/* Complete since the copy stopped: the next round takes it. */
@@ -731,8 +954,9 @@ void ustd_stream_close(struct ustd_stream *s)
 {
 	if (!s->open && !s->held)
 		return;
-	ustcomm_cbuf_unmap(&s->cb);
+	/* The writes in flight read the ring: they end first. */
 	ustd_stream_out_close(&s->out);
+	ustcomm_cbuf_unmap(&s->cb);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);
 	s->open = false;

@@ -20,6 +20,9 @@
 #include "ustd/output/tracefile.h"
 #include "ustd/output/writeback.h"
 
+struct ustd_stream;
+struct ustd_stream_direct;
+
 /* Where packets go: the stream's trace file or a snapshot's, with its
  * packet index, or relayd. */
 struct ustd_stream_out {
@@ -36,6 +39,12 @@ struct ustd_stream_out {
 	uint64_t idx_len;		/* bytes of the index file */
 	uint64_t written;		/* bytes written to files, all files */
 	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */
+	/* Written straight from the ring (direct_io.h): the packets in
+	 * flight, or NULL when the file goes through the page cache. Only a
+	 * stream's own file is (owner: that stream, which is not moved while
+	 * the file is open); len then counts the packets in flight too. */
+	struct ustd_stream_direct *direct;
+	struct ustd_stream *owner;
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
 	/* Bounded disk: the stream's limits and which file is being
@@ -166,6 +175,10 @@ int ustd_stream_write_ring(struct ustd_stream *s, struct ustd_stream_out *out,
 
 /* The writers' position now (for the limit above). */
 uint64_t ustd_stream_write_position(const struct ustd_stream *s);
+
+/* Whether a drain to limit has packets left to take: the next one not
+ * taken (written or in flight) ends at or before limit. */
+bool ustd_stream_more_before(const struct ustd_stream *s, uint64_t limit);
 
 /*
  * The trace stopped for a write error: the stream's files and wakeup

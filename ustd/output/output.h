@@ -5,7 +5,9 @@
  * ustd's local files, the bottom of its pipeline: trace directories and
  * their metadata (trace_dir.c), directories published whole (dir_publish.c),
  * a stream's series of bounded files (tracefile.c), the page cache written
- * back behind the drain (writeback.c) and the packet index (packet_index.c).
+ * back behind the drain (writeback.c), files written straight from the
+ * rings with O_DIRECT instead (direct_io.c) and the packet index
+ * (packet_index.c).
  * It knows nothing of programs, relayd or sessions.
  *
  * Here (output.c): files and directories as ustd makes them under its

@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""ustd --direct-io writes stream files straight from the rings with
+O_DIRECT, several writes in flight through io_uring (ustd/output/direct_io.h),
+where the file system allows it: the stream files are open with O_DIRECT
+(/proc/PID/fdinfo), the page cache does not grow with the trace
+(fincore(1)), ustd --stats says so, and the traces are whole: every event
+of a lossless run, bounded files (tracefile size and count) and rotated
+chunks. On tmpfs, which has no use for it, the same traces are written
+through the page cache, and --stats says why."""
+
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import tracefile_check as tc
+import ustest
+from ustest import (Tap, VerboseUstd, Workspace, app, babeltrace_check, flood_one_cpu,
+                    read_trace_ints, small_tmpfs, unmount)
+
+MIB = 1 << 20
+O_DIRECT = 0o40000
+STATS_RE = r"drain of flood\[\d+\]: (\d+) packets, (\d+) events discarded.*"
+DIRECT = "written with O_DIRECT through io_uring"
+PAGE_CACHE = "written through the page cache"
+STREAM_RE = re.compile(r"\w+_\d+(_\d+)?")
+
+t = Tap()
+
+
+def refuses_direct(path):
+    """Why the file system of path cannot show the direct path, or None."""
+    fstype = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True,
+                            text=True).stdout.strip()
+    if fstype == "tmpfs":
+        return "tmpfs"
+    fd, name = tempfile.mkstemp(dir=path)
+    os.close(fd)
+    try:
+        os.close(os.open(name, os.O_WRONLY | O_DIRECT))
+    except OSError as e:
+        return "%s refuses O_DIRECT: %s" % (fstype, e)
+    finally:
+        os.unlink(name)
+    return None
+
+
+def stream_fd_flags(pid, trace_root):
+    """{stream file: open flags} of the stream files pid holds under
+    trace_root."""
+    found = {}
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            info = open("/proc/%d/fdinfo/%s" % (pid, fd)).read()
+        except OSError:
+            continue
+        if target.startswith(trace_root) and STREAM_RE.fullmatch(os.path.basename(target)):
+            found[os.path.basename(target)] = int(re.search(r"flags:\s+(\d+)", info).group(1), 8)
+    return found
+
+
+def cached(path):
+    res = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
+                         capture_output=True, text=True)
+    return int(res.stdout.split()[0]) if res.returncode == 0 and res.stdout.split() else None
+
+
+def one_trace(out):
+    dirs = [d for d, _, files in os.walk(out) if "metadata" in files]
+    return dirs[0] if len(dirs) == 1 else None
+
+
+def flood_run(label, out, events, channels, direct, args=("--direct-io",)):
+    """tests/apps/flood, one thread on one CPU, into a ustd --stats of its
+    own writing under out (with args), channels as UST_CHANNELS (a
+    blocking timeout: nothing discarded). Checks the path taken while the
+    files are open and after; returns the trace directory and the --stats
+    line."""
+    ws = Workspace()
+    ustd = VerboseUstd(ws, out, ["--stats"] + list(args))
+    proc = flood_one_cpu(t, ws, events, "%s: flood done" % label, UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood", UST_CHANNELS=channels)
+    # The process waits for its stdin to close: its files are still open.
+    flags = stream_fd_flags(ustd.proc.pid, out)
+    t.ok(flags and all(bool(f & O_DIRECT) == direct for f in flags.values()),
+         "%s: ustd's stream files are open %s O_DIRECT" % (label, "with" if direct else "without"),
+         {k: oct(v) for k, v in flags.items()})
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "%s: program exits 0" % label)
+    stats = ustd.wait_line(STATS_RE, timeout=30)
+    t.ok(stats and stats.group(2) == "0" and
+         (DIRECT if direct else PAGE_CACHE) in stats.group(0),
+         "%s: ustd --stats: nothing discarded, %s" % (label, DIRECT if direct else PAGE_CACHE),
+         stats.group(0) if stats else ustd.seen[-5:])
+    ustd.stop()
+    trace = one_trace(out)
+    t.ok(trace, "%s: one trace" % label)
+    return trace, stats.group(0) if stats else ""
+
+
+def check_flood(label, trace, last):
+    """babeltrace2 reads the trace; its flood events are the newest, up to
+    seq last, in order, none missing or doubled; nothing discarded."""
+    t.eq(ustest.stream_problems(trace, padded=True), [],
+         "%s: every stream file's index matches its packets" % label)
+    ok, err = babeltrace_check(trace)
+    t.ok(ok, "%s: babeltrace2 reads the trace" % label, err[-2000:])
+    events, discarded = read_trace_ints(trace)
+    events = [e for e in events if e.name == "ust:flood"]
+    t.eq(discarded, 0, "%s: nothing discarded" % label)
+    t.eq(tc.suffix_problems(events, "seq", last), [],
+         "%s: the events are the program's newest, in order, none missing or doubled" % label)
+    return events
+
+
+ws = Workspace()
+why = refuses_direct(ws.root)
+if why:
+    t.ok(True, "# SKIP the test directory's file system cannot show the direct path: %s" % why)
+else:
+    # --- A lossless flood of about 50 MB, three times the writeback
+    # thread's page-cache window (writeback.h): none of it stays cached.
+    EVENTS = 4000000
+    out = os.path.join(ws.root, "direct")
+    os.mkdir(out)
+    trace, _ = flood_run("direct", out, EVENTS, "*::@inf", True)
+    streams = [os.path.join(trace, f) for f in os.listdir(trace)
+               if STREAM_RE.fullmatch(f)] if trace else []
+    big = [f for f in streams if os.path.getsize(f) >= 32 * MIB]
+    t.ok(big, "direct: a stream file of at least 32 MiB (%s)"
+         % {os.path.basename(f): os.path.getsize(f) for f in streams})
+    for f in big:
+        res = cached(f)
+        t.ok(res is not None and res <= MIB,
+             "direct: %s: %d KiB in the page cache of %d MiB written (at most 1 MiB)"
+             % (os.path.basename(f), (res or 0) >> 10, os.path.getsize(f) // MIB),
+             "fincore: %r" % res)
+    if trace:
+        check_flood("direct", trace, EVENTS - 1)
+
+    # --- Without --direct-io: the page cache, as before, said.
+    out = os.path.join(ws.root, "default")
+    os.mkdir(out)
+    trace, stats = flood_run("default", out, 200000, "*::@inf", False, args=())
+    t.ok("(the default" in stats, "default: ustd --stats says the page cache is the default",
+         stats)
+    if trace:
+        check_flood("default", trace, 200000 - 1)
+
+    # --- Bounded disk: 64 KiB files of 16 KiB packets, the newest 3 kept.
+    EVENTS = 200000
+    out = os.path.join(ws.root, "bounded")
+    os.mkdir(out)
+    trace, _ = flood_run("bounded", out, EVENTS, "*:16384:4@inf%65536/3", True)
+    if trace:
+        t.eq(tc.disk_problems(trace, 64 << 10, 3, 16 << 10), [],
+             "bounded: at most 3 files of 64 KiB per stream, whole packets")
+        t.ok(any(k == [0, 1, 2] for k in (sorted(v) for v in tc.stream_files(trace).values())),
+             "bounded: the busy stream wrapped around its 3 files", tc.stream_files(trace))
+        events = check_flood("bounded", trace, EVENTS - 1)
+        t.ok(events and events[0].fields["seq"] > 0, "bounded: the oldest files were removed")
+
+    # --- Rotation: a session rotated by hand three times while a
+    # program writes; the chunks hold every event once, in order.
+    ws2 = Workspace()
+    ustd = VerboseUstd(ws2, ws2.out, ["--direct-io"], UST_DEBUG="1")
+    for args in (["create-session", "-o", ws2.out, "--subbuf-size", "16k", "--subbuf-num", "8",
+                  "rot"], ["enable-marker", "-s", "rot", "ust:tick"], ["start-session", "rot"]):
+        res = ws2.ustctl_fast(args)
+        t.ok(res.returncode == 0, "rotation: ustctl %s" % " ".join(args), res.stderr)
+    ticker = ws2.start_app("ticker", ["-i", "20"])
+    for i in range(3):
+        time.sleep(1)
+        res = ws2.ustctl_fast(["rotate-session", "rot"])
+        t.ok(res.returncode == 0, "rotation: rotate-session (%d)" % i, res.stderr)
+    out_text, _ = ws2.stop_app(ticker)
+    emitted = {int(m.group(1)): int(m.group(2))
+               for m in re.finditer(r"^emitted (\d+) (\d+)$", out_text, re.M)}
+    for args in (["stop-session", "rot"], ["rotate-session", "rot"], ["destroy-session", "rot"]):
+        ws2.ustctl_fast(args)
+    t.ok(ustd.wait_line(r"stream \w+ of trace \S+: " + DIRECT),
+         "rotation: ustd (UST_DEBUG) says the chunks' files are " + DIRECT,
+         [l for l in ustd.seen if "written" in l][-3:])
+    ustd.stop()
+    sdir = ustest.session_dir(ws2.out, "rot")
+    adir = os.path.join(sdir, "archives") if sdir else ""
+    chunks = sorted(os.path.join(adir, c) for c in os.listdir(adir)
+                    if not c.startswith(".")) if os.path.isdir(adir) else []
+    t.ok(len(chunks) >= 3, "rotation: at least 3 chunks", chunks)
+    bad = [(c, err[-500:]) for c in chunks for ok, err in [babeltrace_check(c)] if not ok]
+    t.eq(bad, [], "rotation: each chunk reads on its own with babeltrace2")
+    seen, discards = [], 0
+    for c in sorted(chunks, key=lambda p: int(p.rsplit("-", 1)[1])):
+        events, discarded = read_trace_ints(c)
+        seen.extend((e.fields["thread"], e.fields["seq"]) for e in events if e.name == "ust:tick")
+        discards += discarded
+    want = [(th, s) for th, n in sorted(emitted.items()) for s in range(n)]
+    t.ok(emitted and sorted(seen) == want and len(set(seen)) == len(seen) and discards == 0,
+         "rotation: the chunks hold the %d events emitted, each once, none discarded"
+         % len(want), "seen %d, distinct %d, discarded %d" % (len(seen), len(set(seen)), discards))
+    ws2.cleanup()
+
+def small_ext4(ws, size_mib):
+    """An ext4 image of size_mib loop-mounted on a new directory of ws:
+    (path, None), or (None, why) when it cannot be."""
+    img = os.path.join(ws.root, "disk.img")
+    mnt = tempfile.mkdtemp(prefix="ust-ext4-")
+    with open(img, "wb") as f:
+        f.truncate(size_mib * MIB)
+    for cmd in (["mkfs.ext4", "-q", img], ["mount", "-o", "loop", img, mnt]):
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            os.rmdir(mnt)
+            return None, "%s: %s" % (cmd[0], res.stderr.strip())
+    return mnt, None
+
+
+# --- A full disk on the direct path: the writes in flight past the one
+# that failed are cut off with it, the trace stops (paused) with whole
+# packets, every event before the stop there once, in order.
+mnt, why = small_ext4(ws, 16) if not refuses_direct(ws.root) else (None, "no direct path")
+if not mnt:
+    t.ok(True, "# SKIP no small ext4 can be loop-mounted: %s" % why)
+else:
+    ws3 = Workspace()
+    ustd = VerboseUstd(ws3, mnt, ["--stats", "--direct-io"])
+    proc = flood_one_cpu(t, ws3, 4000000, "full: flood done", UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood", UST_CHANNELS="*::@inf")
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "full: program exits 0")
+    m = ustd.wait_line(r"cannot write trace (\S+): No space left on device")
+    t.ok(m, "full: ustd says the disk is full", ustd.seen[-5:])
+    ustd.stop()
+    trace = one_trace(mnt)
+    t.ok(trace, "full: one trace")
+    if trace:
+        t.eq(ustest.stream_problems(trace, padded=True), [],
+             "full: every stream file ends with a whole packet its index holds")
+        ok, err = babeltrace_check(trace)
+        t.ok(ok, "full: babeltrace2 reads what was written", err[-2000:])
+        events, _ = read_trace_ints(trace)
+        seqs = [e.fields["seq"] for e in events if e.name == "ust:flood"]
+        t.ok(len(seqs) > 100000 and seqs == list(range(len(seqs))),
+             "full: the %d events written are the program's first, in order, none missing"
+             % len(seqs), seqs[:3] + seqs[-3:])
+    why = unmount(mnt)
+    t.ok(why is None, "full: unmounted", why)
+    ws3.cleanup()
+
+# --- tmpfs: the page cache's path, said, and the trace as whole.
+mnt, why = small_tmpfs("256m")
+if not mnt:
+    t.ok(True, "# SKIP no tmpfs can be mounted: %s" % why)
+else:
+    EVENTS = 1000000
+    trace, stats = flood_run("tmpfs", mnt, EVENTS, "*::@inf", False)
+    t.ok("(tmpfs" in stats, "tmpfs: ustd --stats says why: tmpfs", stats)
+    if trace:
+        check_flood("tmpfs", trace, EVENTS - 1)
+    why = unmount(mnt)
+    t.ok(why is None, "tmpfs: unmounted", why)
+t.done()

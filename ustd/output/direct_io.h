@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A stream file written with O_DIRECT straight from the memory its packets
+ * are in (the shared ring), several writes in flight through io_uring.
+ *
+ * Written through the page cache, every packet was copied there, then
+ * written back and dropped by the writeback thread (writeback.h): the copy
+ * and the page-cache bookkeeping were most of ustd's CPU per event, and a
+ * synchronous O_DIRECT write stalled the drain for the device's latency
+ * (210 us per 256 KiB, manual 10.7). Here the drain submits and goes on;
+ * the device works on several packets at once, and the sub-buffers go back
+ * to the writers as their writes complete, in the order they were
+ * submitted (the ring is released in order).
+ *
+ * Every completion is signalled on an eventfd the caller polls (a stream's
+ * wakeup), so that the drain runs again when a write is done and nothing
+ * waits on the disk but a caller that asks to.
+ *
+ * Not every file can be written so: tmpfs (its page cache is the file: a
+ * direct write would be the same copy), a file system refusing O_DIRECT, a
+ * kernel without io_uring or with it disabled (sysctl
+ * kernel.io_uring_disabled, seccomp), ustd built without liburing. Then
+ * ustd_dio_open() says why, the file is left as it was, and the caller
+ * writes through the page cache.
+ */
+#ifndef USTD_DIRECT_IO_H
+#define USTD_DIRECT_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Offsets, lengths and the memory written from: the page size of x86 and
+ * the logical block size of common devices (at most 4096). */
+#define USTD_DIO_ALIGN		4096
+/* Writes in flight per file: enough for the drain never to wait on the
+ * device, a quarter of a default ring (16 sub-buffers) at most held back
+ * from the writers, and those would be waiting to be written anyway. */
+#define USTD_DIO_DEPTH		4
+
+struct ustd_dio;
+
+/* From now on files may be written so (ustd --direct-io); until then
+ * ustd_dio_open() refuses every file. Not the default: the page cache
+ * absorbs the device's latency, which here falls on the program's buffers
+ * (manual 10.7). */
+void ustd_dio_allow(void);
+
+/*
+ * Makes fd (a regular file open for writing) a direct one, its completions
+ * signalled on notify_fd (an eventfd). Returns 0 with *d, or 1 with *why
+ * (a constant string) when the file is to be written through the page
+ * cache, or a negative errno (memory).
+ */
+int ustd_dio_open(struct ustd_dio **d, int fd, int notify_fd, const char **why);
+
+/* Ends the writes still in flight (waiting for them) and frees d; fd stays
+ * open. NULL is fine. */
+void ustd_dio_close(struct ustd_dio *d);
+
+unsigned ustd_dio_in_flight(const struct ustd_dio *d);
+/* The slot of the oldest write in flight. */
+unsigned ustd_dio_oldest(const struct ustd_dio *d);
+
+/*
+ * Starts writing len bytes at pkt (USTD_DIO_ALIGN-aligned, unchanged until
+ * the write completes) at offset (aligned), its first head_len bytes
+ * replaced by head's and zeroes after len up to the next multiple of
+ * USTD_DIO_ALIGN. Returns the write's slot (0 to USTD_DIO_DEPTH - 1, taken
+ * in turn and handed back by ustd_dio_complete() in the same order), or a
+ * negative errno (-EBUSY: USTD_DIO_DEPTH writes in flight).
+ */
+int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
+		    size_t head_len, uint64_t offset);
+
+/*
+ * The oldest write in flight, when it completed: returns its slot and its
+ * outcome in *result (0, or a negative errno; a short write is finished
+ * synchronously). -EAGAIN: not complete yet (wait false) or none in flight;
+ * another negative errno: waiting failed.
+ */
+int ustd_dio_complete(struct ustd_dio *d, bool wait, int *result);
+
+/* Writes a packet held anywhere (a private copy), as ustd_dio_submit()
+ * would, and waits for it; no other write may be in flight. Returns 0 or a
+ * negative errno. */
+int ustd_dio_write_copy(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
+			size_t head_len, uint64_t offset);
+
+#endif
