@@ -158,6 +158,18 @@ t.ok(wait_for(lambda: in_session("a", svc.pid) and in_session("b", svc.pid), tim
 t.ok(wait_for(lambda: has_trigger(svc.pid, tdir), timeout=15),
      "session b's trigger is installed in the service")
 time.sleep(max(0, began + 3 - time.time()))
+
+
+def worker_in_b():
+    """A worker started and not ended that traces for session b: the
+    firing must snapshot it (under load a fresh worker takes a while to
+    exec and join, and the firing would find none)."""
+    started = {int(x.split()[1]) for x in said.lines if x.startswith("started ")}
+    ended = {int(x.split()[1]) for x in said.lines if x.startswith("worker ")}
+    return any(in_session("b", pid) for pid in started - ended)
+
+
+t.ok(said.wait(worker_in_b, timeout=30), "a live worker traces for session b")
 words = say(svc, said, "error")
 error_seq = int(words[0]) if len(words) == 1 else -1
 t.ok(error_seq > BEFORE, "the service records svc:error, its event %d" % error_seq, words)
