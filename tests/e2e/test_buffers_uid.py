@@ -148,6 +148,29 @@ def on_cpu0():
     os.sched_setaffinity(0, {0})
 
 
+def midevent_on_cpu0(ws, what):
+    """A midevent pinned to CPU 0, once it said ready."""
+    proc = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ws.daemons.append(proc)
+    t.eq(proc.stdout.readline().strip(), "ready", what)
+    # ustd applies the session's rules a moment after the process appears.
+    time.sleep(0.5)
+    return proc
+
+
+def killed_holding(ws, ticks):
+    """A midevent on CPU 0 that records ticks events, reserves the next
+    and is killed there; returned once the rescue's grace (500 ms) is over."""
+    proc = midevent_on_cpu0(ws, "midevent ready")
+    say(proc, "tick %d" % ticks, "ticked")
+    say(proc, "hold", "held")
+    proc.kill()
+    proc.wait()
+    time.sleep(1.5)
+    return proc
+
+
 ws = Workspace()
 ustd = ws.start_ustd()
 # Sixteen sub-buffers of 4 KiB: the live process's events go round the
@@ -157,23 +180,9 @@ ok_cmd(ws, ["create-session", "-o", ws.out, "--buffers-uid", "--subbuf-size", "4
 ok_cmd(ws, ["add-context", "-s", "k", "*", "vpid"], "add-context -s k * vpid")
 ok_cmd(ws, ["enable-marker", "-s", "k", "midevent:*"], "enable-marker -s k midevent:*")
 ok_cmd(ws, ["start-session", "k"], "start-session k")
-mid = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
-                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(mid)
-t.eq(mid.stdout.readline().strip(), "ready", "midevent ready")
-time.sleep(0.5)
-say(mid, "tick 50", "ticked")
-say(mid, "hold", "held")
-mid.kill()
-mid.wait()
-# The rescue waits for the live writers of the ring (500 ms).
-time.sleep(1.5)
+mid = killed_holding(ws, 50)
 # Another process of the uid, on the same CPU: the same rings.
-mid2 = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(mid2)
-t.eq(mid2.stdout.readline().strip(), "ready", "a second process of the uid starts")
-time.sleep(0.5)
+mid2 = midevent_on_cpu0(ws, "a second process of the uid starts")
 for _ in range(80):
     say(mid2, "tick 50", "ticked")
 mid2.stdin.close()
@@ -276,21 +285,8 @@ t.eq({e.context.get("vpid") for e in events if e.name == "app:request"}, {p.pid 
 # A writer killed inside an event on CPU 0, then another filling CPU 0's
 # ring round: repaired in place, the ring keeps the newest events.
 ok_cmd(ws, ["enable-marker", "-s", "fr", "midevent:*"], "enable-marker -s fr midevent:*")
-mid = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
-                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(mid)
-t.eq(mid.stdout.readline().strip(), "ready", "midevent ready")
-time.sleep(0.5)
-say(mid, "tick 10", "ticked")
-say(mid, "hold", "held")
-mid.kill()
-mid.wait()
-time.sleep(1.5)
-mid2 = subprocess.Popen([app("midevent")], env=ws.env(), preexec_fn=on_cpu0,
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-ws.daemons.append(mid2)
-t.eq(mid2.stdout.readline().strip(), "ready", "a second midevent on CPU 0")
-time.sleep(0.5)
+killed_holding(ws, 10)
+mid2 = midevent_on_cpu0(ws, "a second midevent on CPU 0")
 for _ in range(40):
     say(mid2, "tick 100", "ticked")
 res = ok_cmd(ws, ["snapshot", "-s", "fr"], "snapshot -s fr after the ring went round")

@@ -15,10 +15,10 @@ import re
 import subprocess
 
 import ustest
-from ustest import Tap, Workspace, app, babeltrace_check, read_trace_ints
+from ustest import (Tap, Workspace, app, archived_chunks, babeltrace_check, read_trace_ints,
+                    stream_bytes)
 
 t = Tap()
-CHUNK_RE = re.compile(r"\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
 PROC_RE = re.compile(r"prefork-(\d+)$")
 SECONDS = 16
 SIZE = 256 * 1024
@@ -28,17 +28,6 @@ def ctl(ws, *args):
     return ws.ustctl_fast([str(a) for a in args])
 
 
-def chunks(sdir):
-    """The archived chunks in the order of their number."""
-    adir = os.path.join(sdir, "archives")
-    found = [(int(m.group(1)), os.path.join(adir, n)) for n in os.listdir(adir)
-             for m in [CHUNK_RE.fullmatch(n)] if m] if os.path.isdir(adir) else []
-    return [p for _, p in sorted(found)]
-
-
-def stream_bytes(path):
-    return sum(os.path.getsize(os.path.join(dp, f)) for dp, _, files in os.walk(path)
-               for f in files if f != "metadata" and not f.endswith(".idx"))
 
 
 ws = Workspace()
@@ -58,10 +47,10 @@ emitted = {int(pid): int(n) for pid, n in re.findall(r"^worker (\d+) emitted (\d
 t.ok(svc.returncode == 0 and len(emitted) == 4 + SECONDS,
      "prefork: %d workers, one replaced every second for %d s" % (len(emitted), SECONDS),
      out[-300:] + err)
-during = chunks(sdir)
+during = archived_chunks(sdir)
 res = ctl(ws, "destroy-session", "svc")
 t.ok(res.returncode == 0, "destroy-session svc", res.stderr)
-paths = chunks(sdir)
+paths = archived_chunks(sdir)
 
 # The workers' directories, wherever they are: each holds less than SIZE.
 per_proc = {}

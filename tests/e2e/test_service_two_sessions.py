@@ -32,14 +32,14 @@ import time
 import xml.etree.ElementTree as ET
 
 import ustest
-from ustest import Tap, VerboseUstd, app, babeltrace_check, read_trace, wait_for
+from ustest import (Tap, VerboseUstd, app, archived_chunks, babeltrace_check, read_trace,
+                    stream_bytes, wait_for)
 
 t = Tap()
 WORK_EVENTS = 1000
 RUN_S = 12
 MIN_WORKERS = 12
 BEFORE = 200
-CHUNK_RE = re.compile(r"\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
 SNAP_RE = re.compile(r"svc_pool-(\d+)-snapshot-\d+$")
 
 ws = ustest.Workspace()
@@ -76,16 +76,6 @@ def has_trigger(pid, tdir):
     return res.returncode == 0 and tdir in res.stdout
 
 
-def chunks(sdir):
-    adir = os.path.join(sdir, "archives")
-    found = [(int(m.group(1)), os.path.join(adir, n)) for n in os.listdir(adir)
-             for m in [CHUNK_RE.fullmatch(n)] if m] if os.path.isdir(adir) else []
-    return [p for _, p in sorted(found)]
-
-
-def stream_bytes(path):
-    return sum(os.path.getsize(os.path.join(dp, f)) for dp, _, files in os.walk(path)
-               for f in files if f != "metadata" and not f.endswith(".idx"))
 
 
 class Said:
@@ -232,7 +222,7 @@ res = ctl("--mi", "xml", "destroy-session", "a")
 destroy_discarded = mi_discarded(res)
 t.ok(res.returncode == 0 and destroy_discarded is not None, "destroy-session a --mi xml",
      res.stdout + res.stderr)
-paths = chunks(adir)
+paths = archived_chunks(adir)
 t.eq(sorted(os.listdir(adir)), ["archives"],
      "after destroy-session, session a's directory holds its archived chunks only")
 uid_dir = "uid-%d" % os.getuid()

@@ -576,6 +576,24 @@ def context_discarded(path):
     return sum(stream_discarded(path).values())
 
 
+# An archived chunk's name: BEGIN-END-N (manual 4.2).
+_CHUNK_RE = re.compile(r"\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
+
+
+def archived_chunks(sdir):
+    """The chunks archived under sdir/archives, in the order of their number."""
+    adir = os.path.join(sdir, "archives")
+    found = [(int(m.group(1)), os.path.join(adir, n)) for n in os.listdir(adir)
+             for m in [_CHUNK_RE.fullmatch(n)] if m] if os.path.isdir(adir) else []
+    return [p for _, p in sorted(found)]
+
+
+def stream_bytes(path):
+    """The bytes of the stream files under path (metadata and indexes left out)."""
+    return sum(os.path.getsize(os.path.join(dp, f)) for dp, _, files in os.walk(path)
+               for f in files if f != "metadata" and not f.endswith(".idx"))
+
+
 def session_dir(out, name):
     """The directory of session name, out/NAME-YYYYMMDD-HHMMSS, or None."""
     dirs = [d for d in os.listdir(out) if re.fullmatch(re.escape(name) + r"-\d{8}-\d{6}", d)]

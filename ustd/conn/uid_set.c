@@ -193,11 +193,6 @@ uid_t ustd_uid_set_uid(const struct ustd_uid_set *set)
 	return set->uid;
 }
 
-struct ustd_app *ustd_uid_set_sink(const struct ustd_uid_set *set)
-{
-	return set->sink;
-}
-
 static int reply(struct ustd_app *member, uint16_t type, int status, uint32_t id,
 		 const struct ustd_uid_set *set, uint32_t nr_cpus, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));

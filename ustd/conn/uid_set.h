@@ -38,8 +38,6 @@ int ustd_uid_set_new(struct ustd_uid_set **out, const struct ustd_ctx *ctx,
 uid_t ustd_uid_set_uid(const struct ustd_uid_set *set);
 /* The functions below, for a member's app->uid_ops. */
 extern const struct ustd_uid_member_ops ustd_uid_set_member_ops;
-/* NULL once ended. */
-struct ustd_app *ustd_uid_set_sink(const struct ustd_uid_set *set);
 
 /* A member's requests, answered on its socket: 0, or a negative errno
  * when the answer could not be sent (the connection is then dropped). */
