@@ -122,9 +122,8 @@ static __attribute__((no_instrument_function, noinline)) void write_entry(const 
 		&__ust_event_ust_func___entry_cont, sizeof(uint32_t), addr >> 32 };
 	const struct ust_chain_form full = {
 		&__ust_event_ust_func___entry, sizeof(uint32_t) + sizeof(addr), addr >> 32 };
-	struct ust_event_ctx ctx;
-	char *p;
-	int ret;
+	uint32_t lo = (uint32_t)addr;
+	char whole[sizeof(uint32_t) + sizeof(addr)];
 
 	/* Filters and triggers see the long form, which has every field. */
 	if (ust_unlikely((ust_site_enabled(__ust_event_ust_func___entry.enabled) |
@@ -133,16 +132,8 @@ static __attribute__((no_instrument_function, noinline)) void write_entry(const 
 		__ust_probe_ust_func___entry(func_tid(), (void *)func);
 		return;
 	}
-	ret = ust_event_reserve_chained(&ctx, &chain, &brief, &full);
-	if (ret < 0)
-		return;
-	if (ret) {
-		put_u32(ctx.payload, (uint32_t)addr);
-	} else {
-		p = put_u32(ctx.payload, func_tid());
-		memcpy(p, &addr, sizeof(addr));
-	}
-	ust_event_commit(&ctx);
+	memcpy(put_u32(whole, func_tid()), &addr, sizeof(addr));
+	ust_event_write_chained(&chain, &brief, &lo, &full, whole);
 }
 
 static __attribute__((no_instrument_function, noinline)) void write_exit(void)
@@ -150,8 +141,7 @@ static __attribute__((no_instrument_function, noinline)) void write_exit(void)
 	const struct ust_chain_form brief = { &__ust_event_ust_func___exit_cont, 0, UST_RB_KEY_ANY };
 	const struct ust_chain_form full = {
 		&__ust_event_ust_func___exit, sizeof(uint32_t), UST_FUNC_KEY_NONE };
-	struct ust_event_ctx ctx;
-	int ret;
+	uint32_t tid;
 
 	if (ust_unlikely((ust_site_enabled(__ust_event_ust_func___exit.enabled) |
 			  ust_site_enabled(__ust_event_ust_func___exit_cont.enabled)) &
@@ -159,12 +149,8 @@ static __attribute__((no_instrument_function, noinline)) void write_exit(void)
 		__ust_probe_ust_func___exit(func_tid());
 		return;
 	}
-	ret = ust_event_reserve_chained(&ctx, &chain, &brief, &full);
-	if (ret < 0)
-		return;
-	if (!ret)
-		put_u32(ctx.payload, func_tid());
-	ust_event_commit(&ctx);
+	tid = func_tid();
+	ust_event_write_chained(&chain, &brief, NULL, &full, &tid);
 }
 
 /* An entry written at its call's exit (func_record.h), with its time. */

@@ -11,6 +11,7 @@
 #include "libust/sigsafe_alloc.h"
 #include "libustcomm/blocking.h"
 #include "libustcomm/ctf_layout.h"
+#include "libustcomm/shm_thread.h"
 
 /*
  * Eventfds of retired buffers, for the next buffers to use (channel.h).
@@ -20,9 +21,13 @@
 static int spare_wakeups[SPARE_WAKEUPS_MAX];
 static unsigned nr_spare_wakeups;
 
+/* Channel generations (struct ust_channel). */
+static uint64_t channel_gens;
+
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
-		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx)
+		       uint32_t nr_cpus, uint32_t nr_threads, uint32_t subbuf_size,
+		       uint32_t subbuf_count, int overwrite, const uint8_t uuid[16],
+		       const struct ustcomm_ctx_set *ctx)
 {
 	struct ust_rb_config cfg = {
 		.subbuf_size = subbuf_size,
@@ -49,13 +54,18 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	chan = ust_zalloc(sizeof(*chan));
 	if (!chan)
 		return -ENOMEM;
-	chan->bufs = ust_zalloc(nr_cpus * sizeof(*chan->bufs));
+	/* Written with plain stores, which a flight recorder's snapshot
+	 * (by ustd, at any time) could not hold off. */
+	if (overwrite || ust_shm_thread_register() < 0)
+		nr_threads = 0;
+	chan->bufs = ust_zalloc((nr_cpus + nr_threads) * sizeof(*chan->bufs));
 	if (!chan->bufs) {
 		ret = -ENOMEM;
 		goto end;
 	}
 	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
 	chan->stream_id = stream_id;
+	chan->gen = __atomic_add_fetch(&channel_gens, 1, __ATOMIC_RELAXED);
 	chan->next_event_id = UST_EVENT_ID_FIRST;
 	chan->ctx = *ctx;
 	chan->ctx_size = ustcomm_ctx_set_size(ctx);
@@ -69,7 +79,22 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 		ret = ust_rb_create(&chan->bufs[i], &cfg);
 		if (ret < 0)
 			goto end;
-		chan->nr_cpus = i + 1;
+		chan->nr_cpus = chan->nr_bufs = i + 1;
+	}
+	/* A thread buffer's pages are made once a thread takes it
+	 * (thread_buffer.h): most programs use fewer threads than they are
+	 * given buffers. */
+	cfg.populate = 0;
+	cfg.thread = 1;
+	for (i = nr_cpus; i < nr_cpus + nr_threads; i++) {
+		cfg.cpu = i;
+		cfg.reuse_wakeup = nr_spare_wakeups > 0;
+		if (cfg.reuse_wakeup)
+			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
+		ret = ust_rb_create(&chan->bufs[i], &cfg);
+		if (ret < 0)
+			goto end;
+		chan->nr_bufs = i + 1;
 	}
 	*out = chan;
 	return 0;
@@ -103,6 +128,7 @@ int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stre
 		goto end;
 	memcpy(chan->name, name, strnlen(name, sizeof(chan->name) - 1));
 	chan->stream_id = stream_id;
+	chan->gen = __atomic_add_fetch(&channel_gens, 1, __ATOMIC_RELAXED);
 	chan->shared = 1;
 	chan->ctx = *ctx;
 	chan->ctx_size = ustcomm_ctx_set_size(ctx);
@@ -116,7 +142,7 @@ int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stre
 		/* The mapping is all the writers need: ustd holds the memfd. */
 		close(chan->bufs[i].shm_fd);
 		chan->bufs[i].shm_fd = -1;
-		chan->nr_cpus = i + 1;
+		chan->nr_cpus = chan->nr_bufs = i + 1;
 	}
 	*out = chan;
 	return 0;
@@ -136,7 +162,7 @@ void ust_channel_populate(struct ust_channel *chan)
 {
 	uint32_t i;
 
-	for (i = 0; i < chan->nr_cpus; i++)
+	for (i = 0; i < chan->nr_bufs; i++)
 		ust_rb_populate(&chan->bufs[i]);
 }
 
@@ -146,7 +172,7 @@ void ust_channel_destroy(struct ust_channel *chan)
 
 	if (!chan)
 		return;
-	for (i = 0; i < chan->nr_cpus; i++)
+	for (i = 0; i < chan->nr_bufs; i++)
 		ust_rb_destroy(&chan->bufs[i]);
 	ust_free(chan->bufs);
 	ust_free(chan);
@@ -157,7 +183,7 @@ void ust_channel_retire(struct ust_channel *chan, int release_memory)
 	struct ust_rb *rb;
 	uint32_t i;
 
-	for (i = 0; i < chan->nr_cpus; i++) {
+	for (i = 0; i < chan->nr_bufs; i++) {
 		rb = &chan->bufs[i];
 		/* A late writer must not wait for a buffer nobody drains. */
 		uatomic_set(&rb->blocking_us, UST_BLOCKING_NEVER);
@@ -183,7 +209,7 @@ void ust_channel_flush(struct ust_channel *chan)
 	 * events behind each short-lived worker. */
 	if (chan->shared)
 		return;
-	for (i = 0; i < chan->nr_cpus; i++)
+	for (i = 0; i < chan->nr_bufs; i++)
 		ust_rb_flush(&chan->bufs[i]);
 }
 
@@ -192,7 +218,7 @@ void ust_channel_set_blocking(struct ust_channel *chan, uint32_t us,
 {
 	uint32_t i;
 
-	for (i = 0; i < chan->nr_cpus; i++) {
+	for (i = 0; i < chan->nr_bufs; i++) {
 		if (chan->bufs[i].overwrite)
 			continue;
 		__atomic_store_n(&chan->bufs[i].consumer_alive, consumer_alive, __ATOMIC_RELAXED);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /*
- * A channel of the running trace: one ring buffer per possible CPU.
+ * A channel of the running trace: one ring buffer per possible CPU, and
+ * the thread buffers after them (thread_buffer.h), when asked for.
  *
  * A channel is never unmapped while other threads may write: a writer that
  * loaded an event's binding and was preempted before its commit may touch
@@ -25,7 +26,12 @@ struct ust_channel {
 	uint32_t stream_id;		/* CTF stream class id */
 	uint32_t next_event_id;
 	uint32_t nr_cpus;
-	struct ust_rb *bufs;		/* nr_cpus of them */
+	/* nr_cpus per-CPU buffers (index: the CPU), then thread buffers. */
+	uint32_t nr_bufs;
+	struct ust_rb *bufs;
+	/* Unique in the process: a thread's cached thread buffer is of this
+	 * channel only while the generations match (thread_buffer.h). */
+	uint64_t gen;
 	/* Recorded between each event's header and payload; fixed for the
 	 * channel's life, as its stream's metadata declares them. */
 	uint32_t ctx_size;
@@ -42,10 +48,13 @@ struct ust_channel {
 	int shared;
 };
 
-/* Async-signal-safe (memory from ust_zalloc, buffers from system calls). */
+/* With nr_threads thread buffers (0 for a flight recorder, or when the
+ * kernel cannot make them: libustcomm/shm_thread.h). Async-signal-safe
+ * (memory from ust_zalloc, buffers from system calls). */
 int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stream_id,
-		       uint32_t nr_cpus, uint32_t subbuf_size, uint32_t subbuf_count,
-		       int overwrite, const uint8_t uuid[16], const struct ustcomm_ctx_set *ctx);
+		       uint32_t nr_cpus, uint32_t nr_threads, uint32_t subbuf_size,
+		       uint32_t subbuf_count, int overwrite, const uint8_t uuid[16],
+		       const struct ustcomm_ctx_set *ctx);
 /* A channel on rings ustd made (buffers per user): nr_cpus of them, each
  * given as its memfd and eventfd, which it takes (all of them, even on
  * error: each is closed or -1 on return). Async-signal-safe. */

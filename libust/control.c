@@ -631,6 +631,20 @@ void ust_control_populate(void)
 	ust_trace_populate();
 }
 
+void ust_control_populate_soon(void)
+{
+	uint64_t one = 1;
+	int saved_errno = errno;
+
+	/* Loaded without the lock: a listener that starts meanwhile makes
+	 * every page it finds asked for anyway. A failed write (the counter
+	 * saturated) leaves the pages to page faults. */
+	if (__atomic_load_n(&ctl.mode, __ATOMIC_RELAXED) == UST_CONTROL_THREAD &&
+	    ctl.kick_fd >= 0 && write(ctl.kick_fd, &one, sizeof(one)) != sizeof(one))
+		ustcomm_dbg("thread buffer pages left to page faults");
+	errno = saved_errno;
+}
+
 void ust_control_check(void)
 {
 	struct sigaction cur;

@@ -34,6 +34,9 @@ void ust_control_check(void);
  * listener thread if there is one, else now (channel.h).
  * Async-signal-safe. */
 void ust_control_populate(void);
+/* The same without the lock, from anywhere (a thread buffer's writer):
+ * only asks the listener thread, when there is one; async-signal-safe. */
+void ust_control_populate_soon(void);
 /* Under ust_lock: how the socket is served, for ustctl info. */
 void ust_control_describe(char *buf, size_t len);
 /* Under ust_lock, in the child of fork(): a socket of its own, or in

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <urcu/arch.h>
 #include <urcu/uatomic.h>
 
@@ -47,6 +48,10 @@
 #include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_head.h"
+#include "libustcomm/shm_thread.h"
+
+/* How long a flush waits for a thread buffer's writer to leave its write. */
+#define RB_THREAD_HOLD_NS	(100 * 1000 * 1000)
 
 __thread uint32_t ust_rb_open_events __attribute__((tls_model("initial-exec")));
 
@@ -210,7 +215,20 @@ void ust_rb_flush(struct ust_rb *rb)
 {
 	struct ust_shm_switch sw;
 
+	/*
+	 * A thread buffer's writer leaves its write within nanoseconds,
+	 * unless it waits for room, which ustd makes meanwhile, or it is the
+	 * thread this flush runs on (a signal handler that interrupted its
+	 * write): then it never does.
+	 */
+	if (rb->thread &&
+	    ((__atomic_load_n(&rb->ctl->thread_busy, __ATOMIC_RELAXED) &&
+	      __atomic_load_n(&rb->owner, __ATOMIC_RELAXED) == (uint32_t)syscall(SYS_gettid)) ||
+	     ust_shm_thread_hold(rb->ctl, RB_THREAD_HOLD_NS) < 0))
+		return;
 	if (ust_shm_switch_out(rb->ctl, rb->subbuf_size, ustcomm_clock_use_tsc, NULL, UINT_MAX,
 			       &sw))
 		rb_close_packet(rb, sw.begin + sw.used, sw.ts, sw.discarded);
+	if (rb->thread)
+		ust_shm_thread_release(rb->ctl);
 }

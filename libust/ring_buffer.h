@@ -27,6 +27,7 @@ struct ust_rb_config {
 	uint8_t uuid[16];
 	const char *channel;
 	int overwrite;			/* flight recorder (UST_SHM_FLAG_OVERWRITE) */
+	int thread;			/* a thread buffer (thread_buffer.h) */
 	int populate;			/* make every page before the first write:
 					 * ust_rb_populate() */
 	int reuse_wakeup;		/* 1: use wakeup_fd, 0: create an eventfd */
@@ -58,6 +59,11 @@ struct ust_rb {
 	uint32_t cpu;
 	uint32_t stream_id;		/* packet header fields, private too */
 	int overwrite;			/* flight recorder: see shm_layout.h */
+	/* A thread buffer (thread_buffer.h): written by the thread owner
+	 * alone (its id; 0 while no thread holds it). */
+	int thread;
+	uint32_t owner;
+	int populating;			/* 1 once taken: its pages asked for */
 	/* Smallest payload that can never be recorded: a sub-buffer's worth,
 	 * or more than UST_EVENT_SIZE_MAX allows with the longest header. */
 	uint32_t payload_limit;
@@ -213,6 +219,41 @@ static inline int ust_rb_reserve(struct ust_rb *rb, uint32_t event_id, size_t pa
 
 
 /*
+ * Whether the chain's writer may reserve the short form that needs
+ * short_key at pos in rb: its previous event there ended at pos.
+ */
+static inline int ust_rb_chain_continues(const struct ust_rb *rb, const struct ust_rb_chain *chain,
+					 uint64_t pos, uint64_t short_key)
+{
+	/* Loaded again on each try: a signal handler may have moved it. */
+	return __atomic_load_n(&chain->end, __ATOMIC_RELAXED) == pos &&
+		__atomic_load_n(&chain->serial, __ATOMIC_RELAXED) == rb->serial &&
+		(short_key == UST_RB_KEY_ANY ||
+		 __atomic_load_n(&chain->key, __ATOMIC_RELAXED) == short_key);
+}
+
+/* Moves the chain past the event just reserved in rb in ctx, of the short
+ * form or the long one (which gives the chain long_key). */
+static inline void ust_rb_chain_advance(const struct ust_rb *rb, struct ust_rb_chain *chain,
+					int is_short, uint64_t long_key,
+					const struct ust_event_ctx *ctx)
+{
+	/*
+	 * The end last, each store ordered after the one before against this
+	 * thread's signal handlers (compiler barriers: same thread): a
+	 * handler that sees the new end also sees the new serial and key.
+	 */
+	__atomic_store_n(&chain->end, UINT64_MAX, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&chain->serial, rb->serial, __ATOMIC_RELAXED);
+	if (!is_short)
+		__atomic_store_n(&chain->key, long_key, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&chain->end, ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX),
+			 __ATOMIC_RELAXED);
+}
+
+/*
  * ust_rb_reserve() of one of two forms: the short one (short_id,
  * short_len) when the chain ends at the reservation and short_key is
  * UST_RB_KEY_ANY or the chain's key, else the long one (long_id,
@@ -238,11 +279,7 @@ static inline int ust_rb_reserve_chained(struct ust_rb *rb, struct ust_rb_chain 
 		ts = ust_rb_time_after(&cur, ts);
 		old = cur.offset;
 		used = ust_rb_subbuf_offset(rb, old);
-		/* Loaded again on each try: a signal handler may have moved it. */
-		is_short = __atomic_load_n(&chain->end, __ATOMIC_RELAXED) == old &&
-			__atomic_load_n(&chain->serial, __ATOMIC_RELAXED) == rb->serial &&
-			(short_key == UST_RB_KEY_ANY ||
-			 __atomic_load_n(&chain->key, __ATOMIC_RELAXED) == short_key);
+		is_short = ust_rb_chain_continues(rb, chain, old, short_key);
 		compact = ust_event_header_is_compact(is_short ? short_id : long_id, ts, cur.ts);
 		size = ust_event_header_size(compact) + (is_short ? short_len : long_len);
 		if (__builtin_expect(!used || used + size >= rb->subbuf_size, 0))
@@ -257,19 +294,7 @@ slow:
 		return ret;
 	is_short = 0;
 chain:
-	/*
-	 * The end last, each store ordered after the one before against this
-	 * thread's signal handlers (compiler barriers: same thread): a
-	 * handler that sees the new end also sees the new serial and key.
-	 */
-	__atomic_store_n(&chain->end, UINT64_MAX, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&chain->serial, rb->serial, __ATOMIC_RELAXED);
-	if (!is_short)
-		__atomic_store_n(&chain->key, long_key, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&chain->end, ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX),
-			 __ATOMIC_RELAXED);
+	ust_rb_chain_advance(rb, chain, is_short, long_key, ctx);
 	return ret;
 }
 
@@ -326,7 +351,8 @@ static inline void ust_rb_commit(struct ust_rb *rb, const struct ust_event_ctx *
 	ust_rb_open_events--;
 }
 
-/* Closes the open packet, if any, so that the consumer can take it. */
+/* Closes the open packet, if any, so that the consumer can take it; a
+ * thread buffer's only when its writer leaves it within a bounded wait. */
 void ust_rb_flush(struct ust_rb *rb);
 
 #endif

@@ -40,6 +40,7 @@ static int rb_map(struct ust_rb *rb, const struct ust_rb_config *cfg, int shm_fd
 	rb->cpu = cfg->cpu;
 	rb->stream_id = cfg->stream_id;
 	rb->overwrite = cfg->overwrite;
+	rb->thread = cfg->thread;
 	rb->blocking_us = cfg->overwrite ? UST_BLOCKING_NEVER : cfg->blocking_us;
 	rb->wait_release = ust_rb_wait_release;
 	rb->stalled = 0;
@@ -93,7 +94,8 @@ int ust_rb_create(struct ust_rb *rb, const struct ust_rb_config *cfg)
 		goto error;
 	ust_shm_ctl_init(rb->ctl, cfg->subbuf_size, cfg->subbuf_count, cfg->stream_id, cfg->cpu,
 			 page, cfg->uuid, cfg->channel,
-			 cfg->overwrite ? UST_SHM_FLAG_OVERWRITE : 0);
+			 (cfg->overwrite ? UST_SHM_FLAG_OVERWRITE : 0) |
+			 (cfg->thread ? UST_SHM_FLAG_THREAD : 0));
 	return 0;
 error_errno:
 	ret = -errno;
@@ -146,9 +148,9 @@ void ust_rb_populate(struct ust_rb *rb)
 {
 	int saved_errno = errno;
 
-	if (!rb->unpopulated || !rb->ctl)
+	/* A thread that takes a thread buffer sets it while we look. */
+	if (!rb->ctl || !__atomic_exchange_n(&rb->unpopulated, 0, __ATOMIC_RELAXED))
 		return;
-	rb->unpopulated = 0;
 	madvise(rb->ctl, rb->map_size, MADV_POPULATE_WRITE);
 	errno = saved_errno;
 }

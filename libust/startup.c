@@ -36,6 +36,7 @@
 #include "libust/rules.h"
 #include "libust/session_join.h"
 #include "libust/statedump.h"
+#include "libust/thread_buffer.h"
 #include "libust/trace.h"
 #include "libust/tracepoint_internal.h"
 #include "libustcomm/blocking.h"
@@ -70,6 +71,31 @@ static uint32_t env_size(const char *var, uint32_t def, uint32_t min, uint32_t m
 		return def;
 	}
 	return v;
+}
+
+/* UST_THREAD_BUFFERS: "[CHANNEL:]N", N thread buffers for the channel
+ * (all channels without one), as usttrace writes it for function tracing. */
+static void env_thread_buffers(struct ust_trace_config *cfg)
+{
+	const char *s = getenv("UST_THREAD_BUFFERS"), *colon, *num;
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return;
+	colon = strrchr(s, ':');
+	num = colon ? colon + 1 : s;
+	errno = 0;
+	v = strtoul(num, &end, 10);
+	if (errno || *end || !*num || *num == '-' || v > UST_THREAD_BUFFERS_MAX ||
+	    (colon && (colon == s || (size_t)(colon - s) >= sizeof(cfg->thread_channel)))) {
+		ustcomm_err("UST_THREAD_BUFFERS=%s is not [CHANNEL:]N with N from 0 to %u; no thread buffers",
+			    s, UST_THREAD_BUFFERS_MAX);
+		return;
+	}
+	cfg->nr_threads = (uint32_t)v;
+	if (colon)
+		memcpy(cfg->thread_channel, s, (size_t)(colon - s));
 }
 
 /* ustd names the trace directory after it: keep it printable, no '/'. */
@@ -381,6 +407,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cfg.def_num = env_size("UST_SUBBUF_NUM", UST_SUBBUF_NUM_DEFAULT,
 			       UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	cfg.overwrite = env_is_set("UST_OVERWRITE");
+	env_thread_buffers(&cfg);
 
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	ust_trace_fork_on_resume(fork_resumed);
@@ -389,6 +416,8 @@ static void __attribute__((constructor)) ust_init(void)
 	ust_trace_init(&cfg);
 	ust_ctx_init(cfg.procname);
 	ust_perf_init();
+	if (cfg.nr_threads)
+		ust_thread_buffer_init(ust_control_populate_soon);
 	env_channels();
 	env_rules();
 	ust_unlock();

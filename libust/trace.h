@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "libust/registry.h"
 #include "libustcomm/ctl_protocol.h"
+#include "libustcomm/shm_layout.h"
 #include "libustcomm/strbuf.h"
 
 enum ust_trace_state {
@@ -38,6 +39,10 @@ struct ust_trace_config {
 	char hostname[65];
 	char daemon_path[108];		/* fits a sockaddr_un */
 	uint32_t nr_cpus;		/* possible CPUs: one buffer each */
+	/* Thread buffers (thread_buffer.h, UST_THREAD_BUFFERS): nr_threads
+	 * for the channel thread_channel, or for every channel if "". */
+	uint32_t nr_threads;
+	char thread_channel[UST_SHM_CHANNEL_NAME_MAX];
 	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
 	int overwrite;			/* flight recorder (UST_OVERWRITE) */
 	/* Buffers per user: a session's (SET_OVERWRITE's third argument);

@@ -46,8 +46,9 @@ static int channel_get(struct ust_channel **out, const char *name)
 					 ust_trace_consumer_alive_fn());
 		goto added;
 	}
-	ret = ust_channel_create(&chan, name, ust_t.nr_channels, ust_t.cfg.nr_cpus, size, num,
-				 ust_t.cfg.overwrite, ust_t.uuid, &ctx);
+	ret = ust_channel_create(&chan, name, ust_t.nr_channels, ust_t.cfg.nr_cpus,
+				 ust_trace_thread_buffers(name), size, num, ust_t.cfg.overwrite,
+				 ust_t.uuid, &ctx);
 	if (ret < 0)
 		return ust_trace_fail(ret, "cannot create the buffers of channel %s: %s", name,
 			    ustcomm_strerror(-ret));

@@ -25,6 +25,7 @@
 #include "libust/channel.h"
 #include "libust/lock.h"
 #include "libust/session_join.h"
+#include "libust/thread_buffer.h"
 #include "libust/trace.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/log.h"
@@ -51,6 +52,7 @@ static void forget(void)
 	/* The only thread of the child: nobody can be writing to them. */
 	for (i = 0; i < ust_t.nr_channels; i++)
 		ust_channel_destroy(ust_t.channels[i]);
+	ust_thread_buffer_forget();
 	ust_t.nr_channels = 0;
 	ust_t.state = UST_TRACE_NONE;
 }

@@ -157,6 +157,8 @@ void ust_trace_apply_rules(void);
  * process's when it has one. */
 int ust_trace_check_name(const char *name);
 void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num);
+/* How many thread buffers channel gets (UST_THREAD_BUFFERS). */
+uint32_t ust_trace_thread_buffers(const char *channel);
 
 /* trace_memory.c: 0 when the buffers about to be created fit in the
  * memory available (libustcomm/mem_avail.h), else -ENOMEM and the reason. */

@@ -147,7 +147,7 @@ static uint64_t orphan_size_max(void)
 	unsigned i, j;
 
 	for (i = 0; i < ust_t.nr_channels; i++)
-		for (j = 0; j < ust_t.channels[i]->nr_cpus; j++)
+		for (j = 0; j < ust_t.channels[i]->nr_bufs; j++)
 			size += USTCOMM_ORPHAN_ALIGN + ust_t.channels[i]->bufs[j].map_size;
 	return size;
 }
@@ -249,7 +249,7 @@ static uint64_t orphan_count_lost(void)
 
 	for (i = 0; i < ust_t.nr_channels; i++) {
 		chan = ust_t.channels[i];
-		for (j = 0; j < chan->nr_cpus; j++) {
+		for (j = 0; j < chan->nr_bufs; j++) {
 			rb = &chan->bufs[j];
 			ring = (uint64_t)rb->subbuf_size * rb->subbuf_count;
 			lost += uatomic_read(&rb->ctl->events_discarded);

@@ -23,6 +23,14 @@ void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *n
 	ust_chan_conf_geometry(channel, ust_t.cfg.def_size, ust_t.cfg.def_num, size, num);
 }
 
+uint32_t ust_trace_thread_buffers(const char *channel)
+{
+	if (ust_t.cfg.per_uid ||
+	    (ust_t.cfg.thread_channel[0] && strcmp(ust_t.cfg.thread_channel, channel)))
+		return 0;
+	return ust_t.cfg.nr_threads;
+}
+
 int ust_trace_check_name(const char *name)
 {
 	return ust_trace_select_name(name, 1);

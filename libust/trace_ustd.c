@@ -121,19 +121,21 @@ int ust_trace_send_stream_block(const struct ust_channel *chan)
 	return ret;
 }
 
-/* Each CPU's buffer of the channel (memfd and eventfd). */
+/* Each buffer of the channel (memfd and eventfd): one per CPU, then its
+ * thread buffers, numbered on after the CPUs. */
 int ust_trace_send_buffers(const struct ust_channel *chan)
 {
 	uint32_t i;
 	int ret = 0;
 
-	for (i = 0; ret >= 0 && i < chan->nr_cpus; i++) {
+	for (i = 0; ret >= 0 && i < chan->nr_bufs; i++) {
 		struct ustcomm_stream msg = {
 			.stream_id = chan->stream_id,
 			.cpu = i,
 			.subbuf_size = chan->bufs[i].subbuf_size,
 			.subbuf_count = chan->bufs[i].subbuf_count,
-			.flags = ust_t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0,
+			.flags = (ust_t.cfg.overwrite ? UST_SHM_FLAG_OVERWRITE : 0) |
+				 (chan->bufs[i].thread ? UST_SHM_FLAG_THREAD : 0),
 			.ctx_size = chan->ctx_size,
 			.tracefile_count = chan->tracefile_count,
 			.tracefile_size = chan->tracefile_size,

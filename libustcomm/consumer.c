@@ -18,6 +18,7 @@
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/shm_futex.h"
 #include "libustcomm/shm_head.h"
+#include "libustcomm/shm_thread.h"
 
 USTCOMM_API int ustcomm_cbuf_map(struct ustcomm_cbuf *cb, int shm_fd,
 				 uint32_t subbuf_size, uint32_t subbuf_count)
@@ -285,6 +286,9 @@ USTCOMM_API int ustcomm_cbuf_next_ends_before(const struct ustcomm_cbuf *cb, uin
 
 /* A writer that keeps moving the pair wins: the next tick tries again. */
 #define CBUF_FLUSH_TRIES	64
+/* How long ustd's loop waits for a thread buffer's writer to leave its
+ * write before it leaves the packet open until the next flush. */
+#define CBUF_HOLD_NS		(200 * 1000)
 
 /*
  * Closes the packet of [begin, begin + used) at ts: its context, then the
@@ -310,19 +314,28 @@ USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, int tsc,
 	uint64_t empty_limit = cb->consumed + ring - cb->subbuf_size;
 	struct ust_shm_switch sw;
 	char *pkt;
+	int ret = 0;
 
+	if (cb->thread && ust_shm_thread_hold(cb->ctl, CBUF_HOLD_NS) < 0)
+		return 0;
 	if (!ust_shm_switch_out(cb->ctl, cb->subbuf_size, tsc, empty ? &empty_limit : NULL,
 				CBUF_FLUSH_TRIES, &sw))
-		return 0;
+		goto end;
 	/* The packet is ours to close now, as it would be a writer's that
 	 * switched: no reservation can land in it any more. */
-	if (sw.used)
-		return cbuf_close(cb, sw.begin, sw.used, sw.ts, sw.discarded,
-				  cb->subbuf_size - sw.used);
+	if (sw.used) {
+		ret = cbuf_close(cb, sw.begin, sw.used, sw.ts, sw.discarded,
+				 cb->subbuf_size - sw.used);
+		goto end;
+	}
 	pkt = cb->data + (size_t)ust_shm_subbuf_index(cb->subbuf_size, cb->subbuf_count,
 						      sw.begin) * cb->subbuf_size;
 	ust_shm_packet_open(pkt, empty->uuid, empty->stream_id, empty->cpu,
 			    sw.begin / cb->subbuf_size, sw.ts);
-	return cbuf_close(cb, sw.begin, UST_PKT_HEADER_SIZE, sw.ts, sw.discarded,
-			  cb->subbuf_size);
+	ret = cbuf_close(cb, sw.begin, UST_PKT_HEADER_SIZE, sw.ts, sw.discarded,
+			 cb->subbuf_size);
+end:
+	if (cb->thread)
+		ust_shm_thread_release(cb->ctl);
+	return ret;
 }

@@ -21,6 +21,8 @@ struct ustcomm_cbuf {
 	uint32_t subbuf_count;
 	uint64_t consumed;		/* start of the next packet to take;
 					 * ours: ctl->consumed is only written */
+	int thread;			/* a thread buffer of a live writer:
+					 * held for a flush (shm_thread.h) */
 };
 
 /* Maps shm_fd (does not take ownership of it); validates the header against
@@ -67,7 +69,9 @@ struct ustcomm_packet_id {
  * (header only) instead, which tells a live viewer that the stream exists
  * and has nothing before now. tsc: the application's trace clock is the
  * TSC (its HELLO says). Discard mode only. Returns 1 when the packet closed is complete
- * (no writer is still inside it), else 0.
+ * (no writer is still inside it), else 0. A thread buffer whose writer
+ * stays in a write for more than a moment (it waits for room, or is
+ * stopped) is left as it is: 0.
  */
 USTCOMM_API int ustcomm_cbuf_flush(struct ustcomm_cbuf *cb, int tsc,
 				   const struct ustcomm_packet_id *empty);

@@ -379,7 +379,8 @@ int ustcomm_check_stream(const struct ustcomm_msg *msg, const struct ustcomm_str
 	    msg->nr_fds != 2 ||
 	    !wire_name_ok(st->channel, sizeof(st->channel)) ||
 	    !ust_shm_sizes_valid(st->subbuf_size, st->subbuf_count) ||
-	    (st->flags & ~UST_SHM_FLAG_OVERWRITE) || st->ctx_size > USTCOMM_CTX_SIZE_MAX ||
+	    (st->flags & ~UST_SHM_FLAGS_KNOWN) ||
+	    ((st->flags & UST_SHM_FLAG_OVERWRITE) && (st->flags & UST_SHM_FLAG_THREAD)) || st->ctx_size > USTCOMM_CTX_SIZE_MAX ||
 	    (st->tracefile_size && (st->tracefile_size < UST_TRACEFILE_SIZE_MIN ||
 				    st->tracefile_size > UST_TRACEFILE_SIZE_MAX)) ||
 	    st->tracefile_count > UST_TRACEFILE_COUNT_MAX)

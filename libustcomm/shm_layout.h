@@ -89,6 +89,25 @@
  * (snapshot, exit, crash). The consumer never moves consumed.
  */
 #define UST_SHM_FLAG_OVERWRITE	1u
+/*
+ * A thread buffer (shm_thread.h): one thread at a time writes it, with
+ * plain loads and stores of write_offset, last_timestamp and the commit
+ * counts instead of atomic operations, between its store of 1 and its
+ * release store of 0 into thread_busy. Anyone else who moves the position
+ * (a flush, in the application or in ustd) must first hold the buffer
+ * (ust_shm_thread_hold()): it stores 1 into flush_req, makes every thread
+ * of the writing process pass a full barrier (membarrier), and waits for
+ * thread_busy to be 0. A writer that loads flush_req 1 after its store of
+ * thread_busy writes its event elsewhere (the per-CPU buffer). Either the
+ * writer sees the request or the holder sees the writer busy: the
+ * membarrier is the barrier the writer's side leaves out. Never with
+ * UST_SHM_FLAG_OVERWRITE.
+ */
+#define UST_SHM_FLAG_THREAD	2u
+/* Thread buffers a channel may have (UST_THREAD_BUFFERS, usttrace
+ * --thread-buffers). */
+#define UST_THREAD_BUFFERS_MAX	256u
+#define UST_SHM_FLAGS_KNOWN	(UST_SHM_FLAG_OVERWRITE | UST_SHM_FLAG_THREAD)
 
 struct ust_shm_ctl {
 	/* Set once by the tracer before the descriptor is handed out. */
@@ -109,7 +128,9 @@ struct ust_shm_ctl {
 	uint64_t write_offset;		/* @128 \ one 16-byte compare-and-exchange */
 	uint64_t last_timestamp;	/* @136 / time of the reservation ending there */
 	uint64_t events_discarded;	/* @144 */
-	uint8_t reserved1[40];		/* @152 */
+	uint32_t thread_busy;		/* @152 thread buffer: its writer is in a write */
+	uint32_t flush_req;		/* @156 thread buffer: someone holds it */
+	uint8_t reserved1[32];		/* @160 */
 
 	/* Consumer's cache line. */
 	uint64_t consumed;		/* @192 */
@@ -127,6 +148,7 @@ _Static_assert(sizeof(struct ust_shm_ctl) == 256, "shm ctl layout");
 _Static_assert(offsetof(struct ust_shm_ctl, write_offset) == 128, "shm ctl layout");
 _Static_assert(offsetof(struct ust_shm_ctl, last_timestamp) == 136, "16-byte pair");
 _Static_assert(offsetof(struct ust_shm_ctl, write_offset) % 16 == 0, "16-byte pair");
+_Static_assert(offsetof(struct ust_shm_ctl, thread_busy) == 152, "shm ctl layout");
 _Static_assert(offsetof(struct ust_shm_ctl, consumed) == 192, "shm ctl layout");
 _Static_assert(offsetof(struct ust_shm_ctl, release_seq) == 200, "shm ctl layout");
 _Static_assert(sizeof(struct ust_shm_commit) == 64, "shm commit layout");

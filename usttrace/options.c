@@ -12,6 +12,7 @@
 #include "libustcomm/pattern.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/relay_url.h"
+#include "libustcomm/shm_layout.h"
 #include "usttrace/options.h"
 
 /*
@@ -33,6 +34,10 @@ static bool usttrace_traces_functions(const struct usttrace *ut)
 	}
 	return false;
 }
+
+/* Thread buffers of the ust_func channel when functions are traced: a
+ * program's threads up to this many write without atomic operations. */
+#define USTTRACE_THREAD_BUFFERS_DEFAULT	8
 
 /* A --subbuf-size or --subbuf-num checked already, or 0 when not given. */
 uint32_t usttrace_u32(const char *text)
@@ -149,6 +154,7 @@ static int usttrace_check_attach(struct usttrace *ut, int follow, int overwrite)
 	const char *refused = follow ? "-f" : overwrite ? "--overwrite" :
 		ut->session_file ? "--session" : ut->subbuf_size ? "--subbuf-size" :
 		ut->subbuf_num ? "--subbuf-num" : ut->blocking ? "--blocking-timeout" :
+		ut->thread_buffers ? "--thread-buffers" :
 		ut->tracefile_size ? "--tracefile-size" :
 		ut->tracefile_count ? "--tracefile-count" : NULL;
 	char *end;
@@ -300,6 +306,9 @@ int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char *
 		  "sub-buffer size in bytes, a power of two (k and M suffixes allowed)", "BYTES" },
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
+		{ "thread-buffers", '\0', POPT_ARG_STRING, &ut->thread_buffers, 0,
+		  "function tracing: buffers of the ust_func channel that each thread writes alone, without atomic operations (default 8; 0: per-CPU buffers only; usttrace(1))",
+		  "N" },
 		{ "blocking-timeout", '\0', POPT_ARG_STRING, &ut->blocking, 0,
 		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never; the default, but with -m patterns of ust_func: events, whose default is inf), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
 		  "TIMEOUT" },
@@ -505,6 +514,23 @@ int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char *
 		ustcomm_err("--filter: %s", ustctl_last_error());
 		ret = -EINVAL;
 		goto end;
+	}
+	if (ut->thread_buffers) {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(ut->thread_buffers, &end, 10);
+		if (errno || *end || !*ut->thread_buffers || ut->thread_buffers[0] == '-' ||
+		    n > UST_THREAD_BUFFERS_MAX) {
+			ustcomm_err("--thread-buffers %s: expected a number from 0 to %u",
+				    ut->thread_buffers, UST_THREAD_BUFFERS_MAX);
+			ret = -EINVAL;
+			goto end;
+		}
+		ut->nr_thread_buffers = (uint32_t)n;
+	} else if (usttrace_traces_functions(ut)) {
+		ut->nr_thread_buffers = USTTRACE_THREAD_BUFFERS_DEFAULT;
 	}
 	if (ut->perfetto && !*ut->perfetto) {
 		ustcomm_err("--perfetto needs the name of the file to write (.json, or .pftrace for Perfetto's protobuf format)");

@@ -3,10 +3,12 @@
  * waiting for it (and, with -f, for every descendant). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "libustcomm/log.h"
+#include "libustcomm/pattern.h"
 #include "usttrace/program.h"
 #include "usttrace/signals.h"
 
@@ -64,6 +66,13 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
 	if (ut->func_record.len)
 		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
+	if (ut->nr_thread_buffers) {
+		char spec[32];
+
+		snprintf(spec, sizeof(spec), "%.*s:%u", (int)strlen(USTCOMM_FUNC_PROVIDER) - 1,
+			 USTCOMM_FUNC_PROVIDER, ut->nr_thread_buffers);
+		setenv("UST_THREAD_BUFFERS", spec, 1);
+	}
 	if (ut->plt.on)
 		usttrace_plt_setenv(&ut->plt);
 }

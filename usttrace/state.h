@@ -56,6 +56,8 @@ struct usttrace {
 	struct ustcomm_strbuf channels;		/* UST_CHANNELS */
 	struct ustcomm_strbuf func_record;	/* UST_FUNC_RECORD (libust-func/func_record.h) */
 	char *func_depth;			/* --func-depth, as given */
+	char *thread_buffers;			/* --thread-buffers, as given */
+	uint32_t nr_thread_buffers;		/* UST_THREAD_BUFFERS for ust_func */
 	char *func_time;			/* --func-time, as given */
 	struct usttrace_plt plt;		/* --plt, -A, -R */
 };

@@ -102,6 +102,7 @@ end:
 	free(ut.subbuf_num);
 	free(ut.blocking);
 	free(ut.func_depth);
+	free(ut.thread_buffers);
 	free(ut.func_time);
 	free(ut.tracefile_size);
 	free(ut.tracefile_count);

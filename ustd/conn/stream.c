@@ -115,6 +115,8 @@ static int stream_map(struct ustd_stream *s, const struct ustcomm_stream *desc,
 		goto end;
 	ret = ustcomm_cbuf_map_at(&s->cb, shm_fd, image_at ? *image_at : 0, image_at != NULL,
 				  desc->subbuf_size, desc->subbuf_count);
+	/* An orphan's image has no writer to hold off. */
+	s->cb.thread = !image_at && (desc->flags & UST_SHM_FLAG_THREAD);
 end:
 	if (ret < 0) {
 		stream_close_fd(&s->shm_fd);

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-only */
+/*
+ * Thread buffers: rings of a channel beyond its per-CPU ones (channel.h),
+ * each taken by one thread at a time, which then writes it alone with
+ * plain loads and stores (libustcomm/shm_layout.h, UST_SHM_FLAG_THREAD).
+ * For function events, two per call, where the per-CPU ring's 16-byte
+ * compare-and-exchange and locked commit add were most of the cost
+ * (manual 10.5). A thread takes a free one at its first function event in
+ * the channel and gives it back when it exits. An event goes to the
+ * per-CPU buffer instead when no thread buffer is free, when a flush
+ * holds the thread's (libustcomm/shm_thread.h), and when a signal handler
+ * interrupted the thread's own write to it.
+ *
+ * Async-signal-safe: the writer's stores go to memory only its thread
+ * writes, and a handler that interrupts them writes elsewhere; taking a
+ * buffer is one compare-and-exchange per buffer tried.
+ */
+#ifndef UST_THREAD_BUFFER_H
+#define UST_THREAD_BUFFER_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include "libust/channel.h"
+#include "libust/ring_buffer.h"
+
+/*
+ * The calling thread's buffer in a channel, as last taken, and where the
+ * thread's next event goes in it. The cursor (pos, at, room, last, count,
+ * key) is the thread's own copy of what the buffer says: valid while the
+ * buffer's write_offset is still pos, i.e. nobody else moved it (a flush
+ * holds the buffer to move it: libustcomm/shm_thread.h).
+ */
+struct ust_thread_slot {
+	const struct ust_channel *chan;
+	uint64_t gen;			/* chan->gen when taken */
+	struct ust_rb *rb;		/* NULL: none was free */
+	uint64_t pos;			/* ring position of the next event */
+	char *at;			/* its address */
+	uint64_t room;			/* bytes from there to the packet's end */
+	uint64_t last;			/* time of the event before */
+	uint64_t *count;		/* commit count of the packet */
+	uint64_t key;			/* the chain's (rb_chain.h) */
+};
+
+extern __thread struct ust_thread_slot ust_thread_slot
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* At start-up, in a normal context, when channels get thread buffers: so
+ * that a thread's buffers go back when it exits. populate: called when a
+ * thread takes a buffer whose pages are still to be made (ust_rb_populate(),
+ * by someone else: the taking thread is writing its first event);
+ * async-signal-safe. */
+void ust_thread_buffer_init(void (*populate)(void));
+/* Takes a free thread buffer of chan for the calling thread: the slot,
+ * whose rb is NULL when none is free. */
+struct ust_thread_slot *ust_thread_buffer_take(struct ust_channel *chan);
+/* In a fork() child: the parent's buffers are gone (trace_fork.c). */
+void ust_thread_buffer_forget(void);
+
+/* The calling thread's buffer in chan, or NULL. */
+static inline struct ust_thread_slot *ust_thread_buffer(struct ust_channel *chan)
+{
+	struct ust_thread_slot *slot = &ust_thread_slot;
+
+	if (__builtin_expect(slot->chan != chan || slot->gen != chan->gen, 0))
+		slot = ust_thread_buffer_take(chan);
+	return slot->rb ? slot : NULL;
+}
+
+/* The general case of ust_thread_write_chained(): thread_buffer.c. */
+int ust_thread_write_slow(struct ust_thread_slot *slot, uint32_t long_id, size_t long_len,
+			  uint64_t long_key, const void *long_data);
+
+/* A few bytes: memcpy() of a length known only at run time is a call. */
+static inline __attribute__((always_inline)) void ust_thread_copy(char *to, const char *from,
+								   size_t len)
+{
+	for (; len >= sizeof(uint64_t); len -= sizeof(uint64_t)) {
+		memcpy(to, from, sizeof(uint64_t));
+		to += sizeof(uint64_t);
+		from += sizeof(uint64_t);
+	}
+	if (len >= sizeof(uint32_t)) {
+		memcpy(to, from, sizeof(uint32_t));
+		to += sizeof(uint32_t);
+		from += sizeof(uint32_t);
+		len -= sizeof(uint32_t);
+	}
+	while (len--)
+		*to++ = *from++;
+}
+
+/*
+ * Writes an event of one of two forms (event_chain.h) whole into the
+ * thread's buffer: the short one (short_id, short_data of short_len bytes)
+ * when the chain allows, else the long one. Returns 1 (short), 0 (long),
+ * -ENOBUFS (discarded, counted) or -EAGAIN: write it to the per-CPU
+ * buffer instead.
+ *
+ * The same packets, invariants and order of stores as the per-CPU
+ * buffer's reservation and commit (shm_layout.h), but by plain stores,
+ * which the rules of UST_SHM_FLAG_THREAD allow between the stores of
+ * thread_busy: the position (the reservation), the event with its first
+ * byte last, then the commit count. So a rescue after a crash reads it as
+ * it reads a per-CPU buffer. Inline, the common case only: the TSC, a
+ * compact header, the event fits in the open packet and the cursor is
+ * current. Everything else, at most once per packet or after a flush or a
+ * pause of the thread, goes to ust_thread_write_slow().
+ */
+static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_t short_id,
+					   size_t short_len, uint64_t short_key,
+					   const void *short_data, uint32_t long_id,
+					   size_t long_len, uint64_t long_key,
+					   const void *long_data)
+{
+	struct ust_shm_ctl *ctl = slot->rb->ctl;
+	uint64_t ts, size, len;
+	uint32_t word, id;
+	int is_short;
+	char *p;
+
+	/* Busy already: we are a signal handler that interrupted this
+	 * thread's write (its store of 1 is the thread's own). */
+	if (__builtin_expect(__atomic_load_n(&ctl->thread_busy, __ATOMIC_RELAXED) != 0, 0))
+		return -EAGAIN;
+	__atomic_store_n(&ctl->thread_busy, 1, __ATOMIC_RELAXED);
+	/*
+	 * No CPU barrier between that store and the load of flush_req: the
+	 * holder's membarrier gives this thread one (shm_thread.h). The
+	 * compiler must still keep them in order. Acquire: pairs with the
+	 * release store of ust_shm_thread_release(), so a flush that held
+	 * the buffer before is seen whole, its position included.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&ctl->flush_req, __ATOMIC_ACQUIRE) != 0, 0)) {
+		__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
+		return -EAGAIN;
+	}
+	if (__builtin_expect(!ust_clock_is_tsc() ||
+			     __atomic_load_n(&ctl->write_offset, __ATOMIC_RELAXED) != slot->pos, 0))
+		goto slow;
+	ts = ust_clock_read_kind(1);
+	if (ts < slot->last)
+		ts = slot->last;
+	/* The previous event of the stream is this thread's: the cursor is
+	 * current. */
+	is_short = short_key == UST_RB_KEY_ANY || short_key == slot->key;
+	id = is_short ? short_id : long_id;
+	len = is_short ? short_len : long_len;
+	size = UST_EVENT_HEADER_COMPACT_SIZE + len;
+	/* A packet always ends in padding: never exactly at the boundary. */
+	if (__builtin_expect(!ust_event_header_is_compact(id, ts, slot->last) ||
+			     size >= slot->room, 0))
+		goto slow;
+	p = slot->at;
+	slot->pos += size;
+	slot->at += size;
+	slot->room -= size;
+	slot->last = ts;
+	if (!is_short)
+		slot->key = long_key;
+	/* The reservation: ustd reads the pair while we write (drain
+	 * statistics, a rescue after a crash): one aligned store each. */
+	__atomic_store_n(&ctl->write_offset, slot->pos, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->last_timestamp, ts, __ATOMIC_RELAXED);
+	word = id | (uint32_t)(ts << 5);
+	ust_put_u32(p, word & ~UINT32_C(0xff));
+	ust_thread_copy(p + UST_EVENT_HEADER_COMPACT_SIZE, is_short ? short_data : long_data, len);
+	/* Release, as in ust_rb_commit(): the event before its first byte. */
+	__atomic_store_n((uint8_t *)p, (uint8_t)word, __ATOMIC_RELEASE);
+	/*
+	 * Release: the event's bytes before the count that covers them;
+	 * pairs with the consumer's load of the count and cmm_smp_rmb() in
+	 * ustcomm_cbuf_get(), as the add of ust_rb_commit_at() does. The
+	 * count cannot reach its target here: the packet's padding, committed
+	 * when the slow path closes it, is still to come.
+	 */
+	__atomic_store_n(slot->count, __atomic_load_n(slot->count, __ATOMIC_RELAXED) + size,
+			 __ATOMIC_RELEASE);
+	/* Release: pairs with the holder's acquire load (shm_thread.h). */
+	__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
+	return is_short;
+slow:
+	return ust_thread_write_slow(slot, long_id, long_len, long_key, long_data);
+}
+
+#endif
