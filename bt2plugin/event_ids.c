@@ -90,15 +90,15 @@ int ust_event_ids_get(struct ust_ids_cache *cache, const bt_event *ev,
 
 	if (!l)
 		return -ENOMEM;
-	ids->pid = member_int(common, l->ctx_pid);
-	if (ids->pid == UST_ID_UNKNOWN) {
-		/* The environment is looked up by name: once per trace. */
-		if (l->trace != bt_stream_borrow_trace_const(stream)) {
-			l->trace = bt_stream_borrow_trace_const(stream);
-			l->trace_pid = ust_trace_pid(l->trace);
-		}
-		ids->pid = l->trace_pid;
+	/* The environment is looked up by name: once per trace. */
+	if (l->trace != bt_stream_borrow_trace_const(stream)) {
+		l->trace = bt_stream_borrow_trace_const(stream);
+		l->trace_pid = ust_trace_pid(l->trace);
+		l->trace_ncpus = ust_trace_ncpus(l->trace);
 	}
+	ids->pid = member_int(common, l->ctx_pid);
+	if (ids->pid == UST_ID_UNKNOWN)
+		ids->pid = l->trace_pid;
 	ids->tid = member_int(common, l->ctx_tid);
 	ids->procname = common && l->ctx_procname >= 0 ?
 		bt_field_string_get_value(bt_field_structure_borrow_member_field_by_index_const(
@@ -106,6 +106,8 @@ int ust_event_ids_get(struct ust_ids_cache *cache, const bt_event *ev,
 	ids->cpu = UST_ID_UNKNOWN;
 	if (l->pkt_cpu >= 0 && (pkt = bt_event_borrow_packet_const(ev)))
 		ids->cpu = member_int(bt_packet_borrow_context_field_const(pkt), l->pkt_cpu);
+	if (l->trace_ncpus != UST_ID_UNKNOWN && ids->cpu >= l->trace_ncpus)
+		ids->cpu = UST_ID_UNKNOWN;
 	return 0;
 }
 
@@ -125,13 +127,23 @@ const char *ust_trace_procname(const bt_trace *trace)
 	return bt_trace_get_name(trace);
 }
 
-int64_t ust_trace_pid(const bt_trace *trace)
+static int64_t env_int(const bt_trace *trace, const char *name)
 {
-	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
 
 	if (v && bt_value_is_signed_integer(v))
 		return bt_value_integer_signed_get(v);
 	if (v && bt_value_is_unsigned_integer(v))
 		return (int64_t)bt_value_integer_unsigned_get(v);
 	return UST_ID_UNKNOWN;
+}
+
+int64_t ust_trace_pid(const bt_trace *trace)
+{
+	return env_int(trace, "vpid");
+}
+
+int64_t ust_trace_ncpus(const bt_trace *trace)
+{
+	return env_int(trace, "ncpus");
 }

@@ -29,6 +29,7 @@ struct ust_ids_layout {
 	int64_t pkt_cpu;		/* member index in the packet context, or -1 */
 	const bt_trace *trace;		/* the last trace seen with this class, */
 	int64_t trace_pid;		/* and its environment's vpid */
+	int64_t trace_ncpus;		/* and ncpus (UST_ID_UNKNOWN: not said) */
 };
 
 struct ust_ids_cache {
@@ -46,5 +47,8 @@ void ust_ids_cache_fini(struct ust_ids_cache *cache);
 const char *ust_trace_procname(const bt_trace *trace);
 /* The trace environment's vpid, else UST_ID_UNKNOWN. */
 int64_t ust_trace_pid(const bt_trace *trace);
+/* The same of ncpus: UST's streams from there on are thread buffers
+ * (libust/thread_buffer.h), whose packets' cpu_id names no CPU. */
+int64_t ust_trace_ncpus(const bt_trace *trace);
 
 #endif

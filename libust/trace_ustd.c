@@ -242,6 +242,7 @@ int ust_trace_send_hello(void)
 		.procname = ust_t.cfg.procname,
 		.hostname = ust_t.cfg.hostname,
 		.vpid = getpid(),
+		.ncpus = ust_t.cfg.nr_cpus,
 		.trace_name = ust_t.name,
 		.clock = &clock,
 	};

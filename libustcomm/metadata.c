@@ -164,6 +164,8 @@ int ustcomm_metadata_trace(struct ustcomm_strbuf *sb, const struct ustcomm_trace
 		"\ttracer_minor = %d;\n"
 		"\tvpid = %" PRId32 ";\n",
 		UST_VERSION_MAJOR, UST_VERSION_MINOR, info->vpid);
+	if (info->ncpus)
+		ustcomm_strbuf_printf(sb, "\tncpus = %" PRIu32 ";\n", info->ncpus);
 	put_string_attr(sb, "\t", "procname", info->procname);
 	put_string_attr(sb, "\t", "trace_name", info->trace_name);
 	ustcomm_strbuf_printf(sb,

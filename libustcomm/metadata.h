@@ -19,6 +19,9 @@ struct ustcomm_trace_info {
 	const char *hostname;
 	const char *procname;
 	int32_t vpid;
+	/* Streams numbered from ncpus on are thread buffers, not CPUs: their
+	 * packets' cpu_id says none (0: not said, every stream is a CPU's). */
+	uint32_t ncpus;
 	const char *trace_name;
 	const struct ustcomm_clock_desc *clock;
 };
