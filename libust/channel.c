@@ -38,7 +38,7 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	};
 	struct ust_channel *chan;
 	cpu_set_t allowed;
-	uint32_t i;
+	uint32_t i, ready;
 	int ret;
 
 	/*
@@ -58,6 +58,15 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	 * (by ustd, at any time) could not hold off. */
 	if (overwrite || ust_shm_thread_register() < 0)
 		nr_threads = 0;
+	/*
+	 * With thread buffers, the per-CPU ones only take what the threads'
+	 * own do not (7.4 of the manual): as many thread buffers as the
+	 * process has CPUs get their pages made instead, the others once a
+	 * thread takes them.
+	 */
+	ready = (uint32_t)CPU_COUNT(&allowed);
+	if (ready > nr_threads)
+		ready = nr_threads;
 	chan->bufs = ust_zalloc((nr_cpus + nr_threads) * sizeof(*chan->bufs));
 	if (!chan->bufs) {
 		ret = -ENOMEM;
@@ -72,7 +81,7 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
 	for (i = 0; i < nr_cpus; i++) {
 		cfg.cpu = i;
-		cfg.populate = i >= CPU_SETSIZE || CPU_ISSET(i, &allowed);
+		cfg.populate = !nr_threads && (i >= CPU_SETSIZE || CPU_ISSET(i, &allowed));
 		cfg.reuse_wakeup = nr_spare_wakeups > 0;
 		if (cfg.reuse_wakeup)
 			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
@@ -81,19 +90,17 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 			goto end;
 		chan->nr_cpus = chan->nr_bufs = i + 1;
 	}
-	/* A thread buffer's pages are made once a thread takes it
-	 * (thread_buffer.h): most programs use fewer threads than they are
-	 * given buffers. */
-	cfg.populate = 0;
 	cfg.thread = 1;
 	for (i = nr_cpus; i < nr_cpus + nr_threads; i++) {
 		cfg.cpu = i;
+		cfg.populate = i - nr_cpus < ready;
 		cfg.reuse_wakeup = nr_spare_wakeups > 0;
 		if (cfg.reuse_wakeup)
 			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
 		ret = ust_rb_create(&chan->bufs[i], &cfg);
 		if (ret < 0)
 			goto end;
+		chan->bufs[i].populating = cfg.populate;
 		chan->nr_bufs = i + 1;
 	}
 	*out = chan;

@@ -16,7 +16,9 @@
 #include "libustcomm/shm_layout.h"
 
 #define USTCOMM_MAGIC		0x55535450u	/* "USTP" */
-#define USTCOMM_VERSION		6u
+/* 7: thread buffers (UST_SHM_FLAG_THREAD in STREAM), which version 6
+ * refused as invalid. */
+#define USTCOMM_VERSION		7u
 #define USTCOMM_MAX_PAYLOAD	(1u << 20)
 #define USTCOMM_MAX_FDS		2u
 

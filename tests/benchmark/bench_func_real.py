@@ -11,7 +11,8 @@ encoder and decoder sources) at quality 5; the three run in turn, --runs
 times. The table: calls recorded (the totals, and each function
 ust-summary lists against uftrace report's count of it), ns per call above
 the plain build (median of the runs; whole command, so each tracer's
-start-up and flush are in), bytes per call on disk, events discarded."""
+start-up and flush are in; usttrace and ustd as their binaries, as
+installed, not libtool's wrapper scripts), bytes per call on disk, events discarded."""
 
 import hashlib
 import io
@@ -24,6 +25,8 @@ import tarfile
 import tempfile
 import time
 import urllib.request
+
+from bench_util import usttrace_binary
 
 URL = "http://deb.debian.org/debian/pool/main/b/brotli/brotli_1.0.9.orig.tar.gz"
 SHA256 = "f9e8d81d0405ba66d181529af42a3354f838c939095ff99930da6aa9cdf6fe46"
@@ -129,11 +132,11 @@ def measure(builddir, runs, tmp):
         _build(src, bins["cyg"], ["-finstrument-functions"], [])
         data = os.path.join(work, "input")
         _input(src, data)
-        env = dict(os.environ, UST_USTD=os.path.join(builddir, "ustd", "ustd"),
-                   UST_RUNDIR=os.path.join(work, "run"),
+        env = dict(os.environ, UST_RUNDIR=os.path.join(work, "run"),
                    UST_BT2_PLUGIN_PATH=os.path.join(builddir, "bt2plugin", ".libs"))
         os.mkdir(env["UST_RUNDIR"], 0o700)
         env.pop("UST_TRACE", None)
+        usttrace = usttrace_binary(builddir, env)
         args = ["-c", "-q", QUALITY, data]
 
         def timed(cmd):
@@ -147,9 +150,8 @@ def measure(builddir, runs, tmp):
         for i in range(runs):
             walls["plain"].append(timed([bins["plain"]] + args))
             out = os.path.join(work, "ust%d" % i)
-            walls[UST].append(timed([os.path.join(builddir, "usttrace", "usttrace"), "-o", out,
-                                     "-m", "ust_func:*", "-m", "ust_statedump:*",
-                                     bins["ust"]] + args))
+            walls[UST].append(timed([usttrace, "-o", out, "-m", "ust_func:*", bins["ust"]] +
+                                    args))
             uf = os.path.join(work, "uftrace%d" % i)
             walls[UFTRACE].append(timed(["uftrace", "record", "--no-libcall", "-d", uf,
                                          bins["cyg"]] + args))

@@ -10,6 +10,25 @@ import time
 CTF_MAGIC = 0xC1FC1FC1
 
 
+def usttrace_binary(builddir, env):
+    """usttrace's own binary in the build tree, with env's UST_USTD and
+    LD_LIBRARY_PATH set for ustd's own binary and the libraries: not
+    libtool's wrapper scripts, whose shell and sed runs cost tens of
+    milliseconds at each start (an installed usttrace has none). The
+    wrappers when the binaries are not there (a build without shared
+    libraries)."""
+    libs = os.path.join(builddir, ".libs")
+    usttrace = os.path.join(builddir, "usttrace", ".libs", "usttrace")
+    ustd = os.path.join(builddir, "ustd", ".libs", "ustd")
+    if not (os.path.exists(usttrace) and os.path.exists(ustd)):
+        env["UST_USTD"] = os.path.join(builddir, "ustd", "ustd")
+        return os.path.join(builddir, "usttrace", "usttrace")
+    env["UST_USTD"] = ustd
+    env["LD_LIBRARY_PATH"] = libs + (":" + env["LD_LIBRARY_PATH"]
+                                     if env.get("LD_LIBRARY_PATH") else "")
+    return usttrace
+
+
 def read(path, default=""):
     try:
         with open(path) as f:

@@ -23,7 +23,7 @@
 #include "libustcomm/protocol.h"
 #include "tap.h"
 
-#define NR_TESTS	45
+#define NR_TESTS	50
 
 static int count_fds(void)
 {
@@ -203,6 +203,36 @@ static void test_messages(void)
 	close(sv[1]);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* The buffer flags a STREAM may carry: a thread buffer is never a
+ * flight recorder's (shm_layout.h). */
+static void test_stream_flags(void)
+{
+	static const struct {
+		uint32_t flags;
+		int ret;
+		const char *what;
+	} cases[] = {
+		{ 0, 0, "a per-CPU buffer" },
+		{ UST_SHM_FLAG_OVERWRITE, 0, "a flight recorder's" },
+		{ UST_SHM_FLAG_THREAD, 0, "a thread buffer" },
+		{ UST_SHM_FLAG_OVERWRITE | UST_SHM_FLAG_THREAD, -EPROTO,
+		  "a flight recorder's thread buffer" },
+		{ 4, -EPROTO, "an unknown flag" },
+	};
+	const struct ustcomm_stream *stream;
+	struct ustcomm_stream s;
+	struct ustcomm_msg msg = { .type = USTCOMM_MSG_STREAM, .payload_len = sizeof(s),
+				   .payload = (char *)&s, .nr_fds = 2 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fill_stream(&s);
+		s.flags = cases[i].flags;
+		tap_ok(ustcomm_check_stream(&msg, &stream) == cases[i].ret, "STREAM of %s: %s",
+		       cases[i].what, cases[i].ret ? "refused" : "accepted");
+	}
 }
 
 /* A STREAM message written one byte per send(); the fds ride on byte 0. */
@@ -452,6 +482,7 @@ int main(void)
 	base = count_fds();
 	test_messages();
 	test_dribble();
+	test_stream_flags();
 	test_large();
 	test_send_errors();
 	test_malformed();
