@@ -190,6 +190,7 @@ void ust_channel_retire(struct ust_channel *chan, int release_memory)
 	struct ust_rb *rb;
 	uint32_t i;
 
+	__atomic_store_n(&chan->retired, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < chan->nr_bufs; i++) {
 		rb = &chan->bufs[i];
 		/* A late writer must not wait for a buffer nobody drains. */

@@ -32,6 +32,9 @@ struct ust_channel {
 	/* Unique in the process: a thread's cached thread buffer is of this
 	 * channel only while the generations match (thread_buffer.h). */
 	uint64_t gen;
+	/* 1 once retired: its thread buffers' slots may be given to other
+	 * channels (thread_buffer.c). */
+	int retired;
 	/* Recorded between each event's header and payload; fixed for the
 	 * channel's life, as its stream's metadata declares them. */
 	uint32_t ctx_size;

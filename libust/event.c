@@ -27,6 +27,7 @@
 #include "libust/getcpu.h"
 #include "libust/registry.h"
 #include "libust/ring_buffer.h"
+#include "libust/thread_buffer.h"
 #include "libust/trigger.h"
 #include "libustcomm/common.h"
 
@@ -193,6 +194,32 @@ static int reserve_fresh(struct ust_event_ctx *ctx, const struct ust_event_state
 	return reserve_multi(ctx, ev, b, payload_len, args, ip);
 }
 
+/*
+ * An event of one trace: into the thread's buffer when its channel has
+ * thread buffers (thread_buffer.h) and records no context, else as
+ * reserve_in(). Not for the fan-out's copies, which hold the first trace's
+ * reservation open.
+ */
+static inline __attribute__((always_inline)) int reserve_one(struct ust_event_ctx *ctx,
+							     const struct ust_event_state *ev,
+							     const struct ust_event_binding *b,
+							     size_t payload_len,
+							     const union ust_filter_arg *args,
+							     const void *ip)
+{
+	struct ust_channel *chan = b->chan;
+	struct ust_thread_slot *slot;
+	int ret;
+
+	if (ust_unlikely(chan->nr_bufs > chan->nr_cpus) && !chan->ctx.nr &&
+	    (slot = ust_thread_buffer(chan))) {
+		ret = ust_thread_reserve(slot, b->id, payload_len, ctx);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return reserve_in(ctx, ev, b, payload_len, args, ip);
+}
+
 /* An unfiltered site's event: out of line, as the probe's one call. */
 static __attribute__((noinline)) int reserve(struct ust_event_ctx *ctx,
 					     const struct ust_event_state *ev,
@@ -206,7 +233,7 @@ static __attribute__((noinline)) int reserve(struct ust_event_ctx *ctx,
 		return -ENOENT;
 	if (ust_unlikely(b->next != NULL))
 		return reserve_multi(ctx, ev, b, payload_len, NULL, ip);
-	return reserve_in(ctx, ev, b, payload_len, NULL, ip);
+	return reserve_one(ctx, ev, b, payload_len, NULL, ip);
 }
 
 /* After the filters of trace slot let args through: its binding, unless
@@ -225,7 +252,7 @@ static __attribute__((noinline)) int reserve_passed(struct ust_event_ctx *ctx,
 		return -ENOENT;
 	if (ust_unlikely(b->next != NULL || b->slot != slot))
 		return reserve_multi(ctx, ev, b, payload_len, args, ip);
-	return reserve_in(ctx, ev, b, payload_len, args, ip);
+	return reserve_one(ctx, ev, b, payload_len, args, ip);
 }
 
 /*
@@ -353,9 +380,15 @@ static __attribute__((noinline)) void fanout_commit(struct ust_event_ctx *ctx)
 
 UST_API void ust_event_commit(struct ust_event_ctx *ctx)
 {
+	struct ust_rb *rb = ctx->buf;
+
 	if (ust_unlikely(fanout_depth) && fanouts[fanout_depth - 1].ctx == ctx) {
 		fanout_commit(ctx);
 		return;
 	}
-	ust_rb_commit(ctx->buf, ctx);
+	if (ust_unlikely(rb->thread)) {
+		ust_thread_commit(ctx);
+		return;
+	}
+	ust_rb_commit(rb, ctx);
 }

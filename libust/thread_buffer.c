@@ -6,7 +6,8 @@
 #include "libust/context.h"
 #include "libust/thread_buffer.h"
 
-__thread struct ust_thread_slot ust_thread_slot __attribute__((tls_model("initial-exec")));
+__thread struct ust_thread_slot ust_thread_slots[UST_THREAD_SLOTS]
+	__attribute__((tls_model("initial-exec")));
 
 /* Gives the thread's buffers back when it exits; 0: no key, buffers are
  * kept by their thread until the trace ends. */
@@ -17,9 +18,9 @@ static void (*populate_soon)(void);
 
 /*
  * Gives back every buffer of chan the thread holds: a signal handler that
- * took one while the thread was taking another leaves the thread two.
- * Release: the thread's last writes before the next owner's first (its
- * acquire in ust_thread_buffer_take()).
+ * took one while the thread was taking another leaves the thread one that
+ * no slot names. Release: the thread's last writes before the next
+ * owner's first (its acquire in take()).
  */
 static void give_back(const struct ust_channel *chan, uint32_t tid)
 {
@@ -32,12 +33,16 @@ static void give_back(const struct ust_channel *chan, uint32_t tid)
 	}
 }
 
+/* Channels are never freed while threads may write (channel.h): a slot's
+ * channel, retired or not, can be read. */
 static void thread_exit(void *arg)
 {
-	struct ust_thread_slot *slot = arg;
+	uint32_t tid = (uint32_t)ust_ctx_vtid(), i;
 
-	if (slot->chan && slot->rb)
-		give_back(slot->chan, (uint32_t)ust_ctx_vtid());
+	(void)arg;
+	for (i = 0; i < UST_THREAD_SLOTS; i++)
+		if (ust_thread_slots[i].chan)
+			give_back(ust_thread_slots[i].chan, tid);
 }
 
 void ust_thread_buffer_init(void (*populate)(void))
@@ -46,58 +51,97 @@ void ust_thread_buffer_init(void (*populate)(void))
 	populate_soon = populate;
 }
 
-struct ust_thread_slot *ust_thread_buffer_take(struct ust_channel *chan)
+/* A free buffer of chan, now the thread's, or NULL. */
+static struct ust_rb *take(struct ust_channel *chan, uint32_t tid)
 {
-	struct ust_thread_slot *slot = &ust_thread_slot;
-	uint32_t tid = (uint32_t)ust_ctx_vtid();
-	struct ust_rb *rb = NULL;
 	uint32_t i, free_owner;
 
+	for (i = chan->nr_cpus; i < chan->nr_bufs; i++) {
+		free_owner = 0;
+		/* Acquire: pairs with give_back()'s release. */
+		if (__atomic_compare_exchange_n(&chan->bufs[i].owner, &free_owner, tid, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &chan->bufs[i];
+	}
+	return NULL;
+}
+
+/*
+ * A slot the thread may give to another channel: one never used, or one
+ * of a retired channel, whose buffer nobody takes any more. A live
+ * channel's slot is never taken back, so a thread's write into its
+ * buffer (which may be what a signal handler running this interrupted)
+ * never loses it; ust_thread_enter() catches the write into a retired
+ * one whose slot changed under it.
+ */
+static struct ust_thread_slot *free_slot(void)
+{
+	struct ust_thread_slot *slot;
+	uint32_t i;
+
+	for (i = 0; i < UST_THREAD_SLOTS; i++) {
+		slot = &ust_thread_slots[i];
+		if (!slot->chan || __atomic_load_n(&slot->chan->retired, __ATOMIC_RELAXED))
+			return slot;
+	}
+	return NULL;
+}
+
+struct ust_thread_slot *ust_thread_buffer_find(struct ust_channel *chan)
+{
+	uint32_t tid = (uint32_t)ust_ctx_vtid(), i;
+	struct ust_thread_slot *slot;
+	struct ust_rb *rb;
+
+	for (i = 0; i < UST_THREAD_SLOTS; i++) {
+		slot = &ust_thread_slots[i];
+		if (slot->chan == chan && slot->gen == chan->gen)
+			return slot->rb ? slot : NULL;
+	}
+	slot = free_slot();
+	if (!slot)
+		return NULL;
 	/*
 	 * The slot matches no channel while it changes: a signal handler
-	 * that writes meanwhile takes a buffer of its own, which the
-	 * interrupted take then overwrites here, and give_back() finds at
-	 * the thread's exit.
+	 * that writes meanwhile may take it too, and the buffer it took
+	 * there is then found by give_back() at the thread's exit.
 	 */
 	__atomic_store_n(&slot->chan, NULL, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* Acquire: pairs with give_back()'s release. */
-	for (i = chan->nr_cpus; i < chan->nr_bufs && !rb; i++) {
-		free_owner = 0;
-		if (__atomic_compare_exchange_n(&chan->bufs[i].owner, &free_owner, tid, 0,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			rb = &chan->bufs[i];
-	}
+	rb = take(chan, tid);
 	/*
 	 * glibc keeps the first 32 keys' values in the thread descriptor:
 	 * for those pthread_setspecific() only stores, which is what makes it
 	 * usable in what may be a signal handler (as perf_counter.c).
 	 */
 	if (rb && exit_key_ok)
-		pthread_setspecific(exit_key, slot);
-	/* Taken for the first time: its pages are made while the thread
-	 * writes its first ones by page faults. */
+		pthread_setspecific(exit_key, ust_thread_slots);
+	/* Taken for the first time and not made ready: its pages are made
+	 * while the thread writes its first ones by page faults. */
 	if (rb && !__atomic_exchange_n(&rb->populating, 1, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&rb->unpopulated, 1, __ATOMIC_RELAXED);
 		if (populate_soon)
 			populate_soon();
 	}
-	/* No event of the thread's there yet: the first goes the slow way. */
+	/* No event of the thread's there yet: the first goes the slow way.
+	 * A thread that found none free keeps the slot empty: its events in
+	 * chan go to the per-CPU buffers. */
 	slot->pos = UINT64_MAX;
+	slot->chained = 0;
 	slot->rb = rb;
 	slot->gen = chan->gen;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&slot->chan, chan, __ATOMIC_RELAXED);
-	return slot;
+	return rb ? slot : NULL;
 }
 
 void ust_thread_buffer_forget(void)
 {
-	memset(&ust_thread_slot, 0, sizeof(ust_thread_slot));
+	memset(ust_thread_slots, 0, sizeof(ust_thread_slots));
 }
 
 /* The cursor after an event of ours that ended at pos, with its time. */
-static void cursor_set(struct ust_thread_slot *slot, uint64_t pos, uint64_t ts, uint64_t key)
+static void cursor_set(struct ust_thread_slot *slot, uint64_t pos, uint64_t ts)
 {
 	struct ust_rb *rb = slot->rb;
 
@@ -107,37 +151,60 @@ static void cursor_set(struct ust_thread_slot *slot, uint64_t pos, uint64_t ts, 
 	slot->last = ts;
 	slot->count = &ust_shm_commits(rb->ctl)[ust_shm_subbuf_index(rb->subbuf_size,
 								      rb->subbuf_count, pos)].count;
-	slot->key = key;
 }
 
 /*
- * The per-CPU buffer's general reservation, which opens and closes
- * packets, writes extended headers and waits for room, with the long form
- * (as the first event of every packet has); correct with one writer as
- * with many. Then the cursor starts again from that event's end.
+ * Both slow paths take the per-CPU buffer's general reservation, which
+ * opens and closes packets, writes extended headers and waits for room;
+ * correct with one writer as with many. The cursor then starts again
+ * from that event's end, read before the commit: once the packet is
+ * complete, ustd may hand the sub-buffer back and a later cycle begin
+ * there.
  */
 int ust_thread_write_slow(struct ust_thread_slot *slot, uint32_t long_id, size_t long_len,
 			  uint64_t long_key, const void *long_data)
 {
 	struct ust_rb *rb = slot->rb;
 	struct ust_event_ctx ctx;
-	uint64_t end;
 	int ret;
 
+	/* The long form, as the first event of every packet has. */
 	ret = ust_rb_reserve_slow(rb, long_id, long_len, &ctx);
 	if (ret < 0) {
 		slot->pos = UINT64_MAX;
 		goto end;
 	}
 	ust_thread_copy(ctx.payload, long_data, long_len);
-	end = ctx.offset + (ctx.len & UST_EVENT_SIZE_MAX);
-	/* Read before the commit: once the packet is complete, ustd may
-	 * hand the sub-buffer back and a later cycle may begin there. */
-	cursor_set(slot, end, __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED),
-		   long_key);
+	cursor_set(slot, ctx.offset + (ctx.len & UST_EVENT_SIZE_MAX),
+		   __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED));
+	slot->key = long_key;
+	slot->chained = 1;
 	ust_rb_commit(rb, &ctx);
 end:
-	/* Release: pairs with the holder's acquire load (shm_thread.h). */
-	__atomic_store_n(&rb->ctl->thread_busy, 0, __ATOMIC_RELEASE);
+	ust_thread_leave(rb);
 	return ret;
+}
+
+int ust_thread_reserve_slow(struct ust_thread_slot *slot, uint32_t id, size_t len,
+			    struct ust_event_ctx *ctx)
+{
+	struct ust_rb *rb = slot->rb;
+	int ret;
+
+	ret = ust_rb_reserve_slow(rb, id, len, ctx);
+	if (ret < 0) {
+		slot->pos = UINT64_MAX;
+		ust_thread_leave(rb);
+		return ret;
+	}
+	/*
+	 * ust_thread_commit() publishes it: not counted as a write a signal
+	 * handler could interrupt (ring_buffer.h), since a handler writes to
+	 * the per-CPU buffers meanwhile, whose packets this one holds none of.
+	 */
+	ust_rb_open_events--;
+	cursor_set(slot, ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX),
+		   __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED));
+	slot->chained = 0;
+	return 0;
 }

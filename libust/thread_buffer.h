@@ -5,10 +5,12 @@
  * plain loads and stores (libustcomm/shm_layout.h, UST_SHM_FLAG_THREAD).
  * For function events, two per call, where the per-CPU ring's 16-byte
  * compare-and-exchange and locked commit add were most of the cost
- * (manual 10.5). A thread takes a free one at its first function event in
- * the channel and gives it back when it exits. An event goes to the
- * per-CPU buffer instead when no thread buffer is free, when a flush
- * holds the thread's (libustcomm/shm_thread.h), and when a signal handler
+ * (manual 10.5), and for a channel's typed events when asked. A thread
+ * takes a free one at its first such event in the channel and gives it
+ * back when it exits; it keeps one per channel, in up to
+ * UST_THREAD_SLOTS channels. An event goes to the per-CPU buffer instead
+ * when no thread buffer (or slot) is free, when a flush holds the
+ * thread's (libustcomm/shm_thread.h), and when a signal handler
  * interrupted the thread's own write to it.
  *
  * Async-signal-safe: the writer's stores go to memory only its thread
@@ -40,10 +42,15 @@ struct ust_thread_slot {
 	uint64_t room;			/* bytes from there to the packet's end */
 	uint64_t last;			/* time of the event before */
 	uint64_t *count;		/* commit count of the packet */
-	uint64_t key;			/* the chain's (rb_chain.h) */
+	uint64_t key;			/* the chain's (rb_chain.h), */
+	int chained;			/* when the event before was a chained one */
 };
 
-extern __thread struct ust_thread_slot ust_thread_slot
+/* Channels with thread buffers a thread writes at once: the first slot is
+ * looked at inline, the others out of line. */
+#define UST_THREAD_SLOTS	4
+
+extern __thread struct ust_thread_slot ust_thread_slots[UST_THREAD_SLOTS]
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* At start-up, in a normal context, when channels get thread buffers: so
@@ -52,25 +59,67 @@ extern __thread struct ust_thread_slot ust_thread_slot
  * by someone else: the taking thread is writing its first event);
  * async-signal-safe. */
 void ust_thread_buffer_init(void (*populate)(void));
-/* Takes a free thread buffer of chan for the calling thread: the slot,
- * whose rb is NULL when none is free. */
-struct ust_thread_slot *ust_thread_buffer_take(struct ust_channel *chan);
+/* The calling thread's slot of chan, taking a free thread buffer of chan
+ * into a free slot when it has none; NULL when no slot or no buffer is
+ * free. */
+struct ust_thread_slot *ust_thread_buffer_find(struct ust_channel *chan);
 /* In a fork() child: the parent's buffers are gone (trace_fork.c). */
 void ust_thread_buffer_forget(void);
 
 /* The calling thread's buffer in chan, or NULL. */
 static inline struct ust_thread_slot *ust_thread_buffer(struct ust_channel *chan)
 {
-	struct ust_thread_slot *slot = &ust_thread_slot;
+	struct ust_thread_slot *slot = &ust_thread_slots[0];
 
 	if (__builtin_expect(slot->chan != chan || slot->gen != chan->gen, 0))
-		slot = ust_thread_buffer_take(chan);
+		return ust_thread_buffer_find(chan);
 	return slot->rb ? slot : NULL;
 }
 
-/* The general case of ust_thread_write_chained(): thread_buffer.c. */
+/*
+ * Enters the thread's write to its buffer rb, or says -EAGAIN. Busy
+ * already: we are a signal handler that interrupted this thread's write
+ * (its store of 1 is the thread's own). Then, the slot must still hold
+ * rb: a signal handler that landed before our store may have given the
+ * slot to another channel (only a retired channel's: see
+ * ust_thread_buffer_find()), whose buffer nobody else takes, so our store
+ * of thread_busy there harms no one.
+ */
+static inline int ust_thread_enter(struct ust_thread_slot *slot, struct ust_rb *rb)
+{
+	struct ust_shm_ctl *ctl = rb->ctl;
+
+	if (__builtin_expect(__atomic_load_n(&ctl->thread_busy, __ATOMIC_RELAXED) != 0, 0))
+		return -EAGAIN;
+	__atomic_store_n(&ctl->thread_busy, 1, __ATOMIC_RELAXED);
+	/*
+	 * No CPU barrier between that store and the load of flush_req: the
+	 * holder's membarrier gives this thread one (shm_thread.h). The
+	 * compiler must still keep them in order. Acquire: pairs with the
+	 * release store of ust_shm_thread_release(), so a flush that held
+	 * the buffer before is seen whole, its position included.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&ctl->flush_req, __ATOMIC_ACQUIRE) != 0 ||
+			     slot->rb != rb, 0)) {
+		__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* Leaves it. Release: pairs with the holder's acquire load (shm_thread.h). */
+static inline void ust_thread_leave(struct ust_rb *rb)
+{
+	__atomic_store_n(&rb->ctl->thread_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* The general cases of ust_thread_write_chained() and
+ * ust_thread_reserve(): thread_buffer.c. */
 int ust_thread_write_slow(struct ust_thread_slot *slot, uint32_t long_id, size_t long_len,
 			  uint64_t long_key, const void *long_data);
+int ust_thread_reserve_slow(struct ust_thread_slot *slot, uint32_t id, size_t len,
+			    struct ust_event_ctx *ctx);
 
 /* A few bytes: memcpy() of a length known only at run time is a call. */
 static inline __attribute__((always_inline)) void ust_thread_copy(char *to, const char *from,
@@ -114,38 +163,24 @@ static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_
 					   size_t long_len, uint64_t long_key,
 					   const void *long_data)
 {
-	struct ust_shm_ctl *ctl = slot->rb->ctl;
+	struct ust_rb *rb = slot->rb;
+	struct ust_shm_ctl *ctl = rb->ctl;
 	uint64_t ts, size, len;
 	uint32_t word, id;
 	int is_short;
 	char *p;
 
-	/* Busy already: we are a signal handler that interrupted this
-	 * thread's write (its store of 1 is the thread's own). */
-	if (__builtin_expect(__atomic_load_n(&ctl->thread_busy, __ATOMIC_RELAXED) != 0, 0))
+	if (ust_thread_enter(slot, rb) < 0)
 		return -EAGAIN;
-	__atomic_store_n(&ctl->thread_busy, 1, __ATOMIC_RELAXED);
-	/*
-	 * No CPU barrier between that store and the load of flush_req: the
-	 * holder's membarrier gives this thread one (shm_thread.h). The
-	 * compiler must still keep them in order. Acquire: pairs with the
-	 * release store of ust_shm_thread_release(), so a flush that held
-	 * the buffer before is seen whole, its position included.
-	 */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&ctl->flush_req, __ATOMIC_ACQUIRE) != 0, 0)) {
-		__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
-		return -EAGAIN;
-	}
 	if (__builtin_expect(!ust_clock_is_tsc() ||
 			     __atomic_load_n(&ctl->write_offset, __ATOMIC_RELAXED) != slot->pos, 0))
 		goto slow;
 	ts = ust_clock_read_kind(1);
 	if (ts < slot->last)
 		ts = slot->last;
-	/* The previous event of the stream is this thread's: the cursor is
-	 * current. */
-	is_short = short_key == UST_RB_KEY_ANY || short_key == slot->key;
+	/* The previous event of the stream is this thread's (the cursor is
+	 * current), a chained one unless a typed event came between. */
+	is_short = slot->chained && (short_key == UST_RB_KEY_ANY || short_key == slot->key);
 	id = is_short ? short_id : long_id;
 	len = is_short ? short_len : long_len;
 	size = UST_EVENT_HEADER_COMPACT_SIZE + len;
@@ -160,6 +195,7 @@ static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_
 	slot->last = ts;
 	if (!is_short)
 		slot->key = long_key;
+	slot->chained = 1;
 	/* The reservation: ustd reads the pair while we write (drain
 	 * statistics, a rescue after a crash): one aligned store each. */
 	__atomic_store_n(&ctl->write_offset, slot->pos, __ATOMIC_RELAXED);
@@ -178,11 +214,77 @@ static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_
 	 */
 	__atomic_store_n(slot->count, __atomic_load_n(slot->count, __ATOMIC_RELAXED) + size,
 			 __ATOMIC_RELEASE);
-	/* Release: pairs with the holder's acquire load (shm_thread.h). */
-	__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
+	ust_thread_leave(rb);
 	return is_short;
 slow:
 	return ust_thread_write_slow(slot, long_id, long_len, long_key, long_data);
+}
+
+/*
+ * ust_rb_reserve() into the thread's buffer, for a typed event whose
+ * payload (len bytes) the caller writes before ust_thread_commit(); the
+ * thread stays in its write meanwhile. The same order of stores as
+ * ust_thread_write_chained(), split at the payload. Returns 0, -ENOBUFS
+ * (discarded, counted) or -EAGAIN (write to the per-CPU buffer instead).
+ */
+static inline int ust_thread_reserve(struct ust_thread_slot *slot, uint32_t id, size_t len,
+				     struct ust_event_ctx *ctx)
+{
+	struct ust_rb *rb = slot->rb;
+	struct ust_shm_ctl *ctl = rb->ctl;
+	uint64_t ts, size, pos;
+	uint32_t word;
+	char *p;
+
+	if (ust_thread_enter(slot, rb) < 0)
+		return -EAGAIN;
+	if (__builtin_expect(!ust_clock_is_tsc() ||
+			     __atomic_load_n(&ctl->write_offset, __ATOMIC_RELAXED) != slot->pos, 0))
+		goto slow;
+	ts = ust_clock_read_kind(1);
+	if (ts < slot->last)
+		ts = slot->last;
+	size = UST_EVENT_HEADER_COMPACT_SIZE + len;
+	if (__builtin_expect(!ust_event_header_is_compact(id, ts, slot->last) ||
+			     size >= slot->room, 0))
+		goto slow;
+	p = slot->at;
+	pos = slot->pos;
+	slot->pos += size;
+	slot->at += size;
+	slot->room -= size;
+	slot->last = ts;
+	/* A chained event after this one is written long (event_chain.h). */
+	slot->chained = 0;
+	__atomic_store_n(&ctl->write_offset, slot->pos, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->last_timestamp, ts, __ATOMIC_RELAXED);
+	word = id | (uint32_t)(ts << 5);
+	ust_put_u32(p, word & ~UINT32_C(0xff));
+	ctx->payload = p + UST_EVENT_HEADER_COMPACT_SIZE;
+	ctx->buf = rb;
+	ctx->offset = pos;
+	ctx->len = (uint32_t)size | (word & 0xff) << 24;
+	return 0;
+slow:
+	return ust_thread_reserve_slow(slot, id, len, ctx);
+}
+
+/* Publishes what ust_thread_reserve() reserved, and leaves the write. */
+static inline void ust_thread_commit(const struct ust_event_ctx *ctx)
+{
+	struct ust_rb *rb = ctx->buf;
+	uint64_t pos = ctx->offset;
+	uint32_t idx = ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);
+	uint8_t *first = (uint8_t *)rb->data + (size_t)idx * rb->subbuf_size +
+		ust_rb_subbuf_offset(rb, pos);
+	uint64_t *count = &ust_shm_commits(rb->ctl)[idx].count;
+
+	/* The orders and pairings of ust_thread_write_chained(); the count
+	 * cannot reach its target before the packet's padding either. */
+	__atomic_store_n(first, (uint8_t)(ctx->len >> 24), __ATOMIC_RELEASE);
+	__atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) +
+			 (ctx->len & UST_EVENT_SIZE_MAX), __ATOMIC_RELEASE);
+	ust_thread_leave(rb);
 }
 
 #endif

@@ -307,7 +307,7 @@ int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char *
 		{ "subbuf-num", '\0', POPT_ARG_STRING, &ut->subbuf_num, 0,
 		  "sub-buffers per buffer, a power of two", "N" },
 		{ "thread-buffers", '\0', POPT_ARG_STRING, &ut->thread_buffers, 0,
-		  "function tracing: buffers of the ust_func channel that each thread writes alone, without atomic operations (default 8; 0: per-CPU buffers only; usttrace(1))",
+		  "buffers of each channel that a thread writes alone, without atomic operations, beside the per-CPU ones (default: 8 for the function events' channel ust_func when they are traced, none for the others; 0: per-CPU buffers only; usttrace(1))",
 		  "N" },
 		{ "blocking-timeout", '\0', POPT_ARG_STRING, &ut->blocking, 0,
 		  "when a buffer is full, wait up to TIMEOUT for ustd instead of discarding: 0 (never; the default, but with -m patterns of ust_func: events, whose default is inf), inf (as long as ustd lives) or microseconds (us, ms, s suffixes allowed); never in signal handlers",
@@ -529,6 +529,7 @@ int usttrace_parse(struct usttrace *ut, poptContext *pcp, int argc, const char *
 			goto end;
 		}
 		ut->nr_thread_buffers = (uint32_t)n;
+		ut->thread_buffers_all = true;
 	} else if (usttrace_traces_functions(ut)) {
 		ut->nr_thread_buffers = USTTRACE_THREAD_BUFFERS_DEFAULT;
 	}

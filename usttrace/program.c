@@ -66,11 +66,15 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
 	if (ut->func_record.len)
 		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
-	if (ut->nr_thread_buffers) {
+	if (ut->thread_buffers_all || ut->nr_thread_buffers) {
 		char spec[32];
 
-		snprintf(spec, sizeof(spec), "%.*s:%u", (int)strlen(USTCOMM_FUNC_PROVIDER) - 1,
-			 USTCOMM_FUNC_PROVIDER, ut->nr_thread_buffers);
+		if (ut->thread_buffers_all)
+			snprintf(spec, sizeof(spec), "%u", ut->nr_thread_buffers);
+		else
+			snprintf(spec, sizeof(spec), "%.*s:%u",
+				 (int)strlen(USTCOMM_FUNC_PROVIDER) - 1, USTCOMM_FUNC_PROVIDER,
+				 ut->nr_thread_buffers);
 		setenv("UST_THREAD_BUFFERS", spec, 1);
 	}
 	if (ut->plt.on)

@@ -57,7 +57,8 @@ struct usttrace {
 	struct ustcomm_strbuf func_record;	/* UST_FUNC_RECORD (libust-func/func_record.h) */
 	char *func_depth;			/* --func-depth, as given */
 	char *thread_buffers;			/* --thread-buffers, as given */
-	uint32_t nr_thread_buffers;		/* UST_THREAD_BUFFERS for ust_func */
+	uint32_t nr_thread_buffers;		/* UST_THREAD_BUFFERS: for every */
+	bool thread_buffers_all;		/* channel, or for ust_func only */
 	char *func_time;			/* --func-time, as given */
 	struct usttrace_plt plt;		/* --plt, -A, -R */
 };
