@@ -27,6 +27,7 @@ import time
 
 import bench_func
 import bench_func_real
+import bench_thread_buffers
 import bench_plt
 import bench_machine
 import bench_sessions
@@ -139,6 +140,7 @@ class Ust:
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
         self.ustd_args = []         # more of ustd's options (--direct-io)
+        self.extra_env = {}         # more of the program's (UST_THREAD_BUFFERS)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
         self.stats_seen = 0
@@ -206,6 +208,7 @@ class Ust:
                 env["UST_AUTOPROBE"] = self.autoprobe
             if self.channels:
                 env["UST_CHANNELS"] = self.channels
+            env.update(self.extra_env)
         return env
 
     def session(self, kind, filt=None, ctx=None):
@@ -363,7 +366,8 @@ def compile_filter(libpath, expr):
 
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
-            "startup", "func", "func-real", "plt", "sessions", "triggers", "machine")
+            "startup", "func", "func-real", "plt", "sessions", "triggers", "machine",
+            "thread-buffers")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -844,6 +848,8 @@ def main():
                        if "func-real" in args.only else None)
         plt_r = (bench_plt.measure(args.builddir, args.runs, tmp)
                  if "plt" in args.only else None)
+        tb_r = (bench_thread_buffers.measure(ust, lt, args.runs, args.events, log)
+                if "thread-buffers" in args.only else None)
         machine_r = (bench_machine.measure_paths(ust, Ust(args.builddir, tmp), lt, args.runs,
                                                  args.loss_events, log)
                      if "machine" in args.only else None)
@@ -878,6 +884,9 @@ def main():
     if plt_r:
         print()
         print(bench_plt.table(*plt_r))
+    if tb_r:
+        print()
+        print(bench_thread_buffers.table(*tb_r, args.runs, args.events))
     if machine_r:
         print()
         print(bench_machine.table(machine_r[0], machine_r[2] if lt else None))
