@@ -173,6 +173,16 @@ void ust_channel_populate(struct ust_channel *chan)
 		ust_rb_populate(&chan->bufs[i]);
 }
 
+struct ust_rb *ust_channel_unpopulated(struct ust_channel *chan)
+{
+	uint32_t i;
+
+	for (i = 0; i < chan->nr_bufs; i++)
+		if (__atomic_load_n(&chan->bufs[i].unpopulated, __ATOMIC_RELAXED))
+			return &chan->bufs[i];
+	return NULL;
+}
+
 void ust_channel_destroy(struct ust_channel *chan)
 {
 	uint32_t i;

@@ -70,6 +70,8 @@ int ust_channel_attach(struct ust_channel **out, const char *name, uint32_t stre
  * (start-up, an event) leaves this to the listener thread when there is
  * one (libust/control.c). Async-signal-safe. */
 void ust_channel_populate(struct ust_channel *chan);
+/* A buffer of the channel whose pages are still to be made, or NULL. */
+struct ust_rb *ust_channel_unpopulated(struct ust_channel *chan);
 /* Unmaps and frees: only where no thread can be writing (fork child, errors). */
 void ust_channel_destroy(struct ust_channel *chan);
 /* See above; release_memory once ustd no longer reads the buffers. */

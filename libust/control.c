@@ -59,6 +59,7 @@
 #include "libust/interrupted_wait.h"
 #include "libust/lock.h"
 #include "libust/registry.h"
+#include "libust/ring_buffer.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/trace.h"
 #include "libustcomm/ctl_protocol.h"
@@ -480,14 +481,22 @@ static void control_handler(int sig, siginfo_t *si, void *uc)
 static void *listener(void *arg)
 {
 	struct pollfd pfds[MAX_CONNS + 2];
+	struct ust_rb *rb;
 	uint64_t kicks;
 	nfds_t n;
 	int i;
 
 	(void)arg;
 	for (;;) {
+		for (;;) {
+			ust_lock();
+			rb = ust_trace_unpopulated();
+			ust_unlock();
+			if (!rb)
+				break;
+			ust_rb_populate(rb);
+		}
 		ust_lock();
-		ust_trace_populate();
 		n = 0;
 		if (ctl.listen_fd >= 0)
 			pfds[n++] = (struct pollfd){ .fd = ctl.listen_fd, .events = POLLIN };

@@ -60,6 +60,14 @@ const char *ust_trace_state_name(void);
 enum ust_trace_state ust_trace_state(void);
 /* Makes the pages of every buffer not made yet (channel.h). */
 void ust_trace_populate(void);
+/*
+ * One buffer whose pages are still to be made, or NULL: for the listener
+ * thread, which makes them (ust_rb_populate()) after ust_unlock(), so that
+ * the program's threads are not kept waiting for the lock meanwhile
+ * (milliseconds a buffer). A buffer's memory is never unmapped while
+ * another thread may touch it (channel.h).
+ */
+struct ust_rb *ust_trace_unpopulated(void);
 
 /* output: where the trace goes (trace_output.h); NULL or "" keeps what
  * ust_trace_set_output() chose, or ustd's choice. */

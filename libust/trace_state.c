@@ -119,6 +119,21 @@ int ust_trace_valid_name(const char *name)
 	return 1;
 }
 
+struct ust_rb *ust_trace_unpopulated(void)
+{
+	struct ust_rb *rb;
+	unsigned i, slot;
+
+	for (slot = 0; slot < UST_TRACES_MAX; slot++) {
+		for (i = 0; i < ust_traces[slot].nr_channels; i++) {
+			rb = ust_channel_unpopulated(ust_traces[slot].channels[i]);
+			if (rb)
+				return rb;
+		}
+	}
+	return NULL;
+}
+
 void ust_trace_populate(void)
 {
 	unsigned i, slot;

@@ -5,6 +5,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "libustcomm/log.h"
 #include "usttrace/attach.h"
 #include "usttrace/private_ustd.h"

@@ -6,9 +6,11 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
 #include "libustcomm/rundir.h"
