@@ -1,21 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Many threads tracing at once on 2 CPUs: every event of every thread
-recorded once, in order per thread, nothing discarded with default buffers."""
+recorded once, in order per thread, nothing discarded with default buffers;
+also through thread buffers (libust/thread_buffer.h), fewer of them than
+threads: the threads that find none free write the per-CPU buffers beside
+them, and a thread's buffer goes to the next when it exits."""
+
+import os
 
 from ustest import Tap, Workspace, app, babeltrace_check, read_trace_ints
 
 THREADS, PER = 8, 20000
 # The event path's inline case needs the rseq area and the TSC; without
 # either it takes libust's general one (libust/event.c, ring_buffer.h).
-RUNS = [("", {}),
-        (" (no rseq area)", {"GLIBC_TUNABLES": "glibc.pthread.rseq=0"}),
-        (" (monotonic clock)", {"UST_CLOCK": "monotonic"})]
+# Thread buffers: 4 for 8 threads, and with the monotonic clock, which
+# takes their general case for every event.
+RUNS = [("", [], {}),
+        (" (no rseq area)", [], {"GLIBC_TUNABLES": "glibc.pthread.rseq=0"}),
+        (" (monotonic clock)", [], {"UST_CLOCK": "monotonic"}),
+        (" (4 thread buffers)", ["--thread-buffers", "4"], {}),
+        (" (4 thread buffers, monotonic clock)", ["--thread-buffers", "4"],
+         {"UST_CLOCK": "monotonic"})]
+NCPUS = os.sysconf("SC_NPROCESSORS_CONF")
+
+
+def streams_written(trace):
+    """{stream number: bytes} of the trace's stream files of channel ust."""
+    out = {}
+    for f in os.listdir(trace):
+        if f.startswith("ust_") and f[4:].isdigit():
+            out[int(f[4:])] = os.path.getsize(os.path.join(trace, f))
+    return out
+
+
 t = Tap()
-for label, env in RUNS:
+for label, args, env in RUNS:
     ws = Workspace()
     # Buffers that hold everything: zero loss must not depend on scheduling.
-    res = ws.usttrace(["--subbuf-size", "1048576", "--subbuf-num", "8", app("threads"),
-                       str(THREADS), str(PER)], **env)
+    res = ws.usttrace(["--subbuf-size", "1048576", "--subbuf-num", "8"] + args +
+                      [app("threads"), str(THREADS), str(PER)], **env)
     t.eq(res.returncode, 0, "usttrace and program succeed" + label)
     dirs = ws.trace_dirs()
     t.eq(len(dirs), 1, "one trace" + label)
@@ -30,5 +52,15 @@ for label, env in RUNS:
     t.ok(all(seqs.get(th) == list(range(PER)) for th in range(THREADS)),
          "each thread's events complete and in order" + label,
          {th: (len(v), v[:5]) for th, v in seqs.items()})
+    written = streams_written(dirs[0]) if dirs else {}
+    if args:
+        extra = {n: b for n, b in written.items() if n >= NCPUS}
+        t.ok(sorted(extra) == list(range(NCPUS, NCPUS + 4)),
+             "4 thread-buffer streams after the %d per-CPU ones%s" % (NCPUS, label), written)
+        t.ok(any(b > 0 for b in extra.values()),
+             "the events went to thread buffers (given back at each thread's exit, "
+             "taken again by the next)" + label, written)
+    else:
+        t.ok(written and max(written) < NCPUS, "per-CPU streams only" + label, written)
     ws.cleanup()
 t.done()
