@@ -8,6 +8,7 @@
 
 __thread struct ust_thread_slot ust_thread_slots[UST_THREAD_SLOTS]
 	__attribute__((tls_model("initial-exec")));
+__thread uint32_t ust_thread_writing __attribute__((tls_model("initial-exec")));
 
 /* Gives the thread's buffers back when it exits; 0: no key, buffers are
  * kept by their thread until the trace ends. */
@@ -68,11 +69,11 @@ static struct ust_rb *take(struct ust_channel *chan, uint32_t tid)
 
 /*
  * A slot the thread may give to another channel: one never used, or one
- * of a retired channel, whose buffer nobody takes any more. A live
- * channel's slot is never taken back, so a thread's write into its
- * buffer (which may be what a signal handler running this interrupted)
- * never loses it; ust_thread_enter() catches the write into a retired
- * one whose slot changed under it.
+ * of a retired channel, whose buffer nobody takes any more, unless we are
+ * a signal handler that interrupted a write of the thread's, which may be
+ * into that one. A live channel's slot is never taken back.
+ * ust_thread_enter() catches a write into a retired one whose slot
+ * changed before the write counted itself.
  */
 static struct ust_thread_slot *free_slot(void)
 {
@@ -81,7 +82,8 @@ static struct ust_thread_slot *free_slot(void)
 
 	for (i = 0; i < UST_THREAD_SLOTS; i++) {
 		slot = &ust_thread_slots[i];
-		if (!slot->chan || __atomic_load_n(&slot->chan->retired, __ATOMIC_RELAXED))
+		if (!slot->chan || (!ust_thread_writing &&
+				    __atomic_load_n(&slot->chan->retired, __ATOMIC_RELAXED)))
 			return slot;
 	}
 	return NULL;

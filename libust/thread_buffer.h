@@ -52,6 +52,11 @@ struct ust_thread_slot {
 
 extern __thread struct ust_thread_slot ust_thread_slots[UST_THREAD_SLOTS]
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Writes of this thread into a thread buffer under way: more than 1 when
+ * a signal handler's interrupts one. Only this thread and its handlers
+ * touch it, each handler's changes undone before it returns. */
+extern __thread uint32_t ust_thread_writing
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* At start-up, in a normal context, when channels get thread buffers: so
  * that a thread's buffers go back when it exits. populate: called when a
@@ -80,17 +85,19 @@ static inline struct ust_thread_slot *ust_thread_buffer(struct ust_channel *chan
  * Enters the thread's write to its buffer rb, or says -EAGAIN. Busy
  * already: we are a signal handler that interrupted this thread's write
  * (its store of 1 is the thread's own). Then, the slot must still hold
- * rb: a signal handler that landed before our store may have given the
- * slot to another channel (only a retired channel's: see
- * ust_thread_buffer_find()), whose buffer nobody else takes, so our store
- * of thread_busy there harms no one.
+ * rb: a signal handler that landed before ust_thread_writing counted us
+ * may have given the slot to another channel (only a retired channel's:
+ * see ust_thread_buffer_find()), whose buffer nobody else takes, so our
+ * store of thread_busy there harms no one; one that lands after cannot.
  */
 static inline int ust_thread_enter(struct ust_thread_slot *slot, struct ust_rb *rb)
 {
 	struct ust_shm_ctl *ctl = rb->ctl;
 
+	ust_thread_writing++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&ctl->thread_busy, __ATOMIC_RELAXED) != 0, 0))
-		return -EAGAIN;
+		goto busy;
 	__atomic_store_n(&ctl->thread_busy, 1, __ATOMIC_RELAXED);
 	/*
 	 * No CPU barrier between that store and the load of flush_req: the
@@ -103,15 +110,21 @@ static inline int ust_thread_enter(struct ust_thread_slot *slot, struct ust_rb *
 	if (__builtin_expect(__atomic_load_n(&ctl->flush_req, __ATOMIC_ACQUIRE) != 0 ||
 			     slot->rb != rb, 0)) {
 		__atomic_store_n(&ctl->thread_busy, 0, __ATOMIC_RELEASE);
-		return -EAGAIN;
+		goto busy;
 	}
 	return 0;
+busy:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ust_thread_writing--;
+	return -EAGAIN;
 }
 
 /* Leaves it. Release: pairs with the holder's acquire load (shm_thread.h). */
 static inline void ust_thread_leave(struct ust_rb *rb)
 {
 	__atomic_store_n(&rb->ctl->thread_busy, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ust_thread_writing--;
 }
 
 /* The general cases of ust_thread_write_chained() and
