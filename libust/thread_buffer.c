@@ -32,12 +32,24 @@ static void give_back(const struct ust_channel *chan, uint32_t tid)
 	}
 }
 
+/*
+ * The thread still runs code after this: the destructors of keys made
+ * after ours, signal handlers. Its events from now on go to the per-CPU
+ * buffers (the slot still matches the channel, with no buffer): the one it
+ * gives back is the next owner's, who writes it with plain stores too.
+ * The slot first, so that a handler that interrupts us after the buffer
+ * went back finds none.
+ */
 static void thread_exit(void *arg)
 {
 	struct ust_thread_slot *slot = arg;
+	const struct ust_channel *chan = slot->chan;
 
-	if (slot->chan && slot->rb)
-		give_back(slot->chan, (uint32_t)ust_ctx_vtid());
+	if (!chan || !slot->rb)
+		return;
+	__atomic_store_n(&slot->rb, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	give_back(chan, (uint32_t)ust_ctx_vtid());
 }
 
 void ust_thread_buffer_init(void (*populate)(void))
