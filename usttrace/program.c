@@ -66,7 +66,9 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
 	if (ut->func_record.len)
 		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
-	if (ut->nr_thread_buffers) {
+	/* --thread-buffers 0 too: off means off, whatever UST_THREAD_BUFFERS
+	 * the environment passed down. */
+	if (ut->nr_thread_buffers || ut->thread_buffers) {
 		char spec[32];
 
 		snprintf(spec, sizeof(spec), "%.*s:%u", (int)strlen(USTCOMM_FUNC_PROVIDER) - 1,
