@@ -15,8 +15,8 @@
  *     joined before the next starts).
  *   signal HANDLERS              one thread calls outer() in a loop while
  *     another sends it SIGUSR1, HANDLERS times, each once the handler
- *     before ran, at varied moments; the handler calls handler(), which
- *     calls sig_leaf().
+ *     before ran, at varied moments (and at most SIGNAL_BUDGET calls
+ *     apart); the handler calls handler(), which calls sig_leaf().
  *   crash CALLS FILE             two threads: the main one calls outer()
  *     CALLS times in killer() and kills the process (SIGKILL) inside the
  *     first leaf() of the last, made once the other completed CALLS; the
@@ -155,6 +155,10 @@ static NOTRACE int run(int n, long calls_each, int all_at_once)
 
 static volatile sig_atomic_t handlers;
 static volatile int stop_loop;
+/* Calls of outer() the loop may still make: as many per signal at most,
+ * so that the trace stays small however late the signals come. */
+static int budget;
+#define SIGNAL_BUDGET	200
 
 static __attribute__((noinline)) void sig_leaf(int i)
 {
@@ -174,8 +178,12 @@ static __attribute__((noinline)) void signalled_loop(void)
 	int i = 0;
 
 	calls[F_SIGNALLED]++;
-	while (!stop_loop)
-		outer(i++);
+	while (!stop_loop) {
+		if (__atomic_load_n(&budget, __ATOMIC_RELAXED) > 0) {
+			outer(i++);
+			__atomic_fetch_sub(&budget, 1, __ATOMIC_RELAXED);
+		}
+	}
 }
 
 static NOTRACE void *signalled(void *arg)
@@ -199,12 +207,13 @@ static NOTRACE int signal_storm(long want)
 	if (sigaction(SIGUSR1, &sa, NULL) < 0 || pthread_create(&th, NULL, signalled, NULL))
 		return 1;
 	for (k = 0; k < want; k++) {
+		__atomic_store_n(&budget, SIGNAL_BUDGET, __ATOMIC_RELAXED);
+		/* Each lands elsewhere in the loop's calls. */
+		for (spin = 0; spin < (k * 7919) % 4096; spin++)
+			;
 		pthread_kill(th, SIGUSR1);
 		while (handlers <= k)
 			sched_yield();
-		/* The next lands elsewhere in the loop's calls. */
-		for (spin = 0; spin < (k * 7919) % 4096; spin++)
-			;
 	}
 	stop_loop = 1;
 	pthread_join(th, NULL);

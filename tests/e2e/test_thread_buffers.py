@@ -29,11 +29,11 @@ NCPUS = os.sysconf("SC_NPROCESSORS_CONF")
 PROG = app("func_threads")
 
 
-def usttrace(label, args, tb=None, timeout=60, **env):
-    """usttrace -m 'ust_func:*' [--thread-buffers tb] func_threads args,
-    into a directory of its own: (result, that directory)."""
+def usttrace(label, args, tb=None, opts=(), timeout=60, **env):
+    """usttrace -m 'ust_func:*' [--thread-buffers tb] opts func_threads
+    args, into a directory of its own: (result, that directory)."""
     out = os.path.join(ws.root, label)
-    cmd = [USTTRACE, "-o", out, "-m", "ust_func:*"]
+    cmd = [USTTRACE, "-o", out, "-m", "ust_func:*"] + list(opts)
     if tb is not None:
         cmd += ["--thread-buffers", str(tb)]
     res = subprocess.run(cmd + [PROG] + [str(a) for a in args], env=ws.env(**env),
@@ -148,7 +148,8 @@ class Trace:
 
 
 def env_ncpus(path):
-    m = re.search(r"\bncpus = (\d+);", open(os.path.join(path, "metadata"), errors="replace").read())
+    with open(os.path.join(path, "metadata"), errors="replace") as f:
+        m = re.search(r"\bncpus = (\d+);", f.read())
     return int(m.group(1)) if m else None
 
 
@@ -197,26 +198,37 @@ def one_trace(res, out, label):
     return dirs[0]
 
 
+def traced_calls(label, args, threads, tb=None, opts=(), **env):
+    """Traces func_threads args and checks what every run must give: one
+    trace, which babeltrace2 reads, the calls of that many threads there
+    exactly, nested, nothing discarded. (result, trace directory, Trace,
+    printed calls), the last three None when there is no trace."""
+    res, out = usttrace(label, args, tb, opts, **env)
+    path = one_trace(res, out, label)
+    if not path:
+        return res, None, None, None
+    tr = Trace(path, label)
+    printed = printed_calls(res.stdout)
+    t.eq(len(printed), threads, "%s: %d threads counted their calls" % (label, threads))
+    exact(tr, printed, label)
+    balanced(tr, label)
+    t.eq(tr.discarded, 0, "%s: nothing discarded" % label)
+    return res, path, tr, printed
+
+
 # --- 1. Fewer threads than buffers: each writes a buffer of its own.
 label = "3 threads, 8 buffers"
-res, out = usttrace("fewer", ["run", 3, 1000, "together"])
-path = one_trace(res, out, label)
+res, path, tr, printed = traced_calls(label, ["run", 3, 1000, "together"], 3)
 if path:
     t.eq(stream_files(path), want_files(8),
          "%s: the streams are ust_func_0..%d, %d per CPU and 8 thread buffers"
          % (label, NCPUS + 7, NCPUS))
     t.eq(env_ncpus(path), NCPUS, "%s: the trace's env says ncpus = get_nprocs_conf()" % label)
-    tr = Trace(path, label)
-    printed = printed_calls(res.stdout)
-    t.eq(len(printed), 3, "%s: three threads counted their calls" % label)
-    exact(tr, printed, label)
-    balanced(tr, label)
     t.eq({tid: sorted(c) for tid, c in tr.streams.items() if len(c) != 1 or min(c) < NCPUS}, {},
          "%s: each thread's function events are all in one thread-buffer stream (>= %d)"
          % (label, NCPUS))
     t.eq({i: sorted(tids) for i, tids in tr.stream_tids.items() if len(tids) != 1}, {},
          "%s: and no two threads share one" % label)
-    t.eq(tr.discarded, 0, "%s: nothing discarded" % label)
     want = collections.Counter()
     for c in printed.values():
         want.update(c)
@@ -224,18 +236,25 @@ if path:
     t.eq((rc, rows), (0, dict(want)),
          "%s: ust-summary counts the calls of each function the threads made" % label)
 
+# Rings of 16 KiB that each thread fills many times over: packets opened
+# and closed by the thread alone, and waits for ustd (function tracing is
+# lossless).
+label = "2 threads, 4 sub-buffers of 4 KiB"
+res, path, tr, printed = traced_calls(label, ["run", 2, 3000, "together"], 2,
+                                      opts=["--subbuf-size", "4k", "--subbuf-num", "4"])
+if path:
+    sizes = {i: os.path.getsize(os.path.join(path, "ust_func_%d" % i))
+             for c in tr.streams.values() for i in c}
+    t.ok(len(sizes) == 2 and min(sizes) >= NCPUS and min(sizes.values()) > 4 * 16384,
+         "%s: each thread went round a thread buffer's ring of its own more than 4 times"
+         % label, "bytes per stream: %r" % sizes)
+
 # --- 2. More threads than buffers, all alive at once.
 label = "5 threads, --thread-buffers 2"
-res, out = usttrace("more", ["run", 5, 1000, "together"], tb=2)
-path = one_trace(res, out, label)
+res, path, tr, printed = traced_calls(label, ["run", 5, 1000, "together"], 5, tb=2)
 if path:
     t.eq(stream_files(path), want_files(2), "%s: %d per-CPU streams and 2 thread buffers"
          % (label, NCPUS))
-    tr = Trace(path, label)
-    printed = printed_calls(res.stdout)
-    t.eq(len(printed), 5, "%s: five threads counted their calls" % label)
-    exact(tr, printed, label)
-    balanced(tr, label)
     in_tb = {i: sorted(tids) for i, tids in tr.stream_tids.items() if i >= NCPUS}
     t.ok(len(in_tb) == 2 and all(len(v) == 1 for v in in_tb.values()),
          "%s: the 2 thread-buffer streams hold function events, of one thread each" % label,
@@ -244,18 +263,11 @@ if path:
     t.eq({tid: sorted(c) for tid, c in tr.streams.items()
           if tid not in owners and max(c) >= NCPUS}, {},
          "%s: the 3 threads that found none write to per-CPU streams only" % label)
-    t.eq(tr.discarded, 0, "%s: nothing discarded" % label)
 
 # --- 3. A buffer given back at a thread's exit serves the next thread.
 label = "4 threads one after the other, --thread-buffers 1"
-res, out = usttrace("reuse", ["run", 4, 500, "apart"], tb=1)
-path = one_trace(res, out, label)
+res, path, tr, printed = traced_calls(label, ["run", 4, 500, "apart"], 4, tb=1)
 if path:
-    tr = Trace(path, label)
-    printed = printed_calls(res.stdout)
-    t.eq(len(printed), 4, "%s: four threads counted their calls" % label)
-    exact(tr, printed, label)
-    balanced(tr, label)
     t.eq({tid: sorted(c) for tid, c in tr.streams.items() if set(c) != {NCPUS}}, {},
          "%s: all their events are in the one thread-buffer stream, ust_func_%d"
          % (label, NCPUS))
@@ -267,34 +279,21 @@ if path:
 # corrupt it).
 for i in range(3):
     label = "calls after the buffer went back at exit #%d" % (i + 1)
-    res, out = usttrace("exitkey%d" % i, ["exitkey", 3000, 3000], tb=1, UST_DEBUG=1)
-    path = one_trace(res, out, label)
+    res, path, tr, printed = traced_calls(label, ["exitkey", 3000, 3000], 2, tb=1, UST_DEBUG=1)
     if not path:
         continue
     t.ok("corrupted" not in res.stderr, "%s: ustd finds no stream corrupted" % label,
          "\n".join(l for l in res.stderr.splitlines() if "corrupt" in l))
-    tr = Trace(path, label)
-    printed = printed_calls(res.stdout)
-    t.eq(len(printed), 2, "%s: two threads counted their calls" % label)
-    exact(tr, printed, label)
-    balanced(tr, label)
     t.eq(tr.shared(), {}, "%s: no thread writes the buffer while another holds it (each "
          "thread's events in a thread-buffer stream are in one piece)" % label)
-    t.eq(tr.discarded, 0, "%s: nothing discarded" % label)
 
 # --- 4. Signal handlers calling functions in the middle of their thread's.
 label = "SIGUSR1 handlers"
-HANDLERS = 60
-res, out = usttrace("signal", ["signal", HANDLERS])
-path = one_trace(res, out, label)
+HANDLERS = 200
+res, path, tr, printed = traced_calls(label, ["signal", HANDLERS], 1)
 if path:
-    tr = Trace(path, label)
-    printed = printed_calls(res.stdout)
-    t.ok(len(printed) == 1 and list(printed.values())[0].get("handler") == HANDLERS,
-         "%s: %d handlers ran, in the thread calling functions" % (label, HANDLERS),
-         res.stdout[-500:])
-    exact(tr, printed, label)
-    balanced(tr, label)
+    t.eq([c.get("handler") for c in printed.values()], [HANDLERS],
+         "%s: %d handlers ran, in the thread calling functions" % (label, HANDLERS))
     # A handler that interrupted its thread between two writes writes to
     # the thread's buffer, one that interrupted a write to the per-CPU
     # buffers.
@@ -302,17 +301,12 @@ if path:
                                 for ev in tr.fev if ev.kind == "entry" and ev.fn == "handler")
     t.diag("%s: handlers' entries: %r; the thread's calls: %r"
            % (label, dict(where), list(printed.values())))
-    t.eq(tr.discarded, 0, "%s: nothing discarded" % label)
 
 # --- 5. --thread-buffers 0 and bad values.
 label = "--thread-buffers 0"
-res, out = usttrace("zero", ["run", 2, 200, "together"], tb=0)
-path = one_trace(res, out, label)
+res, path, tr, printed = traced_calls(label, ["run", 2, 200, "together"], 2, tb=0)
 if path:
     t.eq(stream_files(path), want_files(0), "%s: per-CPU streams only" % label)
-    tr = Trace(path, label)
-    exact(tr, printed_calls(res.stdout), label)
-    balanced(tr, label)
 # Off means off, whatever the environment says.
 label = "--thread-buffers 0 with UST_THREAD_BUFFERS=ust_func:3 in the environment"
 res, out = usttrace("zeroenv", ["run", 1, 10, "apart"], tb=0, UST_THREAD_BUFFERS="ust_func:3")
@@ -422,8 +416,8 @@ def ustctl(*args):
     return ws.ustctl_fast(list(args))
 
 
-res = [ustctl("create-session", "-o", sout, "tb"), ustctl("enable-marker", "-s", "tb", "ust_func:*"),
-       ustctl("start-session", "tb")]
+res = [ustctl("create-session", "-o", sout, "tb"),
+       ustctl("enable-marker", "-s", "tb", "ust_func:*"), ustctl("start-session", "tb")]
 t.ok(all(r.returncode == 0 for r in res), "%s: a session of ust_func:* events" % label,
      "".join(r.stderr for r in res))
 proc, pid = blocked_app([], ws.env(UST_THREAD_BUFFERS="ust_func:4"))
@@ -444,6 +438,7 @@ if t.ok(pid is not None, "%s: func_threads (UST_THREAD_BUFFERS=ust_func:4) block
         t.eq(tr and sorted(set(tr.stream_tids) - set(range(NCPUS, NCPUS + 4))), [],
              "%s: from a thread-buffer stream" % label)
     stdout, _ = proc.communicate("x\n", timeout=60)
+    t.eq(proc.returncode, 0, "%s: unblocked, it ends" % label)
     res = [ustctl("stop-session", "tb"), ustctl("destroy-session", "tb")]
     t.ok(all(r.returncode == 0 for r in res), "%s: the session ends" % label,
          "".join(r.stderr for r in res))
