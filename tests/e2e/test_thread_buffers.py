@@ -313,6 +313,10 @@ res, out = usttrace("zeroenv", ["run", 1, 10, "apart"], tb=0, UST_THREAD_BUFFERS
 path = one_trace(res, out, label)
 if path:
     t.eq(stream_files(path), want_files(0), "%s: per-CPU streams only" % label)
+label = "--thread-buffers 256, the most"
+res, path, tr, printed = traced_calls(label, ["run", 3, 100, "together"], 3, tb=256)
+if path:
+    t.eq(stream_files(path), want_files(256), "%s: %d streams" % (label, NCPUS + 256))
 for bad in ("-1", "x", "257", ""):
     res, out = usttrace("bad", ["run", 1, 10, "apart"], tb=bad)
     t.ok(res.returncode == 125 and "--thread-buffers" in res.stderr and
