@@ -34,13 +34,23 @@ static void give_back(const struct ust_channel *chan, uint32_t tid)
 	}
 }
 
-/* Channels are never freed while threads may write (channel.h): a slot's
- * channel, retired or not, can be read. */
+/*
+ * The thread still runs code after this: the destructors of keys made
+ * after ours, signal handlers. Its events from now on go to the per-CPU
+ * buffers (each slot still matches its channel, with no buffer): the ones
+ * it gives back are the next owners', who write them with plain stores
+ * too. The slots first, so that a handler that interrupts us after a
+ * buffer went back finds none. Channels are never freed while threads may
+ * write (channel.h): a slot's channel, retired or not, can be read.
+ */
 static void thread_exit(void *arg)
 {
 	uint32_t tid = (uint32_t)ust_ctx_vtid(), i;
 
 	(void)arg;
+	for (i = 0; i < UST_THREAD_SLOTS; i++)
+		__atomic_store_n(&ust_thread_slots[i].rb, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < UST_THREAD_SLOTS; i++)
 		if (ust_thread_slots[i].chan)
 			give_back(ust_thread_slots[i].chan, tid);

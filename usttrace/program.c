@@ -66,6 +66,8 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		setenv("UST_SUBBUF_NUM", ut->subbuf_num, 1);
 	if (ut->func_record.len)
 		setenv("UST_FUNC_RECORD", ut->func_record.buf, 1);
+	/* --thread-buffers 0 too: off means off, whatever UST_THREAD_BUFFERS
+	 * the environment passed down. */
 	if (ut->thread_buffers_all || ut->nr_thread_buffers) {
 		char spec[32];
 
