@@ -458,6 +458,46 @@ else:
     proc.kill()
     proc.wait()
 
+# --- 7b. Flushes while the writers write: ustctl force-switch (libust's
+# hold) and rotate-session (ustd's), one after the other, as fast as they
+# come, while two threads call away. A flush that lands inside a write
+# waits for it; the writer that finds its buffer held writes that event
+# to the per-CPU buffer. Every call once, nested, in the chunks together.
+label = "flushes while two threads write"
+res = [ustctl("create-session", "-o", sout, "storm"),
+       ustctl("enable-marker", "-s", "storm", "ust_func:*"), ustctl("start-session", "storm")]
+t.ok(all(r.returncode == 0 for r in res), "%s: a session of ust_func:* events" % label,
+     "".join(r.stderr for r in res))
+proc = subprocess.Popen([PROG, "run", "2", "150000", "together"],
+                        env=ws.env(UST_THREAD_BUFFERS="ust_func:4"), stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True)
+ws.daemons.append(proc)
+flushes = rotations = 0
+while proc.poll() is None:
+    if ustctl("force-switch", "-t", "storm", proc.pid).returncode == 0:
+        flushes += 1
+    if proc.poll() is None and ustctl("rotate-session", "storm").returncode == 0:
+        rotations += 1
+stdout, _ = proc.communicate(timeout=60)
+t.eq(proc.returncode, 0, "%s: the program ends (%d flushes, %d rotations while it ran)"
+     % (label, flushes, rotations))
+t.ok(flushes + rotations >= 2, "%s: flushed while it wrote" % label,
+     "%d flushes, %d rotations" % (flushes, rotations))
+res = [ustctl("stop-session", "storm"), ustctl("destroy-session", "storm")]
+t.ok(all(r.returncode == 0 for r in res), "%s: the session ends" % label,
+     "".join(r.stderr for r in res))
+tids, lost, names = collections.defaultdict(collections.Counter), 0, None
+# The chunks in the order they were archived: the first has the statedump.
+for d in sorted((d for d in traces_under(sout) if "storm" in d), key=os.path.getmtime):
+    tr = Trace(d, "%s, %s" % (label, os.path.relpath(d, sout)), names)
+    names = names or tr.bin_infos
+    lost += tr.discarded or 0
+    for tid, c in tr.calls.items():
+        tids[tid].update(c)
+t.eq(lost, 0, "%s: nothing discarded" % label)
+t.eq({tid: dict(c) for tid, c in tids.items()}, printed_calls(stdout),
+     "%s: the chunks hold each thread's calls, each once" % label)
+
 # --- 8. fork(): the child writes buffers of its own, in a trace of its own.
 label = "fork"
 res, out = usttrace("fork", ["fork", 300, 200, 100])
