@@ -79,29 +79,21 @@ int ust_channel_create(struct ust_channel **out, const char *name, uint32_t stre
 	chan->ctx = *ctx;
 	chan->ctx_size = ustcomm_ctx_set_size(ctx);
 	memcpy(cfg.uuid, uuid, sizeof(cfg.uuid));
-	for (i = 0; i < nr_cpus; i++) {
+	/* The per-CPU buffers (index: the CPU), then the thread buffers. */
+	for (i = 0; i < nr_cpus + nr_threads; i++) {
 		cfg.cpu = i;
-		cfg.populate = !nr_threads && (i >= CPU_SETSIZE || CPU_ISSET(i, &allowed));
+		cfg.thread = i >= nr_cpus;
+		cfg.populate = cfg.thread ? i - nr_cpus < ready :
+			!nr_threads && (i >= CPU_SETSIZE || CPU_ISSET(i, &allowed));
 		cfg.reuse_wakeup = nr_spare_wakeups > 0;
 		if (cfg.reuse_wakeup)
 			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
 		ret = ust_rb_create(&chan->bufs[i], &cfg);
 		if (ret < 0)
 			goto end;
-		chan->nr_cpus = chan->nr_bufs = i + 1;
-	}
-	cfg.thread = 1;
-	for (i = nr_cpus; i < nr_cpus + nr_threads; i++) {
-		cfg.cpu = i;
-		cfg.populate = i - nr_cpus < ready;
-		cfg.reuse_wakeup = nr_spare_wakeups > 0;
-		if (cfg.reuse_wakeup)
-			cfg.wakeup_fd = spare_wakeups[--nr_spare_wakeups];
-		ret = ust_rb_create(&chan->bufs[i], &cfg);
-		if (ret < 0)
-			goto end;
-		chan->bufs[i].populating = cfg.populate;
 		chan->nr_bufs = i + 1;
+		if (!cfg.thread)
+			chan->nr_cpus = i + 1;
 	}
 	*out = chan;
 	return 0;

@@ -89,28 +89,26 @@ UST_API int ust_event_write_chained(struct ust_rb_chain *chain,
 	struct ust_channel *chan = chain_channel(brief, full, &bb, &bf);
 	struct ust_thread_slot *slot;
 	struct ust_event_ctx ctx;
-	int ret;
+	int ret = -EAGAIN;
 
 	if (!chan)
 		return -ENOENT;
 	/* Contexts are recorded by the per-CPU path only. */
-	if (bb && chan->nr_bufs > chan->nr_cpus && !chan->ctx.nr) {
-		slot = ust_thread_buffer(chan);
-		if (slot) {
-			ret = ust_thread_write_chained(slot, bb->id, brief->len, brief->key,
-						       brief_data, bf->id, full->len, full->key,
-						       full_data);
-			if (ret != -EAGAIN)
-				return ret;
-		}
-	}
-	ret = reserve_chained(&ctx, chain, brief, full, chan, bb, bf,
-			      __builtin_return_address(0));
+	if (bb && chan->nr_bufs > chan->nr_cpus && !chan->ctx.nr &&
+	    (slot = ust_thread_buffer(chan)))
+		ret = ust_thread_reserve_chained(slot, 1, bb->id, brief->len, brief->key, bf->id,
+						 full->len, full->key, &ctx);
+	if (ret == -EAGAIN)
+		ret = reserve_chained(&ctx, chain, brief, full, chan, bb, bf,
+				      __builtin_return_address(0));
 	if (ret < 0)
 		return ret;
 	/* The forms' lengths are the payloads' only: the contexts were
 	 * recorded by the reservation, which moved ctx.payload past them. */
 	ust_thread_copy(ctx.payload, ret ? brief_data : full_data, ret ? brief->len : full->len);
-	ust_event_commit(&ctx);
+	if (((struct ust_rb *)ctx.buf)->thread)
+		ust_thread_commit(&ctx);
+	else
+		ust_event_commit(&ctx);
 	return ret;
 }

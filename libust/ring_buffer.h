@@ -63,7 +63,7 @@ struct ust_rb {
 	 * alone (its id; 0 while no thread holds it). */
 	int thread;
 	uint32_t owner;
-	int populating;			/* thread buffer: its pages asked for */
+	int populating;			/* its pages were asked for (populate) */
 	/* Smallest payload that can never be recorded: a sub-buffer's worth,
 	 * or more than UST_EVENT_SIZE_MAX allows with the longest header. */
 	uint32_t payload_limit;

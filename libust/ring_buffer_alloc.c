@@ -35,6 +35,7 @@ static int rb_map(struct ust_rb *rb, const struct ust_rb_config *cfg, int shm_fd
 	rb->ctl = mem;
 	rb->map_size = map_size;
 	rb->unpopulated = cfg->populate;
+	rb->populating = cfg->populate;
 	rb->subbuf_size = cfg->subbuf_size;
 	rb->subbuf_count = cfg->subbuf_count;
 	rb->cpu = cfg->cpu;

@@ -152,58 +152,21 @@ void ust_thread_buffer_forget(void)
 	memset(ust_thread_slots, 0, sizeof(ust_thread_slots));
 }
 
-/* The cursor after an event of ours that ended at pos, with its time. */
-static void cursor_set(struct ust_thread_slot *slot, uint64_t pos, uint64_t ts)
-{
-	struct ust_rb *rb = slot->rb;
-
-	slot->pos = pos;
-	slot->at = ust_rb_pos_ptr(rb, pos);
-	slot->room = rb->subbuf_size - ust_rb_subbuf_offset(rb, pos);
-	slot->last = ts;
-	slot->count = &ust_shm_commits(rb->ctl)[ust_shm_subbuf_index(rb->subbuf_size,
-								      rb->subbuf_count, pos)].count;
-}
-
 /*
- * Both slow paths take the per-CPU buffer's general reservation, which
- * opens and closes packets, writes extended headers and waits for room;
- * correct with one writer as with many. The cursor then starts again
- * from that event's end, read before the commit: once the packet is
- * complete, ustd may hand the sub-buffer back and a later cycle begin
- * there.
+ * The per-CPU buffer's general reservation, which opens and closes
+ * packets, writes extended headers and waits for room, with the long form
+ * (as the first event of every packet has); correct with one writer as
+ * with many. The cursor then starts again from that event's end, with the
+ * time the reservation stored.
  */
-int ust_thread_write_slow(struct ust_thread_slot *slot, uint32_t long_id, size_t long_len,
-			  uint64_t long_key, const void *long_data)
+int ust_thread_reserve_slow(struct ust_thread_slot *slot, int chained, uint32_t long_id,
+			    size_t long_len, uint64_t long_key, struct ust_event_ctx *ctx)
 {
 	struct ust_rb *rb = slot->rb;
-	struct ust_event_ctx ctx;
+	uint64_t end;
 	int ret;
 
-	/* The long form, as the first event of every packet has. */
-	ret = ust_rb_reserve_slow(rb, long_id, long_len, &ctx);
-	if (ret < 0) {
-		slot->pos = UINT64_MAX;
-		goto end;
-	}
-	ust_thread_copy(ctx.payload, long_data, long_len);
-	cursor_set(slot, ctx.offset + (ctx.len & UST_EVENT_SIZE_MAX),
-		   __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED));
-	slot->key = long_key;
-	slot->chained = 1;
-	ust_rb_commit(rb, &ctx);
-end:
-	ust_thread_leave(rb);
-	return ret;
-}
-
-int ust_thread_reserve_slow(struct ust_thread_slot *slot, uint32_t id, size_t len,
-			    struct ust_event_ctx *ctx)
-{
-	struct ust_rb *rb = slot->rb;
-	int ret;
-
-	ret = ust_rb_reserve_slow(rb, id, len, ctx);
+	ret = ust_rb_reserve_slow(rb, long_id, long_len, ctx);
 	if (ret < 0) {
 		slot->pos = UINT64_MAX;
 		ust_thread_leave(rb);
@@ -215,8 +178,15 @@ int ust_thread_reserve_slow(struct ust_thread_slot *slot, uint32_t id, size_t le
 	 * the per-CPU buffers meanwhile, whose packets this one holds none of.
 	 */
 	ust_rb_open_events--;
-	cursor_set(slot, ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX),
-		   __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED));
-	slot->chained = 0;
+	end = ctx->offset + (ctx->len & UST_EVENT_SIZE_MAX);
+	slot->pos = end;
+	slot->at = ust_rb_pos_ptr(rb, end);
+	slot->room = rb->subbuf_size - ust_rb_subbuf_offset(rb, end);
+	slot->last = __atomic_load_n(&rb->ctl->last_timestamp, __ATOMIC_RELAXED);
+	slot->count = &ust_shm_commits(rb->ctl)[ust_shm_subbuf_index(rb->subbuf_size,
+								      rb->subbuf_count, end)].count;
+	ctx->offset = (uintptr_t)slot;
+	slot->key = long_key;
+	slot->chained = chained;
 	return 0;
 }

@@ -41,7 +41,7 @@ struct ust_thread_slot {
 	char *at;			/* its address */
 	uint64_t room;			/* bytes from there to the packet's end */
 	uint64_t last;			/* time of the event before */
-	uint64_t *count;		/* commit count of the packet */
+	uint64_t *count;		/* commit count of its packet */
 	uint64_t key;			/* the chain's (rb_chain.h), */
 	int chained;			/* when the event before was a chained one */
 };
@@ -127,12 +127,9 @@ static inline void ust_thread_leave(struct ust_rb *rb)
 	ust_thread_writing--;
 }
 
-/* The general cases of ust_thread_write_chained() and
- * ust_thread_reserve(): thread_buffer.c. */
-int ust_thread_write_slow(struct ust_thread_slot *slot, uint32_t long_id, size_t long_len,
-			  uint64_t long_key, const void *long_data);
-int ust_thread_reserve_slow(struct ust_thread_slot *slot, uint32_t id, size_t len,
-			    struct ust_event_ctx *ctx);
+/* The general case of ust_thread_reserve_chained(): thread_buffer.c. */
+int ust_thread_reserve_slow(struct ust_thread_slot *slot, int chained, uint32_t long_id,
+			    size_t long_len, uint64_t long_key, struct ust_event_ctx *ctx);
 
 /* A few bytes: memcpy() of a length known only at run time is a call. */
 static inline __attribute__((always_inline)) void ust_thread_copy(char *to, const char *from,
@@ -154,31 +151,31 @@ static inline __attribute__((always_inline)) void ust_thread_copy(char *to, cons
 }
 
 /*
- * Writes an event of one of two forms (event_chain.h) whole into the
- * thread's buffer: the short one (short_id, short_data of short_len bytes)
- * when the chain allows, else the long one. Returns 1 (short), 0 (long),
- * -ENOBUFS (discarded, counted) or -EAGAIN: write it to the per-CPU
- * buffer instead.
+ * ust_rb_reserve_chained() into the thread's buffer when chained, else
+ * ust_rb_reserve() (the long form only, which the short one then
+ * repeats): the event's payload is written by the caller before
+ * ust_thread_commit(), the thread staying in its write meanwhile.
+ * Returns 1 (short form), 0 (long), -ENOBUFS (discarded, counted) or
+ * -EAGAIN: write it to the per-CPU buffer instead.
  *
  * The same packets, invariants and order of stores as the per-CPU
  * buffer's reservation and commit (shm_layout.h), but by plain stores,
  * which the rules of UST_SHM_FLAG_THREAD allow between the stores of
- * thread_busy: the position (the reservation), the event with its first
- * byte last, then the commit count. So a rescue after a crash reads it as
- * it reads a per-CPU buffer. Inline, the common case only: the TSC, a
- * compact header, the event fits in the open packet and the cursor is
- * current. Everything else, at most once per packet or after a flush or a
- * pause of the thread, goes to ust_thread_write_slow().
+ * thread_busy: the position (the reservation), then the event with its
+ * first byte last and the commit count. So a rescue after a crash reads
+ * it as it reads a per-CPU buffer. Inline, the common case only: the
+ * TSC, a compact header, the event fits in the open packet and the cursor
+ * is current. Everything else, at most once per packet or after a flush
+ * or a pause of the thread, goes to ust_thread_reserve_slow().
  */
-static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_t short_id,
-					   size_t short_len, uint64_t short_key,
-					   const void *short_data, uint32_t long_id,
-					   size_t long_len, uint64_t long_key,
-					   const void *long_data)
+static inline __attribute__((always_inline)) int
+ust_thread_reserve_chained(struct ust_thread_slot *slot, int chained, uint32_t short_id,
+			   size_t short_len, uint64_t short_key, uint32_t long_id,
+			   size_t long_len, uint64_t long_key, struct ust_event_ctx *ctx)
 {
 	struct ust_rb *rb = slot->rb;
 	struct ust_shm_ctl *ctl = rb->ctl;
-	uint64_t ts, size, len;
+	uint64_t ts, size;
 	uint32_t word, id;
 	int is_short;
 	char *p;
@@ -193,10 +190,10 @@ static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_
 		ts = slot->last;
 	/* The previous event of the stream is this thread's (the cursor is
 	 * current), a chained one unless a typed event came between. */
-	is_short = slot->chained && (short_key == UST_RB_KEY_ANY || short_key == slot->key);
+	is_short = chained && slot->chained &&
+		(short_key == UST_RB_KEY_ANY || short_key == slot->key);
 	id = is_short ? short_id : long_id;
-	len = is_short ? short_len : long_len;
-	size = UST_EVENT_HEADER_COMPACT_SIZE + len;
+	size = UST_EVENT_HEADER_COMPACT_SIZE + (is_short ? short_len : long_len);
 	/* A packet always ends in padding: never exactly at the boundary. */
 	if (__builtin_expect(!ust_event_header_is_compact(id, ts, slot->last) ||
 			     size >= slot->room, 0))
@@ -208,96 +205,53 @@ static inline int ust_thread_write_chained(struct ust_thread_slot *slot, uint32_
 	slot->last = ts;
 	if (!is_short)
 		slot->key = long_key;
-	slot->chained = 1;
+	slot->chained = chained;
 	/* The reservation: ustd reads the pair while we write (drain
 	 * statistics, a rescue after a crash): one aligned store each. */
 	__atomic_store_n(&ctl->write_offset, slot->pos, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->last_timestamp, ts, __ATOMIC_RELAXED);
 	word = id | (uint32_t)(ts << 5);
 	ust_put_u32(p, word & ~UINT32_C(0xff));
-	ust_thread_copy(p + UST_EVENT_HEADER_COMPACT_SIZE, is_short ? short_data : long_data, len);
-	/* Release, as in ust_rb_commit(): the event before its first byte. */
-	__atomic_store_n((uint8_t *)p, (uint8_t)word, __ATOMIC_RELEASE);
-	/*
-	 * Release: the event's bytes before the count that covers them;
-	 * pairs with the consumer's load of the count and cmm_smp_rmb() in
-	 * ustcomm_cbuf_get(), as the add of ust_rb_commit_at() does. The
-	 * count cannot reach its target here: the packet's padding, committed
-	 * when the slow path closes it, is still to come.
-	 */
-	__atomic_store_n(slot->count, __atomic_load_n(slot->count, __ATOMIC_RELAXED) + size,
-			 __ATOMIC_RELEASE);
-	ust_thread_leave(rb);
+	ctx->payload = p + UST_EVENT_HEADER_COMPACT_SIZE;
+	ctx->buf = rb;
+	/* What ust_thread_commit() needs: the slot, whose count the thread
+	 * alone changes, and only in a write. */
+	ctx->offset = (uintptr_t)slot;
+	ctx->len = (uint32_t)size | (word & 0xff) << 24;
 	return is_short;
 slow:
-	return ust_thread_write_slow(slot, long_id, long_len, long_key, long_data);
+	return ust_thread_reserve_slow(slot, chained, long_id, long_len, long_key, ctx);
 }
 
-/*
- * ust_rb_reserve() into the thread's buffer, for a typed event whose
- * payload (len bytes) the caller writes before ust_thread_commit(); the
- * thread stays in its write meanwhile. The same order of stores as
- * ust_thread_write_chained(), split at the payload. Returns 0, -ENOBUFS
- * (discarded, counted) or -EAGAIN (write to the per-CPU buffer instead).
- */
+/* A typed event, of one form: ust_thread_reserve_chained() unchained. */
 static inline int ust_thread_reserve(struct ust_thread_slot *slot, uint32_t id, size_t len,
 				     struct ust_event_ctx *ctx)
 {
-	struct ust_rb *rb = slot->rb;
-	struct ust_shm_ctl *ctl = rb->ctl;
-	uint64_t ts, size, pos;
-	uint32_t word;
-	char *p;
-
-	if (ust_thread_enter(slot, rb) < 0)
-		return -EAGAIN;
-	if (__builtin_expect(!ust_clock_is_tsc() ||
-			     __atomic_load_n(&ctl->write_offset, __ATOMIC_RELAXED) != slot->pos, 0))
-		goto slow;
-	ts = ust_clock_read_kind(1);
-	if (ts < slot->last)
-		ts = slot->last;
-	size = UST_EVENT_HEADER_COMPACT_SIZE + len;
-	if (__builtin_expect(!ust_event_header_is_compact(id, ts, slot->last) ||
-			     size >= slot->room, 0))
-		goto slow;
-	p = slot->at;
-	pos = slot->pos;
-	slot->pos += size;
-	slot->at += size;
-	slot->room -= size;
-	slot->last = ts;
-	/* A chained event after this one is written long (event_chain.h). */
-	slot->chained = 0;
-	__atomic_store_n(&ctl->write_offset, slot->pos, __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->last_timestamp, ts, __ATOMIC_RELAXED);
-	word = id | (uint32_t)(ts << 5);
-	ust_put_u32(p, word & ~UINT32_C(0xff));
-	ctx->payload = p + UST_EVENT_HEADER_COMPACT_SIZE;
-	ctx->buf = rb;
-	ctx->offset = pos;
-	ctx->len = (uint32_t)size | (word & 0xff) << 24;
-	return 0;
-slow:
-	return ust_thread_reserve_slow(slot, id, len, ctx);
+	return ust_thread_reserve_chained(slot, 0, id, len, 0, id, len, 0, ctx);
 }
 
-/* Publishes what ust_thread_reserve() reserved, and leaves the write. */
+/* Publishes what ust_thread_reserve*() reserved, and leaves the write. */
 static inline void ust_thread_commit(const struct ust_event_ctx *ctx)
 {
-	struct ust_rb *rb = ctx->buf;
-	uint64_t pos = ctx->offset;
-	uint32_t idx = ust_shm_subbuf_index(rb->subbuf_size, rb->subbuf_count, pos);
-	uint8_t *first = (uint8_t *)rb->data + (size_t)idx * rb->subbuf_size +
-		ust_rb_subbuf_offset(rb, pos);
-	uint64_t *count = &ust_shm_commits(rb->ctl)[idx].count;
+	const struct ust_thread_slot *slot = (const void *)(uintptr_t)ctx->offset;
+	uint8_t byte = (uint8_t)(ctx->len >> 24);
+	/* No context in a thread buffer: the header is just before the payload. */
+	uint8_t *first = (uint8_t *)ctx->payload - (byte == UST_EVENT_ID_EXTENDED ?
+						     UST_EVENT_HEADER_EXTENDED_SIZE :
+						     UST_EVENT_HEADER_COMPACT_SIZE);
 
-	/* The orders and pairings of ust_thread_write_chained(); the count
-	 * cannot reach its target before the packet's padding either. */
-	__atomic_store_n(first, (uint8_t)(ctx->len >> 24), __ATOMIC_RELEASE);
-	__atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) +
+	/* Release, as in ust_rb_commit(): the event before its first byte. */
+	__atomic_store_n(first, byte, __ATOMIC_RELEASE);
+	/*
+	 * Release: the event's bytes before the count that covers them;
+	 * pairs with the consumer's load of the count and cmm_smp_rmb() in
+	 * ustcomm_cbuf_get(), as the add of ust_rb_commit_at() does. No
+	 * wakeup: the count cannot reach its target here, since the packet's
+	 * padding, committed when the slow path closes it, is still to come.
+	 */
+	__atomic_store_n(slot->count, __atomic_load_n(slot->count, __ATOMIC_RELAXED) +
 			 (ctx->len & UST_EVENT_SIZE_MAX), __ATOMIC_RELEASE);
-	ust_thread_leave(rb);
+	ust_thread_leave(ctx->buf);
 }
 
 #endif
