@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-only */
 /* The write path of an event of two forms (event_chain.h). */
 #include <errno.h>
-#include <string.h>
 
 #include "libust/channel.h"
 #include "libust/context.h"
