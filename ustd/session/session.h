@@ -184,6 +184,14 @@ size_t ustd_session_trackers_args(const struct ustd_session *s, const char **arg
 /* The published file's SESSION_TRACKERS request of s; 0 without a
  * tracker (*msg NULL), or a negative errno. */
 int ustd_session_encode_trackers(const struct ustd_session *s, char **msg, size_t *len);
+/*
+ * Watches apps/ for programs that start, from the first session that
+ * becomes active on (none before: closing a watch waits for a grace
+ * period of the kernel's, 5 to 15 ms of ustd's exit that usttrace would
+ * wait for, and every watch counts against the user's inotify
+ * instances). Reports a failure.
+ */
+int ustd_sessions_watch_apps(struct ustd_sessions *ss);
 /* Rewrites the file of active sessions; reports a failure. */
 int ustd_sessions_publish(struct ustd_sessions *ss);
 int ustd_session_make_dir(struct ustd_session *s, const char *output);

@@ -446,12 +446,20 @@ static void to_app(struct ustd_app *app, void *arg)
 static void cmd_start(struct conn *c, const char *name)
 {
 	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_START, name);
+	int ret;
 
 	if (!s)
 		return;
 	if (s->state == USTD_SESSION_ACTIVE) {
 		conn_error(c, USTCOMM_CTL_SESSION_START, -EALREADY, "session '%s' is active already",
 			   name);
+		return;
+	}
+	ret = ustd_sessions_watch_apps(c->ss);
+	if (ret < 0) {
+		conn_error(c, USTCOMM_CTL_SESSION_START, ret,
+			   "session '%s' is not started: ustd cannot watch %s for programs that start (%s); raise fs.inotify.max_user_instances or stop other watchers",
+			   name, c->ss->apply.apps_dir, strerror(-ret));
 		return;
 	}
 	s->state = USTD_SESSION_ACTIVE;
@@ -1144,18 +1152,24 @@ static int listen_on(struct ustd_sessions *ss)
 	return ustd_listen_pause_init(&ss->listen_pause, ss->ctx->epfd, ss->listen_fd, &ev);
 }
 
-static int watch_apps(struct ustd_sessions *ss)
+int ustd_sessions_watch_apps(struct ustd_sessions *ss)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ss->inotify_watch };
-	int ret = ustcomm_apps_dir(ss->apply.apps_dir, sizeof(ss->apply.apps_dir));
+	int ret = 0;
 
-	if (ret < 0)
-		return ret;
+	if (ss->inotify_fd >= 0)
+		return 0;
 	ss->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ss->inotify_fd < 0 || inotify_add_watch(ss->inotify_fd, ss->apply.apps_dir, IN_CREATE) < 0 ||
-	    epoll_ctl(ss->ctx->epfd, EPOLL_CTL_ADD, ss->inotify_fd, &ev) < 0)
-		return -errno;
-	return 0;
+	    epoll_ctl(ss->ctx->epfd, EPOLL_CTL_ADD, ss->inotify_fd, &ev) < 0) {
+		ret = -errno;
+		if (ss->inotify_fd >= 0)
+			close(ss->inotify_fd);
+		ss->inotify_fd = -1;
+		ustcomm_err("cannot watch %s for programs that start: %s; a program that starts while a session is active joins it only if it reads the sessions file",
+			    ss->apply.apps_dir, strerror(-ret));
+	}
+	return ret;
 }
 
 /* What a program's trace asks of the sessions (ustd/conn/conn.h). */
@@ -1204,11 +1218,10 @@ int ustd_sessions_start(struct ustd_sessions **out, struct ustd_ctx *ctx,
 		ustcomm_err("cannot serve sessions on %s: %s", ss->sock_path, strerror(-ret));
 		goto end;
 	}
-	ret = watch_apps(ss);
+	ret = ustcomm_apps_dir(ss->apply.apps_dir, sizeof(ss->apply.apps_dir));
 	if (ret)
-		ustcomm_err("cannot watch %s for programs that start: %s", ss->apply.apps_dir,
-			    strerror(-ret));
-	if (!ret)
+		ustcomm_err("cannot name the programs' directory: %s", strerror(-ret));
+	else
 		ustd_sessions_resume(ss);
 end:
 	if (ret) {

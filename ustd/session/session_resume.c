@@ -349,7 +349,9 @@ void ustd_sessions_resume(struct ustd_sessions *ss)
 		any |= s->state == USTD_SESSION_ACTIVE;
 	if (!any)
 		return;
-	/* Published before the listing, as start-session does. */
+	/* Watched and published before the listing, as start-session does;
+	 * without the watch they are resumed all the same (it said why). */
+	ustd_sessions_watch_apps(ss);
 	ustd_sessions_publish(ss);
 	for (s = ss->list; s; s = s->next) {
 		if (s->state == USTD_SESSION_ACTIVE)
