@@ -138,8 +138,9 @@ static __attribute__((no_instrument_function, noinline)) void write_entry(const 
 
 static __attribute__((no_instrument_function, noinline)) void write_exit(void)
 {
-	const struct ust_chain_form brief = { &__ust_event_ust_func___exit_cont, 0, UST_RB_KEY_ANY };
-	const struct ust_chain_form full = {
+	static const struct ust_chain_form brief = {
+		&__ust_event_ust_func___exit_cont, 0, UST_RB_KEY_ANY };
+	static const struct ust_chain_form full = {
 		&__ust_event_ust_func___exit, sizeof(uint32_t), UST_FUNC_KEY_NONE };
 	uint32_t tid;
 

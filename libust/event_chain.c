@@ -80,10 +80,69 @@ UST_API int ust_event_reserve_chained(struct ust_event_ctx *ctx, struct ust_rb_c
 			       __builtin_return_address(0));
 }
 
-UST_API int ust_event_write_chained(struct ust_rb_chain *chain,
-				    const struct ust_chain_form *brief, const void *brief_data,
-				    const struct ust_chain_form *full, const void *full_data)
+/*
+ * The ids of the pair this thread wrote last to its first thread buffer
+ * when no binding changed since, in *ids; 0 when not known. A signal
+ * handler that interrupts us may refill the entry (remember_pair()): its
+ * brief is loaded again after the ids, and an entry that still names our
+ * forms holds their ids, of this generation or the one before (as a
+ * binding loaded just before it was replaced).
+ */
+static inline __attribute__((always_inline)) int
+known_pair(const struct ust_thread_slot *slot, const struct ust_chain_form *brief,
+	   const struct ust_chain_form *full, uint64_t *ids)
 {
+	/* Acquire: pairs with the release store of ust_binding_changed(). */
+	uint64_t gen = __atomic_load_n(&ust_binding_gen, __ATOMIC_ACQUIRE);
+	const struct ust_thread_pair *p = slot->pairs;
+
+	if (ust_unlikely(slot->bound_gen != gen))
+		return 0;
+	if (p->brief != brief->desc && (++p)->brief != brief->desc)
+		return 0;
+	*ids = p->ids;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return p->full == full->desc && p->brief == brief->desc;
+}
+
+/*
+ * Keeps the pair's ids, read from the bindings after *gen was loaded, for
+ * known_pair(). An entry another pair fills stays (two pairs are
+ * libust-func's entry and exit), unless the generation moved on. Each
+ * entry is emptied, filled, then named, in that order for a handler that
+ * interrupts known_pair() (signal fences: we race only with our thread).
+ */
+static void remember_pair(struct ust_thread_slot *slot, uint64_t gen,
+			  const struct ust_chain_form *brief, const struct ust_chain_form *full,
+			  uint32_t short_id, uint32_t long_id)
+{
+	struct ust_thread_pair *p = slot->pairs;
+
+	if (slot->bound_gen != gen) {
+		slot->bound_gen = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		p[0].brief = p[1].brief = NULL;
+	} else if (p->brief) {
+		if ((++p)->brief)
+			return;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->full = full->desc;
+	p->ids = short_id | (uint64_t)long_id << 32;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->brief = brief->desc;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	slot->bound_gen = gen;
+}
+
+/* Everything but the common case: the bindings read, any buffer. */
+static __attribute__((noinline)) int
+write_general(struct ust_rb_chain *chain, const struct ust_chain_form *brief,
+	      const void *brief_data, const struct ust_chain_form *full, const void *full_data,
+	      const void *ip)
+{
+	/* Before the bindings: see remember_pair(). */
+	uint64_t gen = __atomic_load_n(&ust_binding_gen, __ATOMIC_ACQUIRE);
 	const struct ust_event_binding *bb, *bf;
 	struct ust_channel *chan = chain_channel(brief, full, &bb, &bf);
 	struct ust_thread_slot *slot;
@@ -94,12 +153,14 @@ UST_API int ust_event_write_chained(struct ust_rb_chain *chain,
 		return -ENOENT;
 	/* Contexts are recorded by the per-CPU path only. */
 	if (bb && chan->nr_bufs > chan->nr_cpus && !chan->ctx.nr &&
-	    (slot = ust_thread_buffer(chan)))
+	    (slot = ust_thread_buffer(chan))) {
 		ret = ust_thread_reserve_chained(slot, 1, bb->id, brief->len, brief->key, bf->id,
 						 full->len, full->key, &ctx);
+		if (ret >= 0 && slot == ust_thread_slots && !bb->next && !bf->next)
+			remember_pair(slot, gen, brief, full, bb->id, bf->id);
+	}
 	if (ret == -EAGAIN)
-		ret = reserve_chained(&ctx, chain, brief, full, chan, bb, bf,
-				      __builtin_return_address(0));
+		ret = reserve_chained(&ctx, chain, brief, full, chan, bb, bf, ip);
 	if (ret < 0)
 		return ret;
 	/* The forms' lengths are the payloads' only: the contexts were
@@ -110,4 +171,50 @@ UST_API int ust_event_write_chained(struct ust_rb_chain *chain,
 	else
 		ust_event_commit(&ctx);
 	return ret;
+}
+
+/* A known pair whose event opens or closes a packet, or follows a flush. */
+static __attribute__((noinline)) int
+write_thread_slow(struct ust_thread_slot *slot, uint32_t long_id,
+		  const struct ust_chain_form *full, const void *full_data)
+{
+	struct ust_event_ctx ctx;
+	int ret = ust_thread_reserve_slow(slot, 1, long_id, full->len, full->key, &ctx);
+
+	if (ret < 0)
+		return ret;
+	ust_thread_copy(ctx.payload, full_data, full->len);
+	ust_thread_commit(&ctx);
+	return 0;
+}
+
+/*
+ * The common case first, in as few instructions as we can (two calls
+ * for each function traced): a pair this thread wrote before, to its
+ * thread buffer, in the open packet. Its ctx never leaves this function,
+ * so it lives in registers.
+ */
+UST_API int ust_event_write_chained(struct ust_rb_chain *chain,
+				    const struct ust_chain_form *brief, const void *brief_data,
+				    const struct ust_chain_form *full, const void *full_data)
+{
+	struct ust_thread_slot *slot = ust_thread_slots;
+	struct ust_event_ctx ctx;
+	uint64_t ids;
+	int ret;
+
+	if (ust_likely(known_pair(slot, brief, full, &ids))) {
+		ret = ust_thread_reserve_fast(slot, 1, (uint32_t)ids, brief->len, brief->key,
+					      (uint32_t)(ids >> 32), full->len, full->key, &ctx);
+		if (ust_likely(ret == 0 || ret == 1)) {
+			ust_thread_copy(ctx.payload, ret ? brief_data : full_data,
+					ret ? brief->len : full->len);
+			ust_thread_commit(&ctx);
+			return ret;
+		}
+		if (ret == UST_THREAD_SLOW)
+			return write_thread_slow(slot, (uint32_t)(ids >> 32), full, full_data);
+	}
+	return write_general(chain, brief, brief_data, full, full_data,
+			     __builtin_return_address(0));
 }

@@ -16,6 +16,15 @@
 
 static struct ust_event_state *events;
 
+uint64_t ust_binding_gen = 1;
+
+void ust_binding_changed(void)
+{
+	/* Release: pairs with the writer's acquire load in event_chain.c,
+	 * so that one that sees this value sees the change too. */
+	__atomic_store_n(&ust_binding_gen, ust_binding_gen + 1, __ATOMIC_RELEASE);
+}
+
 struct ust_event_state *ust_registry_first(void)
 {
 	return events;
@@ -289,5 +298,7 @@ void ust_registry_remove_site(struct ust_event_desc *desc, uint32_t desc_version
 	}
 	site_store(desc, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&desc->priv, NULL, __ATOMIC_RELAXED);
+	/* Another object may be loaded where this descriptor was. */
+	ust_binding_changed();
 	/* The state stays: its id is in the trace's metadata for good. */
 }

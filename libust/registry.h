@@ -80,6 +80,16 @@ struct ust_event_state {
 	uint32_t nr_sites, cap_sites;
 };
 
+/*
+ * Changes (release) after anything a writer learns from a site's
+ * descriptor and an event's bindings changes: what they say may be kept
+ * by a thread for as long as it loads (acquire) the value it kept
+ * alongside (thread_buffer.h, struct ust_thread_slot). Never 0.
+ */
+extern uint64_t ust_binding_gen __attribute__((visibility("hidden")));
+/* Under ust_lock, after the change. */
+void ust_binding_changed(void);
+
 /* Under ust_lock: iterate every known event. */
 struct ust_event_state *ust_registry_first(void);
 

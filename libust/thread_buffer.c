@@ -48,8 +48,11 @@ static void thread_exit(void *arg)
 	uint32_t tid = (uint32_t)ust_ctx_vtid(), i;
 
 	(void)arg;
-	for (i = 0; i < UST_THREAD_SLOTS; i++)
+	for (i = 0; i < UST_THREAD_SLOTS; i++) {
+		__atomic_store_n(&ust_thread_slots[i].bound_gen, 0, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		__atomic_store_n(&ust_thread_slots[i].rb, NULL, __ATOMIC_RELAXED);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < UST_THREAD_SLOTS; i++)
 		if (ust_thread_slots[i].chan)
@@ -118,6 +121,7 @@ struct ust_thread_slot *ust_thread_buffer_find(struct ust_channel *chan)
 	 * that writes meanwhile may take it too, and the buffer it took
 	 * there is then found by give_back() at the thread's exit.
 	 */
+	__atomic_store_n(&slot->bound_gen, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&slot->chan, NULL, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rb = take(chan, tid);

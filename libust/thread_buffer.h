@@ -44,6 +44,15 @@ struct ust_thread_slot {
 	uint64_t *count;		/* commit count of its packet */
 	uint64_t key;			/* the chain's (rb_chain.h), */
 	int chained;			/* when the event before was a chained one */
+	/* The pairs of chained forms last written here, with their ids, so
+	 * that the common write reads neither form's binding (event_chain.c):
+	 * valid while bound_gen equals ust_binding_gen (registry.h), which
+	 * is never 0. Cleared before the slot changes channel or buffer. */
+	struct ust_thread_pair {
+		const void *brief, *full;	/* the forms' descriptors */
+		uint64_t ids;			/* short form's id, long's << 32 */
+	} pairs[2];
+	uint64_t bound_gen;
 };
 
 /* Channels with thread buffers a thread writes at once: the first slot is
@@ -166,10 +175,15 @@ static inline __attribute__((always_inline)) void ust_thread_copy(char *to, cons
  * it as it reads a per-CPU buffer. Inline, the common case only: the
  * TSC, a compact header, the event fits in the open packet and the cursor
  * is current. Everything else, at most once per packet or after a flush
- * or a pause of the thread, goes to ust_thread_reserve_slow().
+ * or a pause of the thread, goes to ust_thread_reserve_slow(): here it
+ * returns UST_THREAD_SLOW instead, the thread in its write, for callers
+ * that keep the slow path out of line (ust_thread_reserve_chained() does
+ * not).
  */
+#define UST_THREAD_SLOW	2
+
 static inline __attribute__((always_inline)) int
-ust_thread_reserve_chained(struct ust_thread_slot *slot, int chained, uint32_t short_id,
+ust_thread_reserve_fast(struct ust_thread_slot *slot, int chained, uint32_t short_id,
 			   size_t short_len, uint64_t short_key, uint32_t long_id,
 			   size_t long_len, uint64_t long_key, struct ust_event_ctx *ctx)
 {
@@ -220,7 +234,21 @@ ust_thread_reserve_chained(struct ust_thread_slot *slot, int chained, uint32_t s
 	ctx->len = (uint32_t)size | (word & 0xff) << 24;
 	return is_short;
 slow:
-	return ust_thread_reserve_slow(slot, chained, long_id, long_len, long_key, ctx);
+	return UST_THREAD_SLOW;
+}
+
+/* ust_thread_reserve_fast(), its slow path included. */
+static inline __attribute__((always_inline)) int
+ust_thread_reserve_chained(struct ust_thread_slot *slot, int chained, uint32_t short_id,
+			   size_t short_len, uint64_t short_key, uint32_t long_id,
+			   size_t long_len, uint64_t long_key, struct ust_event_ctx *ctx)
+{
+	int ret = ust_thread_reserve_fast(slot, chained, short_id, short_len, short_key, long_id,
+					  long_len, long_key, ctx);
+
+	if (__builtin_expect(ret == UST_THREAD_SLOW, 0))
+		ret = ust_thread_reserve_slow(slot, chained, long_id, long_len, long_key, ctx);
+	return ret;
 }
 
 /* A typed event, of one form: ust_thread_reserve_chained() unchained. */

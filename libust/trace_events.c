@@ -156,6 +156,7 @@ static void event_publish(struct ust_event_state *ev)
 	}
 	/* Release: pairs with the acquire load of the bindings in reserve_once() (event.c). */
 	__atomic_store_n(&ev->binding, list, __ATOMIC_RELEASE);
+	ust_binding_changed();
 end:
 	ust_registry_set_active(ev, ev->binding != NULL);
 }
@@ -320,4 +321,5 @@ void ust_trace_bind_all_to(const struct ust_event_binding *b)
 		__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
 		ust_registry_set_active(ev, 1);
 	}
+	ust_binding_changed();
 }
