@@ -59,35 +59,53 @@ def orphaned_ticker(ws, **env):
     return out, err, ws.trace_dirs()
 
 
-# Kept, then written by the next ustd.
-ws = Workspace()
-out, err, first = orphaned_ticker(ws)
-n = emitted(out)
-files = orphan_files(ws)
-t.ok(len([f for f in files if not f.startswith(".")]) == 1, "the program left one orphan", files)
-if files:
-    st = os.stat(os.path.join(ws.rundir, "orphans", files[0]))
-    t.eq((st.st_mode & 0o777, os.stat(os.path.join(ws.rundir, "orphans")).st_mode & 0o777),
-         (0o600, 0o700), "the orphan is 0600 in a 0700 directory")
-ustd2 = ws.start_ustd()
-second = [d for d in ws.trace_dirs() if d not in first]
-t.ok(len(second) == 1, "the next ustd writes the orphan as a trace directory", ws.trace_dirs())
-t.eq(orphan_files(ws), [], "and deletes the orphan")
-ustd2.send_signal(signal.SIGTERM)
-ustd2.wait(timeout=30)
-if first and second:
+def thread_stream_bytes(path):
+    """Bytes in the trace's streams of the channel ust beyond the per-CPU
+    ones (ust_<N> with N at least the CPUs configured): thread buffers."""
+    cpus = os.sysconf("SC_NPROCESSORS_CONF")
+    return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path)
+               if re.fullmatch(r"ust_(\d+)", f) and int(f[4:]) >= cpus)
+
+
+def kept_then_written(label, **env):
+    """Kept, then written by the next ustd."""
+    ws = Workspace()
+    out, err, first = orphaned_ticker(ws, **env)
+    n = emitted(out)
+    files = orphan_files(ws)
+    t.ok(len([f for f in files if not f.startswith(".")]) == 1,
+         "%s: the program left one orphan" % label, files)
+    if files:
+        st = os.stat(os.path.join(ws.rundir, "orphans", files[0]))
+        t.eq((st.st_mode & 0o777, os.stat(os.path.join(ws.rundir, "orphans")).st_mode & 0o777),
+             (0o600, 0o700), "%s: the orphan is 0600 in a 0700 directory" % label)
+    ustd2 = ws.start_ustd()
+    second = [d for d in ws.trace_dirs() if d not in first]
+    t.ok(len(second) == 1, "%s: the next ustd writes the orphan as a trace directory" % label,
+         ws.trace_dirs())
+    t.eq(orphan_files(ws), [], "%s: and deletes the orphan" % label)
+    ustd2.send_signal(signal.SIGTERM)
+    ustd2.wait(timeout=30)
+    if not (first and second):
+        t.ok(False, "%s: no trace to check" % label, ws.trace_dirs())
+        return
     ok, e = babeltrace_check(second[0])
-    t.ok(ok, "the orphan's trace reads cleanly", e)
+    t.ok(ok, "%s: the orphan's trace reads cleanly" % label, e)
     old, old_discarded = ticks(first[0])
     new, discarded = ticks(second[0])
-    t.ok(len(old) > 0 and len(new) > 0, "the dead ustd wrote %d ticks, the orphan holds %d of %d"
-         % (len(old), len(new), n))
-    t.eq(len(new), len(set(new)), "none twice in it")
-    t.eq(set(old) & set(new), set(), "none also in the dead ustd's directory")
+    t.ok(len(old) > 0 and len(new) > 0, "%s: the dead ustd wrote %d ticks, the orphan holds %d of %d"
+         % (label, len(old), len(new), n))
+    t.eq(len(new), len(set(new)), "%s: none twice in it" % label)
+    t.eq(set(old) & set(new), set(), "%s: none also in the dead ustd's directory" % label)
     t.eq((sorted(old + new), old_discarded + discarded), (list(range(n)), 0),
-         "every tick the program emitted is in one of the two directories")
-else:
-    t.ok(False, "no trace to check", ws.trace_dirs())
+         "%s: every tick the program emitted is in one of the two directories" % label)
+    if env.get("UST_THREAD_BUFFERS"):
+        t.ok(thread_stream_bytes(second[0]) > 0,
+             "%s: the orphan's ticks are in a thread buffer's stream" % label)
+
+
+kept_then_written("per-CPU buffers")
+kept_then_written("thread buffers", UST_THREAD_BUFFERS="ust:2")
 
 # Nothing can be kept: the loss is counted and said.
 ws = Workspace()
