@@ -458,6 +458,44 @@ else:
     proc.kill()
     proc.wait()
 
+# A session ends and another begins while the thread blocks: its next
+# calls go to the new session's channel, under the new ids. The thread's
+# kept ids of its pairs of forms (event_chain.c) must not outlive the
+# bindings they came from: the old channel's buffer is retired, and an
+# event written there would be lost.
+label = "a session ends and another starts while the writer blocks"
+outs = [os.path.join(ws.root, "first"), os.path.join(ws.root, "second")]
+for d in outs:
+    os.mkdir(d)
+res = [ustctl("create-session", "-o", outs[0], "one"),
+       ustctl("enable-marker", "-s", "one", "ust_func:*"), ustctl("start-session", "one")]
+t.ok(all(r.returncode == 0 for r in res), "%s: session one, of ust_func:* events" % label,
+     "".join(r.stderr for r in res))
+proc, pid = blocked_app([], ws.env(UST_THREAD_BUFFERS="ust_func:4"))
+if t.ok(pid is not None, "%s: func_threads made its calls in session one and blocks" % label):
+    res = [ustctl("stop-session", "one"), ustctl("destroy-session", "one"),
+           ustctl("create-session", "-o", outs[1], "two"),
+           ustctl("enable-marker", "-s", "two", "ust_func:*"), ustctl("start-session", "two")]
+    t.ok(all(r.returncode == 0 for r in res), "%s: session one ends, session two starts" % label,
+         "".join(r.stderr for r in res))
+    stdout, _ = proc.communicate("x\n", timeout=60)
+    t.eq(proc.returncode, 0, "%s: unblocked, it ends" % label)
+    res = [ustctl("stop-session", "two"), ustctl("destroy-session", "two")]
+    t.ok(all(r.returncode == 0 for r in res), "%s: session two ends" % label,
+         "".join(r.stderr for r in res))
+    got = []
+    for d in outs:
+        dirs = traces_under(d)
+        tr = Trace(dirs[0], "%s, %s" % (label, os.path.basename(d))) if len(dirs) == 1 else None
+        got.append(tr and list(tr.counted().values()))
+    t.eq(got[0], [BLOCK_CALLS], "%s: session one holds the calls made before it blocked" % label)
+    # worker() entered in session one and returns in session two.
+    t.eq(got[1], [{"worker": 1, "outer": 200, "inner": 400, "leaf": 400}],
+         "%s: session two holds every call made after, each once" % label)
+else:
+    proc.kill()
+    proc.wait()
+
 # --- 7b. Flushes while the writers write: ustctl force-switch (libust's
 # hold) and rotate-session (ustd's), one after the other, as fast as they
 # come, while two threads call away. A flush that lands inside a write
