@@ -43,7 +43,7 @@ int ustd_fallback_open(struct ustd_app *app)
  * when either write fails. */
 static int fallback_write(struct ustd_stream_out *out, const char *pkt, size_t len)
 {
-	struct ustd_index_entry e;
+	struct ust_index_entry e;
 	int ret;
 
 	ustd_index_entry(&e, pkt, out->len);

@@ -34,7 +34,7 @@
 
 /* A packet written straight from the ring, until its write completes. */
 struct stream_inflight {
-	struct ustd_index_entry e;
+	struct ust_index_entry e;
 	uint64_t offset;		/* in the file */
 	uint64_t len;			/* padded */
 	uint64_t discarded;
@@ -209,7 +209,7 @@ static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trac
 	/* A relayed stream falling back starts a new file; what it sent and
 	 * the counts its packets carry stay. */
 	out->len = 0;
-	out->idx_len = sizeof(struct ustd_index_file_header);
+	out->idx_len = sizeof(struct ust_index_file_header);
 	out->wb = NULL;
 	out->direct = NULL;
 	if (ret == 0 && grows && out->owner && !out->sink)
@@ -464,7 +464,7 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 		{ (char *)packet + sizeof(head), len - sizeof(head) },
 		{ (char *)zeroes, padded - len },
 	};
-	struct ustd_index_entry e;
+	struct ust_index_entry e;
 	int ret;
 
 	if (ustd_tracefile_full(&out->tf, out->len, padded)) {

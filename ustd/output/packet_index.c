@@ -3,15 +3,15 @@
 #include "libustcomm/ctf_layout.h"
 #include "ustd/output/packet_index.h"
 
-void ustd_index_file_header(struct ustd_index_file_header *h)
+void ustd_index_file_header(struct ust_index_file_header *h)
 {
-	h->magic = htobe32(USTD_INDEX_MAGIC);
-	h->major = htobe32(USTD_INDEX_MAJOR);
-	h->minor = htobe32(USTD_INDEX_MINOR);
-	h->entry_len = htobe32(sizeof(struct ustd_index_entry));
+	h->magic = htobe32(UST_INDEX_MAGIC);
+	h->major = htobe32(UST_INDEX_MAJOR);
+	h->minor = htobe32(UST_INDEX_MINOR);
+	h->entry_len = htobe32(sizeof(struct ust_index_entry));
 }
 
-void ustd_index_entry(struct ustd_index_entry *e, const char *pkt, uint64_t offset)
+void ustd_index_entry(struct ust_index_entry *e, const char *pkt, uint64_t offset)
 {
 	e->offset = htobe64(offset);
 	e->packet_size = htobe64(ust_get_u64(pkt + UST_PKT_PACKET_SIZE));

@@ -162,7 +162,7 @@ int ustd_trace_dir_create_file(const struct ustd_trace_dir *td, const char *name
 int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *name,
 				 int *fd, int *idx_fd)
 {
-	struct ustd_index_file_header h;
+	struct ust_index_file_header h;
 	char path[PATH_MAX];
 	int n, ret;
 

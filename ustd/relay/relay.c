@@ -451,7 +451,7 @@ static int relay_send_index(struct ustd_relay *r, const struct relay_index *idx)
 int ustd_relay_send_packet(struct ustd_relay *r, uint64_t handle, uint64_t seq,
 			   const char *pkt, size_t len, uint64_t *done)
 {
-	struct ustd_index_entry e;
+	struct ust_index_entry e;
 	struct relay_index idx;
 	int ret;
 
