@@ -1152,26 +1152,6 @@ static int listen_on(struct ustd_sessions *ss)
 	return ustd_listen_pause_init(&ss->listen_pause, ss->ctx->epfd, ss->listen_fd, &ev);
 }
 
-int ustd_sessions_watch_apps(struct ustd_sessions *ss)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ss->inotify_watch };
-	int ret = 0;
-
-	if (ss->inotify_fd >= 0)
-		return 0;
-	ss->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (ss->inotify_fd < 0 || inotify_add_watch(ss->inotify_fd, ss->apply.apps_dir, IN_CREATE) < 0 ||
-	    epoll_ctl(ss->ctx->epfd, EPOLL_CTL_ADD, ss->inotify_fd, &ev) < 0) {
-		ret = -errno;
-		if (ss->inotify_fd >= 0)
-			close(ss->inotify_fd);
-		ss->inotify_fd = -1;
-		ustcomm_err("cannot watch %s for programs that start: %s; a program that starts while a session is active joins it only if it reads the sessions file",
-			    ss->apply.apps_dir, strerror(-ret));
-	}
-	return ret;
-}
-
 /* What a program's trace asks of the sessions (ustd/conn/conn.h). */
 static const struct ustd_app_owner session_owner = {
 	.relay = ustd_session_relay,
