@@ -106,11 +106,13 @@ known_pair(const struct ust_thread_slot *slot, const struct ust_chain_form *brie
 }
 
 /*
- * Keeps the pair's ids, read from the bindings after *gen was loaded, for
- * known_pair(). An entry another pair fills stays (two pairs are
- * libust-func's entry and exit), unless the generation moved on. Each
- * entry is emptied, filled, then named, in that order for a handler that
- * interrupts known_pair() (signal fences: we race only with our thread).
+ * Keeps the pair's ids, read from the bindings after gen was loaded, for
+ * known_pair(). Kept already (a write that found its buffer held came
+ * here), or both entries taken by other pairs (two pairs are
+ * libust-func's entry and exit): nothing to do, unless the generation
+ * moved on. Each entry is emptied, filled, then named, in that order for
+ * a handler that interrupts known_pair() (signal fences: we race only
+ * with our thread).
  */
 static void remember_pair(struct ust_thread_slot *slot, uint64_t gen,
 			  const struct ust_chain_form *brief, const struct ust_chain_form *full,
@@ -122,9 +124,9 @@ static void remember_pair(struct ust_thread_slot *slot, uint64_t gen,
 		slot->bound_gen = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		p[0].brief = p[1].brief = NULL;
-	} else if (p->brief) {
-		if ((++p)->brief)
-			return;
+	} else if (p[0].brief == brief->desc || p[1].brief == brief->desc ||
+		   (p->brief && (++p)->brief)) {
+		return;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	p->full = full->desc;

@@ -44,10 +44,11 @@ struct ust_thread_slot {
 	uint64_t *count;		/* commit count of its packet */
 	uint64_t key;			/* the chain's (rb_chain.h), */
 	int chained;			/* when the event before was a chained one */
-	/* The pairs of chained forms last written here, with their ids, so
-	 * that the common write reads neither form's binding (event_chain.c):
-	 * valid while bound_gen equals ust_binding_gen (registry.h), which
-	 * is never 0. Cleared before the slot changes channel or buffer. */
+	/* The first slot's only: the pairs of chained forms written here,
+	 * with their ids, so that the common write reads neither form's
+	 * binding (event_chain.c): valid while bound_gen equals
+	 * ust_binding_gen (registry.h), which is never 0. Cleared before the
+	 * slot changes channel or buffer. */
 	struct ust_thread_pair {
 		const void *brief, *full;	/* the forms' descriptors */
 		uint64_t ids;			/* short form's id, long's << 32 */
