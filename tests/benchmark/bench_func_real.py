@@ -195,6 +195,6 @@ def table(rows, notes):
             out.append("| %s | %d | %.1f (%.1f–%.1f) | %.1f | %s |" %
                        (label, calls, statistics.median(per), min(per), max(per), bpc, lost))
         (_, _, up, ub, _), (_, _, fp, fb, _) = rows
-        out.append("| UST ÷ uftrace | | %.2f (target ≤ 0.5) | %.2f (target ≤ 0.5) | |" %
+        out.append("| UST ÷ uftrace | | %.3f (target ≤ 0.5) | %.2f (target ≤ 0.5) | |" %
                    (statistics.median(u / f for u, f in zip(up, fp) if f > 0), ub / fb))
     return "\n".join(out + notes)
