@@ -170,6 +170,16 @@ t.eq(b.end(), 0, "the program started after the restart ends well")
 res = ok_cmd(ws, ["destroy-session", "web"], "destroy-session web")
 t.ok(not os.path.exists(os.path.join(keep, "web.xml")), "destroy-session removes web.xml")
 t.eq(len(os.listdir(archives)), 2, "destroy-session archives the chunk since the restart")
+# The answer comes once the file says what the request did: read right
+# after each, over and over (the answer once went first, and CI saw it).
+seen = []
+for i in range(20):
+    ws.ustctl_fast(["create-session", "-o", ws.out, "quick"])
+    seen.append(os.path.exists(os.path.join(keep, "quick.xml")))
+    ws.ustctl_fast(["destroy-session", "quick"])
+    seen.append(not os.path.exists(os.path.join(keep, "quick.xml")))
+t.eq(seen.count(False), 0, "20 times: quick.xml is there once create-session answered, "
+     "gone once destroy-session answered")
 ustd.send_signal(signal.SIGTERM)
 _, err = ustd.communicate(timeout=30)
 ws.daemons.remove(ustd)

@@ -78,18 +78,18 @@ struct conn {
 	char *loss_dir;
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 	size_t tracked_now;		/* track, untrack: the reply */
+	/* A reply made while the request runs, sent once the session's file
+	 * says what the request did (conn_execute()). */
+	char *held;
+	size_t held_len;
+	bool holding;
 };
 
-/* A reply: status, then nr strings (or the reason when status < 0). */
-static void conn_reply(struct conn *c, uint16_t cmd, int status, const char *const *args,
-		       size_t nr)
+static void conn_send(struct conn *c, const char *buf, size_t len)
 {
-	size_t len, off = 0;
-	char *buf;
+	size_t off = 0;
 	ssize_t n;
 
-	if (ustcomm_ctl_encode(cmd, status, 1, args, nr, &buf, &len) < 0)
-		return;
 	/* Bounded: a controller that does not read its reply loses it. */
 	while (off < len) {
 		n = send(c->fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -99,6 +99,23 @@ static void conn_reply(struct conn *c, uint16_t cmd, int status, const char *con
 			break;
 		off += (size_t)n;
 	}
+}
+
+/* A reply: status, then nr strings (or the reason when status < 0). */
+static void conn_reply(struct conn *c, uint16_t cmd, int status, const char *const *args,
+		       size_t nr)
+{
+	size_t len;
+	char *buf;
+
+	if (ustcomm_ctl_encode(cmd, status, 1, args, nr, &buf, &len) < 0)
+		return;
+	if (c->holding && !c->held) {
+		c->held = buf;
+		c->held_len = len;
+		return;
+	}
+	conn_send(c, buf, len);
 	free(buf);
 }
 
@@ -903,6 +920,9 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	}
 	for (i = 0; i < 8 && i < msg->nr_strings; i++)
 		a[i] = ustcomm_ctl_next(msg, &pos);
+	/* A controller that reads the session's file (or a restarted ustd)
+	 * once answered finds what the request did. */
+	c->holding = changes_session(msg->cmd);
 	switch (msg->cmd) {
 	case USTCOMM_CTL_SESSION_CREATE:
 		cmd_create(c, a);
@@ -963,6 +983,12 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 	}
 	if (changes_session(msg->cmd))
 		ustd_session_keep(c->ss, a[0]);
+	c->holding = false;
+	if (c->held) {
+		conn_send(c, c->held, c->held_len);
+		free(c->held);
+		c->held = NULL;
+	}
 }
 
 static void conn_close(struct conn *c)
@@ -980,6 +1006,7 @@ static void conn_close(struct conn *c)
 	close(c->fd);
 	ustd_listen_resume(&c->ss->listen_pause);
 	free(c->in);
+	free(c->held);
 	free(c->loss_dir);
 	free(c->waiter.rule_matched);
 	ustd_busy_fini(&c->waiter.busy);
