@@ -148,7 +148,7 @@ int ustcomm_loss_scan(struct ustcomm_loss *l, const char *dir, unsigned depth)
 		if (S_ISREG(st.st_mode))
 			ret = loss_scan_file(l, dfd, de->d_name, fd);
 		close(fd);
-		if (S_ISDIR(st.st_mode) && depth && strcmp(de->d_name, "index") &&
+		if (S_ISDIR(st.st_mode) && depth && strcmp(de->d_name, UST_INDEX_DIR) &&
 		    snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) < (int)sizeof(sub))
 			ret = ustcomm_loss_scan(l, sub, depth - 1);
 	}

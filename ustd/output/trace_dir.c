@@ -167,7 +167,7 @@ int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *na
 	int n, ret;
 
 	*fd = *idx_fd = -1;
-	n = snprintf(path, sizeof(path), "%s/index", td->path);
+	n = snprintf(path, sizeof(path), "%s/" UST_INDEX_DIR, td->path);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	if (mkdir(path, ustd_dir_mode()) < 0 && errno != EEXIST)
@@ -176,7 +176,7 @@ int ustd_trace_dir_create_stream(const struct ustd_trace_dir *td, const char *na
 	if (ret < 0)
 		return ret;
 	*fd = ret;
-	n = snprintf(path, sizeof(path), "index/%s.idx", name);
+	n = snprintf(path, sizeof(path), UST_INDEX_DIR "/%s" UST_INDEX_SUFFIX, name);
 	ret = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG :
 		ustd_trace_dir_create_file(td, path);
 	if (ret >= 0) {
@@ -205,7 +205,8 @@ int ustd_trace_dir_remove_stream(const struct ustd_trace_dir *td, const char *na
 		return -ENAMETOOLONG;
 	if (unlink(path) < 0 && errno != ENOENT)
 		ret = -errno;
-	n = snprintf(path, sizeof(path), "%s/index/%s.idx", td->path, name);
+	n = snprintf(path, sizeof(path), "%s/" UST_INDEX_DIR "/%s" UST_INDEX_SUFFIX, td->path,
+		     name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	if (unlink(path) < 0 && errno != ENOENT && ret == 0)

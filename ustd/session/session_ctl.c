@@ -78,8 +78,8 @@ struct conn {
 	char *loss_dir;
 	struct ustd_loss_tally *loss_tally;	/* a reference, or NULL */
 	size_t tracked_now;		/* track, untrack: the reply */
-	/* A reply made while the request runs, sent once the session's file
-	 * says what the request did (conn_execute()). */
+	/* The reply made while the request runs (a request has one), sent
+	 * once the session's file says what the request did (conn_execute()). */
 	char *held;
 	size_t held_len;
 	bool holding;
