@@ -40,10 +40,11 @@ TREES = ["ustd"]
 # A rotation request, from the session down to the files written: the
 # files of its tree (ustd/) a call from each entry can reach, at most so
 # many: a program's within issue 31's 10 (its stream files written
-# straight from the rings end their writes in flight there: direct_io.c);
+# straight from the rings end their writes in flight there: direct_io.c,
+# and stream_direct.c, which completes them in order);
 # the session's adds its own files, the chunk's directory and
 # --on-rotate's command (manual 12.6).
-REACH = [("ustd_session_rotate", 13), ("ustd_app_rotate", 9)]
+REACH = [("ustd_session_rotate", 14), ("ustd_app_rotate", 10)]
 
 LAYER_RE = re.compile(r"^[\s/*#]*Layer:\s*(\S+?)\s*;\s*may call:\s*(.*?)\s*(\*/)?\s*$")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -249,6 +249,81 @@ else:
     t.ok(why is None, "full: unmounted", why)
     ws3.cleanup()
 
+def blkio_throttle(mnt, bps):
+    """A cgroup (v1 blkio) whose direct writes to mnt's block device are
+    held to bps bytes a second, the kernel's flusher threads (the page
+    cache's writeback, in the root group) left alone: a device that lags
+    behind the writers. Its directory, or (None, why)."""
+    base = "/sys/fs/cgroup/blkio"
+    src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", mnt], capture_output=True,
+                         text=True).stdout.strip()
+    if not os.path.exists(os.path.join(base, "blkio.throttle.write_bps_device")) or not src:
+        return None, "no cgroup v1 blkio throttling here (%s)" % (src or "no device")
+    rdev = os.stat(src).st_rdev
+    cg = os.path.join(base, "ust-test-%d" % os.getpid())
+    try:
+        os.mkdir(cg)
+        with open(os.path.join(cg, "blkio.throttle.write_bps_device"), "w") as f:
+            f.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), bps))
+    except OSError as e:
+        if os.path.isdir(cg):
+            os.rmdir(cg)
+        return None, "cannot make a throttled blkio cgroup: %s" % e
+    return cg, None
+
+
+def blkio_leave(cg, pid):
+    """pid back to the root group, the group removed."""
+    try:
+        with open("/sys/fs/cgroup/blkio/cgroup.procs", "w") as f:
+            f.write("%d\n" % pid)
+    except OSError:
+        pass
+    os.rmdir(cg)
+
+
+# --- A device that lags: ustd's direct writes held to 16 MB/s by a blkio
+# cgroup while the program writes about 48 MB at full speed, its buffers
+# discarding when full. The writes in flight hold a quarter of the ring:
+# waiting for them, the writers would fill the rest and discard. Instead
+# the held packets are copied out and the next ones go through the page
+# cache (stream_direct.h): nothing discarded, every event once, in order,
+# and ustd --stats says what it did.
+ws4 = Workspace()
+mnt, why = small_ext4(ws4, 256) if not refuses_direct(ws4.root) else (None, "no direct path")
+cg = None
+if mnt:
+    cg, why = blkio_throttle(mnt, 16 * MIB)
+if not cg:
+    t.ok(True, "# SKIP no lagging device to write to: %s" % why)
+else:
+    EVENTS = 4000000
+    ustd = VerboseUstd(ws4, mnt, ["--stats", "--direct-io"])
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write("%d\n" % ustd.proc.pid)
+    proc = flood_one_cpu(t, ws4, EVENTS, "lag: flood done", UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood")
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "lag: program exits 0")
+    stats = ustd.wait_line(STATS_RE, timeout=120)
+    lag = re.search(r"the device lagged: (\d+) packets copied out of the ring, (\d+) through "
+                    r"the page cache", stats.group(0)) if stats else None
+    t.ok(stats and stats.group(2) == "0", "lag: ustd --stats: nothing discarded",
+         stats.group(0) if stats else ustd.seen[-5:])
+    t.ok(lag and int(lag.group(1)) > 0 and int(lag.group(2)) > 0 and DIRECT in stats.group(0),
+         "lag: ustd --stats: written with O_DIRECT, packets copied out of the ring and "
+         "through the page cache while the device lagged", stats.group(0) if stats else None)
+    ustd.stop()
+    blkio_leave(cg, ustd.proc.pid)
+    trace = one_trace(mnt)
+    t.ok(trace, "lag: one trace")
+    if trace:
+        check_flood("lag", trace, EVENTS - 1)
+if mnt:
+    why = unmount(mnt)
+    t.ok(why is None, "lag: unmounted", why)
+ws4.cleanup()
+
 # --- tmpfs: the page cache's path, said, and the trace as whole.
 mnt, why = small_tmpfs("256m")
 if not mnt:

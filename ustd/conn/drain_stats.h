@@ -38,6 +38,9 @@ struct ustd_drain_stats {
 	 * (O_DIRECT, io_uring), else why through the page cache. */
 	const char *page_cache_why;
 	bool written;			/* a file was made */
+	/* Straight from the ring, while the device lagged (stream_direct.h):
+	 * packets copied out of the ring, packets through the page cache. */
+	uint64_t lag_copied, lag_buffered;
 };
 
 /* The application's clock now, and the tick-to-ns anchor. */

@@ -18,6 +18,7 @@
 #include "ustd/output/packet_index.h"
 #include "ustd/conn/rescue.h"
 #include "ustd/conn/stream.h"
+#include "ustd/conn/stream_direct.h"
 
 /* What stream files are padded to: the page size of x86 and the block
  * size of common file systems, and no more than the smallest sub-buffer;
@@ -31,29 +32,6 @@
  * default rings, a few hundred ms at full speed, long enough for the
  * writeback started a MiB at a time to be done (manual 10.7). */
 #define STREAM_CACHE_WINDOW	(16u << 20)
-
-/* A packet written straight from the ring, until its write completes. */
-struct stream_inflight {
-	struct ust_index_entry e;
-	uint64_t offset;		/* in the file */
-	uint64_t len;			/* padded */
-	uint64_t discarded;
-	uint64_t ts_begin, ts_end;	/* for ustd --stats */
-	uint64_t drain_start, write_start;
-};
-
-/*
- * A stream file written straight from the ring (direct_io.h). The
- * invariant: the sub-buffers from the ring's consumed on, one per packet
- * in flight, are the packets in flight, in order (pkt[] by the write's
- * slot); each goes back to the writers (ustcomm_cbuf_put(), in order)
- * once its write and every write before it completed, so that a
- * sub-buffer is never reused while the device may still read it.
- */
-struct ustd_stream_direct {
-	struct ustd_dio *dio;
-	struct stream_inflight pkt[USTD_DIO_DEPTH];
-};
 
 static void stream_close_fd(int *fd)
 {
@@ -164,7 +142,7 @@ static int stream_direct_open(struct ustd_stream_out *out)
 {
 	struct ustd_stream *s = out->owner;
 	const char *why = "a flight recorder's ring is written from copies";
-	struct ustd_dio *dio = NULL;
+	struct ustd_direct_file f;
 	int ret = 0;
 
 	if (s->overwrite)
@@ -175,16 +153,15 @@ static int stream_direct_open(struct ustd_stream_out *out)
 	why = "no wake-up to signal its writes' completions";
 	if (s->wakeup_fd < 0)
 		goto end;
-	ret = ustd_dio_open(&dio, out->fd, s->wakeup_fd, &why);
-	if (ret != 0)
-		goto end;
-	out->direct = calloc(1, sizeof(*out->direct));
-	if (!out->direct) {
-		ustd_dio_close(dio);
-		ret = -ENOMEM;
-		goto end;
-	}
-	out->direct->dio = dio;
+	f = (struct ustd_direct_file) {
+		.fd = out->fd,
+		.idx_fd = out->idx_fd,
+		.wakeup_fd = s->wakeup_fd,
+		.cb = &s->cb,
+		.stats = s->stats,
+		.name = s->name,
+	};
+	ret = ustd_stream_direct_open(&out->direct, &f, &why);
 end:
 	if (ret >= 0 && s->stats)
 		ustd_drain_stats_path(s->stats, out->direct ? NULL : why);
@@ -236,69 +213,45 @@ int ustd_stream_out_create_once(struct ustd_stream_out *out, const struct ustd_t
 }
 
 /*
- * A write failed (or waiting for it did): the file ends with the last
- * packet before it, as on the page cache's path. The writes after it are
- * waited for first, since one of them may still land past the cut. Their
- * sub-buffers, and the failed one's, stay the writers' to discard into:
- * what the trace lost is counted from there (ustd_stream_lost()).
+ * Adds what the direct file completed to out's totals. After a failed
+ * write it cut the file; the index goes back to its last whole entry.
  */
-static int stream_direct_failed(const struct ustd_stream *s, struct ustd_stream_out *out,
-				const struct stream_inflight *p, int err)
+static int stream_direct_done(struct ustd_stream_out *out, const struct ustd_direct_done *done,
+			      int ret)
 {
-	int result;
+	struct ustd_direct_cut *cut;
 
-	while (ustd_dio_complete(out->direct->dio, true, &result) >= 0)
-		;
-	if (ftruncate(out->fd, (off_t)p->offset) < 0 ||
-	    (out->idx_fd >= 0 && ftruncate(out->idx_fd, (off_t)out->idx_len) < 0))
-		ustcomm_dbg("stream %s: cutting off the packets after a failed write: %s",
-			    s->name, strerror(errno));
-	out->len = p->offset;
-	return err;
-}
-
-/*
- * Completes the writes that are done, oldest first, waiting while more
- * than at_most are in flight: each gets its index entry, its sub-buffer
- * goes back to the writers. Returns 0 or the negative errno of the write
- * that failed.
- */
-static int stream_direct_complete(struct ustd_stream *s, struct ustd_stream_out *out,
-				  unsigned at_most)
-{
-	struct ustd_stream_direct *d = out->direct;
-	struct stream_inflight *p;
-	int slot, result;
-
-	for (;;) {
-		slot = ustd_dio_complete(d->dio, ustd_dio_in_flight(d->dio) > at_most, &result);
-		if (slot == -EAGAIN)
-			return 0;
-		/* Waiting failed: the oldest write is lost with the rest. */
-		p = &d->pkt[slot < 0 ? ustd_dio_oldest(d->dio) : (unsigned)slot];
-		if (slot < 0)
-			return stream_direct_failed(s, out, p, slot);
-		if (result == 0 && out->idx_fd >= 0)
-			result = ustd_write_all(out->idx_fd, &p->e, sizeof(p->e));
-		if (result < 0)
-			return stream_direct_failed(s, out, p, result);
-		out->idx_len += out->idx_fd >= 0 ? sizeof(p->e) : 0;
-		out->written += p->len;
-		out->discarded = p->discarded;
-		out->ts_end = p->ts_end;
-		ustcomm_cbuf_put(&s->cb);
-		if (s->stats)
-			ustd_drain_stats_packet(s->stats, s->cb.subbuf_count, p->ts_begin,
-						p->ts_end, p->drain_start, p->write_start,
-						ustd_drain_stats_now(s->stats));
+	out->idx_len += done->idx_len;
+	out->written += done->written;
+	if (done->packets) {
+		out->discarded = done->discarded;
+		out->ts_end = done->ts_end;
 	}
+	for (cut = done->cut; cut && cut->next; cut = cut->next)
+		;
+	if (cut) {
+		cut->next = out->cut;
+		out->cut = done->cut;
+	}
+	if (ret < 0) {
+		out->len = done->cut_len;
+		if (out->idx_fd >= 0 && ftruncate(out->idx_fd, (off_t)out->idx_len) < 0)
+			ustcomm_dbg("stream %s: cutting its index back after a failed write: %s",
+				    out->owner->name, strerror(errno));
+	}
+	return ret;
 }
 
 /* Every packet in flight written and given back, or the error that
  * stopped them. */
 static int stream_direct_settle(struct ustd_stream_out *out)
 {
-	return out->direct ? stream_direct_complete(out->owner, out, 0) : 0;
+	struct ustd_direct_done done = { 0 };
+
+	if (!out->direct)
+		return 0;
+	return stream_direct_done(out, &done,
+				  ustd_stream_direct_complete(out->direct, true, &done));
 }
 
 void ustd_stream_out_close(struct ustd_stream_out *out)
@@ -308,11 +261,8 @@ void ustd_stream_out_close(struct ustd_stream_out *out)
 	if (ret < 0)
 		ustcomm_err("stream %s of trace %s: its last packets could not be written: %s",
 			    out->owner->name, out->td->path, strerror(-ret));
-	if (out->direct) {
-		ustd_dio_close(out->direct->dio);
-		free(out->direct);
-		out->direct = NULL;
-	}
+	ustd_stream_direct_close(out->direct);
+	out->direct = NULL;
 	ustd_wb_close(out->wb, out->len);
 	out->wb = NULL;
 	stream_close_fd(&out->fd);
@@ -478,8 +428,7 @@ static int stream_write_local(const struct ustd_stream *s, struct ustd_stream_ou
 	 * come before it. */
 	ret = out->direct ? stream_direct_settle(out) : 0;
 	if (ret == 0 && out->direct)
-		ret = ustd_dio_write_copy(out->direct->dio, packet, len, head, sizeof(head),
-					  out->len);
+		ret = ustd_stream_direct_write_copy(out->direct, packet, len, head, out->len);
 	else if (ret == 0)
 		ret = ustd_writev_all(out->fd, iov, 3);
 	if (ret == 0 && out->idx_fd >= 0) {
@@ -553,7 +502,7 @@ static void stream_corrupted(const struct ustd_stream *s, int err)
 /* The next packet to take: after those written and those in flight. */
 static uint64_t stream_next(const struct ustd_stream *s)
 {
-	unsigned n = s->out.direct ? ustd_dio_in_flight(s->out.direct->dio) : 0;
+	unsigned n = s->out.direct ? ustd_stream_direct_held(s->out.direct) : 0;
 
 	return s->cb.consumed + (uint64_t)n * s->cb.subbuf_size;
 }
@@ -564,43 +513,31 @@ bool ustd_stream_more_before(const struct ustd_stream *s, uint64_t limit)
 }
 
 /*
- * Starts writing the packet straight from the ring, after waiting for the
- * oldest write when USTD_DIO_DEPTH are in flight. Its sub-buffer goes back
- * to the writers when the write completes (stream_direct_complete()).
- * The stream's next file may be written through the page cache: *copy
- * then says to write the packet as on that path.
+ * Writes the packet straight from the ring (stream_direct.h). Returns 0,
+ * 1 when the drain is to wait for a write to complete (the stream's
+ * wakeup brings it back), or a negative errno. The stream's next file may
+ * be written through the page cache: *copy then says to write the packet
+ * as on that path.
  */
 static int stream_submit(struct ustd_stream *s, const char *packet, size_t len,
 			 uint64_t drain_start, bool *copy)
 {
 	struct ustd_stream_out *out = &s->out;
+	struct ustd_direct_done done = { 0 };
 	size_t padded = STREAM_PADDED(len);
-	char head[UST_PKT_HEADER_SIZE];
-	struct stream_inflight *p;
-	int ret;
+	int ret = 0;
 
-	ret = stream_direct_complete(s, out, USTD_DIO_DEPTH - 1);
-	if (ret == 0 && ustd_tracefile_full(&out->tf, out->len, padded))
+	if (ustd_tracefile_full(&out->tf, out->len, padded))
 		ret = stream_next_file(s, out);
 	*copy = ret == 0 && !out->direct;
 	if (ret < 0 || *copy)
 		return ret;
-	memcpy(head, packet, sizeof(head));
-	ust_put_u64(head + UST_PKT_PACKET_SIZE, (uint64_t)padded * 8);
-	ret = ustd_dio_submit(out->direct->dio, packet, len, head, sizeof(head), out->len);
-	if (ret < 0)
-		return ret;
-	p = &out->direct->pkt[ret];
-	ustd_index_entry(&p->e, head, out->len);
-	p->offset = out->len;
-	p->len = padded;
-	p->discarded = ust_get_u64(packet + UST_PKT_EVENTS_DISCARDED);
-	p->ts_begin = ust_get_u64(packet + UST_PKT_TIMESTAMP_BEGIN);
-	p->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
-	p->drain_start = drain_start;
-	p->write_start = s->stats ? ustd_drain_stats_now(s->stats) : 0;
-	out->len += padded;
-	return 0;
+	ret = stream_direct_done(out, &done, ustd_stream_direct_write(out->direct, packet, len,
+								      out->len, drain_start,
+								      &done));
+	if (ret == 0)
+		out->len += padded;
+	return ret;
 }
 
 /*
@@ -639,8 +576,19 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 		}
 		copy = true;
 		ret = s->out.direct ? stream_submit(s, packet, len, drain_start, &copy) : 0;
+		/* Finishing (no limit): the writes in flight end first. */
+		while (ret > 0 && !limit) {
+			ret = stream_direct_settle(&s->out);
+			if (ret == 0)
+				ret = stream_submit(s, packet, len, drain_start, &copy);
+		}
 		if (ret < 0)
 			goto end;
+		/* Back when a write completes. */
+		if (ret > 0) {
+			ret = 0;
+			goto end;
+		}
 		if (!copy)
 			continue;
 		if (s->stats) {
@@ -662,8 +610,12 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 	}
 	*more = true;
 end:
-	if (ret == 0 && s->out.direct)
-		ret = stream_direct_complete(s, &s->out, USTD_DIO_DEPTH);
+	if (ret == 0 && s->out.direct) {
+		struct ustd_direct_done done = { 0 };
+
+		ret = stream_direct_done(&s->out, &done,
+					 ustd_stream_direct_complete(s->out.direct, false, &done));
+	}
 	if (ret == 0 && i > 0)
 		ret = stream_check_file(&s->out);
 	return ret;
@@ -927,6 +879,7 @@ void ustd_stream_hold(struct ustd_stream *s)
 
 uint64_t ustd_stream_lost(const struct ustd_stream *s, const struct ustd_layouts *l)
 {
+	const struct ustd_direct_cut *cut;
 	struct ustcomm_writer_state ws;
 	uint32_t size = s->cb.subbuf_size, i;
 	uint64_t b, lost = 0;
@@ -940,6 +893,8 @@ uint64_t ustd_stream_lost(const struct ustd_stream *s, const struct ustd_layouts
 	/* The counter is cumulative; the packets written carried its part. */
 	if (ws.events_discarded > s->out.discarded)
 		lost = ws.events_discarded - s->out.discarded;
+	for (cut = s->out.cut; cut; cut = cut->next)
+		lost += ustd_rescue_count_events(cut->pkt, cut->len, s->stream_id, s->ctx_size, l);
 	copy = malloc(size);
 	if (!copy)
 		return lost;
@@ -958,6 +913,12 @@ void ustd_stream_close(struct ustd_stream *s)
 		return;
 	/* The writes in flight read the ring: they end first. */
 	ustd_stream_out_close(&s->out);
+	while (s->out.cut) {
+		struct ustd_direct_cut *next = s->out.cut->next;
+
+		free(s->out.cut);
+		s->out.cut = next;
+	}
 	ustcomm_cbuf_unmap(&s->cb);
 	stream_close_fd(&s->shm_fd);
 	stream_close_fd(&s->wakeup_fd);

@@ -14,6 +14,7 @@
 #include "libustcomm/protocol.h"
 #include "ustd/conn/drain_stats.h"
 #include "ustd/conn/layouts.h"
+#include "ustd/conn/stream_direct.h"
 #include "ustd/relay/relay.h"
 #include "ustd/relay/sink.h"
 #include "ustd/output/trace_dir.h"
@@ -39,14 +40,17 @@ struct ustd_stream_out {
 	uint64_t idx_len;		/* bytes of the index file */
 	uint64_t written;		/* bytes written to files, all files */
 	struct ustd_wb_file *wb;	/* its page cache and blocks, or NULL */
-	/* Written straight from the ring (direct_io.h): the packets in
-	 * flight, or NULL when the file goes through the page cache. Only a
+	/* Written straight from the ring (stream_direct.h), or NULL when the
+	 * file goes through the page cache. Only a
 	 * stream's own file is (owner: that stream, which is not moved while
 	 * the file is open); len then counts the packets in flight too. */
 	struct ustd_stream_direct *direct;
 	struct ustd_stream *owner;
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
+	/* Packets given back to the writers and then cut off the file by a
+	 * failed write (stream_direct.h), counted as lost; all files. */
+	struct ustd_direct_cut *cut;
 	/* Bounded disk: the stream's limits and which file is being
 	 * written (zero for snapshots: one file), and the directory the
 	 * next file goes to. */

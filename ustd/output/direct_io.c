@@ -33,14 +33,13 @@ struct dio_slot {
 	int iovcnt;
 	size_t len;			/* bytes of the write, aligned */
 	uint64_t offset;
-	bool done;
-	int result;
+	void *tag;
 };
 
 struct ustd_dio {
 	struct io_uring ring;
 	int fd;
-	unsigned first;			/* the oldest write's slot */
+	unsigned busy;			/* a bit per slot in flight */
 	unsigned count;			/* writes in flight */
 	char *bounce;
 	struct dio_slot slot[USTD_DIO_DEPTH];
@@ -120,11 +119,6 @@ unsigned ustd_dio_in_flight(const struct ustd_dio *d)
 	return d->count;
 }
 
-unsigned ustd_dio_oldest(const struct ustd_dio *d)
-{
-	return d->first;
-}
-
 /* Lays out the write of pkt in s (see struct dio_slot). */
 static void dio_prepare(struct dio_slot *s, const char *pkt, size_t len, const char *head,
 			size_t head_len, uint64_t offset)
@@ -148,16 +142,14 @@ static void dio_prepare(struct dio_slot *s, const char *pkt, size_t len, const c
 	}
 	s->len = DIO_ROUND_UP(len);
 	s->offset = offset;
-	s->done = false;
-	s->result = 0;
 }
 
 int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
-		    size_t head_len, uint64_t offset)
+		    size_t head_len, uint64_t offset, void *tag)
 {
-	unsigned i = (d->first + d->count) % USTD_DIO_DEPTH;
-	struct dio_slot *s = &d->slot[i];
 	struct io_uring_sqe *sqe;
+	struct dio_slot *s;
+	unsigned i;
 	int ret;
 
 	if ((uintptr_t)pkt % USTD_DIO_ALIGN || offset % USTD_DIO_ALIGN || head_len > len ||
@@ -168,7 +160,11 @@ int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char 
 	sqe = io_uring_get_sqe(&d->ring);
 	if (!sqe)
 		return -EBUSY;
+	for (i = 0; d->busy & 1u << i; i++)
+		;
+	s = &d->slot[i];
 	dio_prepare(s, pkt, len, head, head_len, offset);
+	s->tag = tag;
 	io_uring_prep_writev(sqe, d->fd, s->iov, (unsigned)s->iovcnt, offset);
 	io_uring_sqe_set_data(sqe, s);
 	do
@@ -176,8 +172,9 @@ int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char 
 	while (ret == -EINTR);
 	if (ret < 0)
 		return ret;
+	d->busy |= 1u << i;
 	d->count++;
-	return (int)i;
+	return 0;
 }
 
 /*
@@ -213,21 +210,15 @@ static int dio_finish(struct ustd_dio *d, const struct dio_slot *s, int res)
 	return 0;
 }
 
-int ustd_dio_complete(struct ustd_dio *d, bool wait, int *result)
+int ustd_dio_reap(struct ustd_dio *d, bool wait, void **tag, int *result)
 {
-	struct dio_slot *s;
 	struct io_uring_cqe *cqe;
-	unsigned i;
+	struct dio_slot *s;
 	int ret;
 
-	while (d->count) {
-		i = d->first;
-		if (d->slot[i].done) {
-			*result = d->slot[i].result;
-			d->first = (d->first + 1) % USTD_DIO_DEPTH;
-			d->count--;
-			return (int)i;
-		}
+	for (;;) {
+		if (!d->count)
+			return -EAGAIN;
 		ret = wait ? io_uring_wait_cqe(&d->ring, &cqe) : io_uring_peek_cqe(&d->ring, &cqe);
 		if (ret == -EINTR)
 			continue;
@@ -236,10 +227,30 @@ int ustd_dio_complete(struct ustd_dio *d, bool wait, int *result)
 		s = io_uring_cqe_get_data(cqe);
 		ret = cqe->res;
 		io_uring_cqe_seen(&d->ring, cqe);
-		s->result = (size_t)ret == s->len ? 0 : dio_finish(d, s, ret);
-		s->done = true;
+		/* A cancellation's own answer: the writes it names say. */
+		if (s)
+			break;
 	}
-	return -EAGAIN;
+	*result = (size_t)ret == s->len ? 0 : ret == -ECANCELED ? ret : dio_finish(d, s, ret);
+	*tag = s->tag;
+	d->busy &= ~(1u << (unsigned)(s - d->slot));
+	d->count--;
+	return 0;
+}
+
+int ustd_dio_cancel(struct ustd_dio *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_cancel(sqe, NULL, IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
+	io_uring_sqe_set_data(sqe, NULL);
+	do
+		ret = io_uring_submit(&d->ring);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
 }
 
 int ustd_dio_write_copy(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
@@ -248,27 +259,27 @@ int ustd_dio_write_copy(struct ustd_dio *d, const char *pkt, size_t len, const c
 	size_t padded = DIO_ROUND_UP(len);
 	char *buf;
 	int ret, result;
+	void *tag;
 
 	if (posix_memalign((void **)&buf, USTD_DIO_ALIGN, padded) != 0)
 		return -ENOMEM;
 	memcpy(buf, pkt, len);
 	memset(buf + len, 0, padded - len);
-	ret = ustd_dio_submit(d, buf, padded, head, head_len, offset);
-	if (ret >= 0)
-		ret = ustd_dio_complete(d, true, &result);
+	ret = ustd_dio_submit(d, buf, padded, head, head_len, offset, NULL);
+	if (ret == 0)
+		ret = ustd_dio_reap(d, true, &tag, &result);
 	free(buf);
-	if (ret >= 0)
-		ret = result;
-	return ret;
+	return ret < 0 ? ret : result;
 }
 
 void ustd_dio_close(struct ustd_dio *d)
 {
+	void *tag;
 	int result;
 
 	if (!d)
 		return;
-	while (ustd_dio_complete(d, true, &result) >= 0)
+	while (ustd_dio_reap(d, true, &tag, &result) == 0)
 		;
 	io_uring_queue_exit(&d->ring);
 	free(d->bounce);
@@ -297,23 +308,23 @@ unsigned ustd_dio_in_flight(const struct ustd_dio *d)
 	return 0;
 }
 
-unsigned ustd_dio_oldest(const struct ustd_dio *d)
-{
-	(void)d;
-	return 0;
-}
-
 int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
-		    size_t head_len, uint64_t offset)
+		    size_t head_len, uint64_t offset, void *tag)
 {
-	(void)d, (void)pkt, (void)len, (void)head, (void)head_len, (void)offset;
+	(void)d, (void)pkt, (void)len, (void)head, (void)head_len, (void)offset, (void)tag;
 	return -ENOSYS;
 }
 
-int ustd_dio_complete(struct ustd_dio *d, bool wait, int *result)
+int ustd_dio_reap(struct ustd_dio *d, bool wait, void **tag, int *result)
 {
-	(void)d, (void)wait, (void)result;
+	(void)d, (void)wait, (void)tag, (void)result;
 	return -EAGAIN;
+}
+
+int ustd_dio_cancel(struct ustd_dio *d)
+{
+	(void)d;
+	return -ENOSYS;
 }
 
 int ustd_dio_write_copy(struct ustd_dio *d, const char *pkt, size_t len, const char *head,

@@ -59,27 +59,30 @@ int ustd_dio_open(struct ustd_dio **d, int fd, int notify_fd, const char **why);
 void ustd_dio_close(struct ustd_dio *d);
 
 unsigned ustd_dio_in_flight(const struct ustd_dio *d);
-/* The slot of the oldest write in flight. */
-unsigned ustd_dio_oldest(const struct ustd_dio *d);
 
 /*
  * Starts writing len bytes at pkt (USTD_DIO_ALIGN-aligned, unchanged until
  * the write completes) at offset (aligned), its first head_len bytes
  * replaced by head's and zeroes after len up to the next multiple of
- * USTD_DIO_ALIGN. Returns the write's slot (0 to USTD_DIO_DEPTH - 1, taken
- * in turn and handed back by ustd_dio_complete() in the same order), or a
- * negative errno (-EBUSY: USTD_DIO_DEPTH writes in flight).
+ * USTD_DIO_ALIGN. tag comes back with the write's completion. Returns 0 or
+ * a negative errno (-EBUSY: USTD_DIO_DEPTH writes in flight).
  */
 int ustd_dio_submit(struct ustd_dio *d, const char *pkt, size_t len, const char *head,
-		    size_t head_len, uint64_t offset);
+		    size_t head_len, uint64_t offset, void *tag);
 
 /*
- * The oldest write in flight, when it completed: returns its slot and its
- * outcome in *result (0, or a negative errno; a short write is finished
- * synchronously). -EAGAIN: not complete yet (wait false) or none in flight;
- * another negative errno: waiting failed.
+ * A write that completed, in whatever order the device finished them: its
+ * tag in *tag and its outcome in *result (0, or a negative errno; a short
+ * write is finished synchronously). Returns 0, -EAGAIN when none completed
+ * (wait false) or none is in flight, or another negative errno when waiting
+ * failed.
  */
-int ustd_dio_complete(struct ustd_dio *d, bool wait, int *result);
+int ustd_dio_reap(struct ustd_dio *d, bool wait, void **tag, int *result);
+
+/* Asks the kernel to give up the writes in flight that have not started:
+ * they complete with -ECANCELED; those under way complete as they would.
+ * Returns 0 or a negative errno. */
+int ustd_dio_cancel(struct ustd_dio *d);
 
 /* Writes a packet held anywhere (a private copy), as ustd_dio_submit()
  * would, and waits for it; no other write may be in flight. Returns 0 or a

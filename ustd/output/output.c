@@ -63,7 +63,8 @@ end:
 	return ret;
 }
 
-int ustd_writev_all(int fd, struct iovec *iov, int iovcnt)
+/* at: where in the file, or -1 for the file's offset. */
+static int output_writev(int fd, struct iovec *iov, int iovcnt, off_t at)
 {
 	ssize_t n = 0;
 	int ret = 0;
@@ -77,7 +78,9 @@ int ustd_writev_all(int fd, struct iovec *iov, int iovcnt)
 			break;
 		iov->iov_base = (char *)iov->iov_base + n;
 		iov->iov_len -= (size_t)n;
-		n = writev(fd, iov, iovcnt);
+		n = at < 0 ? writev(fd, iov, iovcnt) : pwritev(fd, iov, iovcnt, at);
+		if (n > 0 && at >= 0)
+			at += n;
 		if (n < 0) {
 			if (errno == EINTR) {
 				n = 0;
@@ -94,6 +97,16 @@ int ustd_writev_all(int fd, struct iovec *iov, int iovcnt)
 	}
 end:
 	return ret;
+}
+
+int ustd_writev_all(int fd, struct iovec *iov, int iovcnt)
+{
+	return output_writev(fd, iov, iovcnt, -1);
+}
+
+int ustd_pwritev_all(int fd, struct iovec *iov, int iovcnt, uint64_t offset)
+{
+	return output_writev(fd, iov, iovcnt, (off_t)offset);
 }
 
 int ustd_write_all(int fd, const void *buf, size_t len)

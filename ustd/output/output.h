@@ -18,6 +18,7 @@
 #define USTD_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -39,5 +40,7 @@ int ustd_write_all(int fd, const void *buf, size_t len);
 
 /* The same for iovcnt pieces written as one; iov is consumed. */
 int ustd_writev_all(int fd, struct iovec *iov, int iovcnt);
+/* The same at offset, the file's offset left as it is. */
+int ustd_pwritev_all(int fd, struct iovec *iov, int iovcnt, uint64_t offset);
 
 #endif
