@@ -122,11 +122,12 @@ void ustd_drain_stats_report(const struct ustd_drain_stats *st, const char *what
 	fprintf(f, "; filling a packet: ");
 	stats_print_hist(&st->fill, us_per_tick, f);
 	fprintf(f, "; sub-buffers %u", st->subbuf_count);
-	if (st->written && !st->page_cache_why)
+	if (st->written && !st->page_cache_why && st->lag_buffered)
+		fprintf(f, "; written with O_DIRECT through io_uring (the device lagged: %" PRIu64
+			" packets copied out of the ring, %" PRIu64 " through the page cache)",
+			st->lag_copied, st->lag_buffered);
+	else if (st->written && !st->page_cache_why)
 		fprintf(f, "; written with O_DIRECT through io_uring");
-	if (st->lag_buffered)
-		fprintf(f, " (the device lagged: %" PRIu64 " packets copied out of the ring, %"
-			PRIu64 " through the page cache)", st->lag_copied, st->lag_buffered);
 	else if (st->written)
 		fprintf(f, "; written through the page cache (%s)", st->page_cache_why);
 	fputc('\n', f);

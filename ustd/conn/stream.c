@@ -615,6 +615,9 @@ end:
 
 		ret = stream_direct_done(&s->out, &done,
 					 ustd_stream_direct_complete(s->out.direct, false, &done));
+		/* Copies left after a stall: written a few at a time. */
+		if (ret == 0 && ustd_stream_direct_behind(s->out.direct))
+			*more = true;
 	}
 	if (ret == 0 && i > 0)
 		ret = stream_check_file(&s->out);

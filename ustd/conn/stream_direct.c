@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,15 +15,22 @@
 #include "ustd/output/writeback.h"
 
 #define DIRECT_PADDED(len)	(((len) + USTD_DIO_ALIGN - 1) & ~(size_t)(USTD_DIO_ALIGN - 1))
-/* Packets written through the page cache once the device lagged, before
- * the ring is tried again: 16 MiB of default packets, the page cache's
- * window behind the end of a file on that path; doubled, up to the most,
- * each time the device lags again within the first packets tried, so that
- * a device slower than the writers for good is left alone. */
+/* Packets written through the page cache once the device lagged, at
+ * least, before the ring is tried again: 16 MiB of default packets. And
+ * not before their writeback caught up (writeback.h): a direct write
+ * would wait behind it at the device. */
 #define DIRECT_LAG_PACKETS	64
-#define DIRECT_LAG_MAX		4096
-/* What stays of them in the page cache (writeback.h), as on that path. */
-#define DIRECT_CACHE_WINDOW	(16u << 20)
+/* What stays of them in the page cache once written back: nothing, so
+ * that what is known to be on disk (ustd_wb_caught_up()) is all of it but
+ * the last MiBs, and a direct write after it does not wait long. */
+#define DIRECT_CACHE_WINDOW	0
+/* Copies kept for reuse while the device lags (fresh memory costs its
+ * page faults on every copy); given back when it caught up. */
+#define DIRECT_SPARES		256
+/* Copies written through the page cache per call: more than one, so that
+ * those left after a stall go out while the writers go on; not all, so
+ * that the drain goes back to the ring before it fills. */
+#define DIRECT_FLUSH_BATCH	2
 /* Packets waiting for their index entry behind a write in flight, and
  * bytes of copies waiting for the writes in flight to end: past these the
  * drain waits, and the writers discard into the ring. The writes already
@@ -72,9 +80,9 @@ struct ustd_stream_direct {
 	uint64_t first_seq;
 	unsigned held;
 	unsigned lagging;		/* packets still to write through the page cache */
-	unsigned lag_window;		/* the last lagging period, in packets */
-	unsigned direct_run;		/* packets from the ring since it */
 	uint64_t copies;		/* bytes of the MOVED and PENDING copies */
+	char *spare[DIRECT_SPARES];	/* copies' memory, a sub-buffer each */
+	unsigned spares;
 	uint64_t end;			/* bytes of the file written or on their way */
 };
 
@@ -116,6 +124,31 @@ static struct direct_pkt *direct_oldest_held(const struct ustd_stream_direct *d)
 	return direct_at(d, d->first_seq + d->count - d->held);
 }
 
+/* Memory for a copy of p, a sub-buffer's size, or -ENOMEM. */
+static int direct_copy_alloc(struct ustd_stream_direct *d, struct direct_pkt *p)
+{
+	if (d->spares)
+		p->copy = d->spare[--d->spares];
+	else if (posix_memalign((void **)&p->copy, USTD_DIO_ALIGN, d->f.cb->subbuf_size) != 0)
+		p->copy = NULL;
+	if (!p->copy)
+		return -ENOMEM;
+	d->copies += p->len;
+	return 0;
+}
+
+static void direct_copy_free(struct ustd_stream_direct *d, struct direct_pkt *p)
+{
+	if (!p->copy)
+		return;
+	d->copies -= p->len;
+	if (d->spares < DIRECT_SPARES)
+		d->spare[d->spares++] = p->copy;
+	else
+		free(p->copy);
+	p->copy = NULL;
+}
+
 /* A new packet at the end of the queue, or NULL (memory). */
 static struct direct_pkt *direct_push(struct ustd_stream_direct *d, uint64_t *seq)
 {
@@ -142,10 +175,7 @@ static struct direct_pkt *direct_push(struct ustd_stream_direct *d, uint64_t *se
 
 static void direct_pop(struct ustd_stream_direct *d)
 {
-	struct direct_pkt *p = &d->q[d->head];
-
-	free(p->copy);
-	p->copy = NULL;
+	direct_copy_free(d, &d->q[d->head]);
 	d->head = (d->head + 1) % d->cap;
 	d->first_seq++;
 	d->count--;
@@ -159,6 +189,24 @@ static void direct_put(struct ustd_stream_direct *d, const struct direct_pkt *p)
 		ustd_drain_stats_packet(d->f.stats, d->f.cb->subbuf_count, p->ts_begin, p->ts_end,
 					p->drain_start, p->write_start,
 					ustd_drain_stats_now(d->f.stats));
+}
+
+/* The oldest packet's index entry written, its part of the totals in
+ * done, the packet gone from the queue. */
+static int direct_retire(struct ustd_stream_direct *d, struct ustd_direct_done *done)
+{
+	struct direct_pkt *p = &d->q[d->head];
+	int ret = d->f.idx_fd >= 0 ? ustd_write_all(d->f.idx_fd, &p->e, sizeof(p->e)) : 0;
+
+	if (ret < 0)
+		return ret;
+	done->idx_len += d->f.idx_fd >= 0 ? sizeof(p->e) : 0;
+	done->written += p->len;
+	done->discarded = p->discarded;
+	done->ts_end = p->ts_end;
+	done->packets++;
+	direct_pop(d);
+	return 0;
 }
 
 /* p, which left the ring, is cut off the file: its bytes go to the
@@ -208,17 +256,9 @@ static int direct_failed(struct ustd_stream_direct *d, struct direct_pkt *failed
 		else if (!failed || p->offset < failed->offset)
 			failed = p;
 	}
-	for (; d->count && d->q[d->head].state == DIRECT_DONE && &d->q[d->head] != failed;
-	     direct_pop(d)) {
-		p = &d->q[d->head];
-		if (d->f.idx_fd >= 0 && ustd_write_all(d->f.idx_fd, &p->e, sizeof(p->e)) < 0)
-			break;
-		done->idx_len += d->f.idx_fd >= 0 ? sizeof(p->e) : 0;
-		done->written += p->len;
-		done->discarded = p->discarded;
-		done->ts_end = p->ts_end;
-		done->packets++;
-	}
+	while (d->count && d->q[d->head].state == DIRECT_DONE && &d->q[d->head] != failed &&
+	       direct_retire(d, done) == 0)
+		;
 	done->cut_len = d->count ? d->q[d->head].offset : d->end;
 	for (; d->count > d->held; direct_pop(d))
 		direct_cut(d, &d->q[d->head], done);
@@ -238,7 +278,6 @@ static int direct_failed(struct ustd_stream_direct *d, struct direct_pkt *failed
  * then writes the index entries of the done packets, in file order. */
 static int direct_settle(struct ustd_stream_direct *d, struct ustd_direct_done *done)
 {
-	struct direct_pkt *p;
 	int ret;
 
 	while (d->held && direct_oldest_held(d)->state == DIRECT_DONE) {
@@ -246,18 +285,9 @@ static int direct_settle(struct ustd_stream_direct *d, struct ustd_direct_done *
 		d->held--;
 	}
 	while (d->count > d->held && d->q[d->head].state == DIRECT_DONE) {
-		p = &d->q[d->head];
-		if (d->f.idx_fd >= 0) {
-			ret = ustd_write_all(d->f.idx_fd, &p->e, sizeof(p->e));
-			if (ret < 0)
-				return direct_failed(d, p, ret, done);
-			done->idx_len += sizeof(p->e);
-		}
-		done->written += p->len;
-		done->discarded = p->discarded;
-		done->ts_end = p->ts_end;
-		done->packets++;
-		direct_pop(d);
+		ret = direct_retire(d, done);
+		if (ret < 0)
+			return direct_failed(d, &d->q[d->head], ret, done);
 	}
 	return 0;
 }
@@ -286,16 +316,17 @@ static int direct_write_buffered(struct ustd_stream_direct *d, const struct dire
  * file holds the inode's lock until the device has it, and a write
  * through the page cache meanwhile would wait for the device all the same.
  */
-static int direct_write_pending(struct ustd_stream_direct *d, struct ustd_direct_done *done)
+static int direct_write_pending(struct ustd_stream_direct *d, unsigned at_most,
+				struct ustd_direct_done *done)
 {
 	struct direct_pkt *p;
 	struct iovec iov;
 	unsigned i;
 	int ret;
 
-	if (!d->copies || ustd_dio_in_flight(d->dio))
+	if (ustd_dio_in_flight(d->dio))
 		return 0;
-	for (i = 0; i < d->count; i++) {
+	for (i = 0; i < d->count && d->copies && at_most; i++) {
 		p = direct_at(d, d->first_seq + i);
 		if (p->state != DIRECT_PENDING)
 			continue;
@@ -303,10 +334,9 @@ static int direct_write_pending(struct ustd_stream_direct *d, struct ustd_direct
 		ret = direct_write_buffered(d, p, &iov, 1);
 		if (ret < 0)
 			return direct_failed(d, p, ret, done);
-		d->copies -= p->len;
-		free(p->copy);
-		p->copy = NULL;
+		direct_copy_free(d, p);
 		p->state = DIRECT_DONE;
+		at_most--;
 		if (d->f.stats)
 			d->f.stats->lag_buffered++;
 	}
@@ -337,8 +367,13 @@ int ustd_stream_direct_complete(struct ustd_stream_direct *d, bool wait,
 			return direct_failed(d, p, result, done);
 		p->state = DIRECT_DONE;
 	}
-	ret = direct_write_pending(d, done);
+	ret = direct_write_pending(d, wait ? UINT_MAX : DIRECT_FLUSH_BATCH, done);
 	return ret < 0 ? ret : direct_settle(d, done);
+}
+
+bool ustd_stream_direct_behind(const struct ustd_stream_direct *d)
+{
+	return d->copies && !ustd_dio_in_flight(d->dio);
 }
 
 /* Whether the writers have half the ring or less left: the held packets
@@ -364,9 +399,8 @@ static void direct_image(char *dst, const char *packet, size_t content, uint64_t
  * given back, those whose writes are in flight to be written again from
  * the copies through the page cache once those end; the next packets go
  * through the page cache too, from copies while a write from the ring is
- * still in flight. Returns 0, or 1
- * when memory for the copies is short (nothing changed: the drain waits
- * for the device as before).
+ * still in flight. Returns 0, or 1 when memory for the copies is short
+ * (nothing changed: the drain waits for the device as before).
  */
 static int direct_evacuate(struct ustd_stream_direct *d)
 {
@@ -378,14 +412,11 @@ static int direct_evacuate(struct ustd_stream_direct *d)
 		p = direct_at(d, d->first_seq + d->count - d->held + i);
 		if (p->state != DIRECT_HELD)
 			continue;
-		if (posix_memalign((void **)&p->copy, USTD_DIO_ALIGN, p->len) != 0) {
-			p->copy = NULL;
+		if (direct_copy_alloc(d, p) < 0)
 			goto undo;
-		}
 		direct_image(p->copy, ustcomm_cbuf_subbuf(d->f.cb, begin + (uint64_t)i *
 							  d->f.cb->subbuf_size),
 			     p->content, p->len);
-		d->copies += p->len;
 		copied++;
 	}
 	for (; d->held; d->held--) {
@@ -399,30 +430,22 @@ static int direct_evacuate(struct ustd_stream_direct *d)
 		ustcomm_dbg("stream %s: cannot cancel the writes in flight", d->f.name);
 	if (!d->wb)
 		d->wb = ustd_wb_open(d->f.fd, 0, DIRECT_CACHE_WINDOW);
-	d->lag_window = d->lag_window && d->direct_run <= 4 * USTD_DIO_DEPTH ?
-		(d->lag_window < DIRECT_LAG_MAX / 2 ? 2 * d->lag_window : DIRECT_LAG_MAX) :
-		DIRECT_LAG_PACKETS;
-	d->direct_run = 0;
-	d->lagging = d->lag_window;
+	d->lagging = DIRECT_LAG_PACKETS;
 	if (d->f.stats)
 		d->f.stats->lag_copied += copied;
 	ustcomm_dbg("stream %s: the device lags; %u packets copied out of the ring, the next %u through the page cache",
 		    d->f.name, copied, d->lagging);
 	return 0;
 undo:
-	for (i = 0; i < d->held; i++) {
-		p = direct_at(d, d->first_seq + d->count - d->held + i);
-		if (p->copy)
-			d->copies -= p->len;
-		free(p->copy);
-		p->copy = NULL;
-	}
+	for (i = 0; i < d->held; i++)
+		direct_copy_free(d, direct_at(d, d->first_seq + d->count - d->held + i));
 	return 1;
 }
 
 /* The packet at the ring's consumed (none is held while lagging), through
- * the page cache: from the ring when no write from it is in flight, else
- * from a copy written once they end. The sub-buffer goes back at once. */
+ * the page cache: from the ring when no write from it is in flight and no
+ * copy waits, else from a copy written after them. The sub-buffer goes
+ * back at once. */
 static int direct_write_lagging(struct ustd_stream_direct *d, struct direct_pkt *p,
 				const char *packet, const char *head, struct ustd_direct_done *done)
 {
@@ -434,15 +457,12 @@ static int direct_write_lagging(struct ustd_stream_direct *d, struct direct_pkt 
 	};
 	int ret;
 
-	if (ustd_dio_in_flight(d->dio)) {
-		if (d->copies + p->len > DIRECT_COPIES_MAX ||
-		    posix_memalign((void **)&p->copy, USTD_DIO_ALIGN, p->len) != 0) {
-			p->copy = NULL;
+	if (ustd_dio_in_flight(d->dio) || d->copies) {
+		if (d->copies + p->len > DIRECT_COPIES_MAX || direct_copy_alloc(d, p) < 0) {
 			d->count--;
 			return 1;
 		}
 		direct_image(p->copy, packet, p->content, p->len);
-		d->copies += p->len;
 		p->state = DIRECT_PENDING;
 		if (d->f.stats)
 			d->f.stats->lag_copied++;
@@ -491,12 +511,14 @@ int ustd_stream_direct_write(struct ustd_stream_direct *d, const char *packet, s
 	p->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
 	p->drain_start = drain_start;
 	p->write_start = d->f.stats ? ustd_drain_stats_now(d->f.stats) : 0;
-	if (d->lagging || d->copies) {
+	if (d->lagging || d->copies || !ustd_wb_caught_up(d->wb)) {
 		d->lagging -= d->lagging > 0;
 		ret = direct_write_lagging(d, p, packet, head, done);
 		if (ret != 0)
 			return ret;
 	} else {
+		while (d->spares)
+			free(d->spare[--d->spares]);
 		ret = ustd_dio_submit(d->dio, packet, len, head, sizeof(head), offset,
 				      (void *)(uintptr_t)seq);
 		if (ret < 0) {
@@ -505,7 +527,6 @@ int ustd_stream_direct_write(struct ustd_stream_direct *d, const char *packet, s
 		}
 		p->state = DIRECT_HELD;
 		d->held++;
-		d->direct_run++;
 	}
 	if (offset + p->len > d->end)
 		d->end = offset + p->len;
@@ -525,6 +546,8 @@ void ustd_stream_direct_close(struct ustd_stream_direct *d)
 	ustd_dio_close(d->dio);
 	for (; d->count; direct_pop(d))
 		;
+	while (d->spares)
+		free(d->spare[--d->spares]);
 	ustd_wb_close(d->wb, d->end);
 	free(d->q);
 	free(d);

@@ -10,8 +10,10 @@
  * once the writes in flight hold half the ring or more, the packets in
  * flight are copied out and their sub-buffers given back (each is written
  * again from its copy when its first write completes: the device may have
- * read newer bytes), and the next packets go through the page cache, for a
- * while, as on ustd's default path; then straight from the ring again.
+ * read newer bytes; the writes not started are cancelled), and the next
+ * packets go through the page cache, as on ustd's default path, from
+ * copies until the writes from the ring ended; then straight from the
+ * ring again, once the page cache's writeback caught up.
  * The files are the same bytes either way (manual 10.7).
  */
 #ifndef USTD_STREAM_DIRECT_H
@@ -85,6 +87,10 @@ int ustd_stream_direct_complete(struct ustd_stream_direct *d, bool wait,
  * waits for it; nothing may be in flight (completed with wait first). */
 int ustd_stream_direct_write_copy(struct ustd_stream_direct *d, const char *packet, size_t len,
 				  const char *head, uint64_t offset);
+
+/* Copies wait to be written and nothing else will bring the drain back:
+ * it is to come back by itself. */
+bool ustd_stream_direct_behind(const struct ustd_stream_direct *d);
 
 /* Sub-buffers from the ring's consumed on that this file holds. */
 unsigned ustd_stream_direct_held(const struct ustd_stream_direct *d);

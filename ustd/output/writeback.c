@@ -101,7 +101,8 @@ static void wb_work(struct ustd_wb_file *f, uint64_t len, bool closed)
 			ustcomm_dbg("writeback: waiting for written pages: %s", strerror(errno));
 		if (posix_fadvise(f->fd, from, n, POSIX_FADV_DONTNEED))
 			ustcomm_dbg("writeback: dropping written pages failed");
-		f->dropped = len - f->window;
+		/* Pairs with the load-acquire in ustd_wb_caught_up(). */
+		__atomic_store_n(&f->dropped, len - f->window, __ATOMIC_RELEASE);
 	}
 }
 
@@ -245,6 +246,14 @@ void ustd_wb_written(struct ustd_wb_file *f, uint64_t len)
 		f->nudged = len;
 		wb_nudge();
 	}
+}
+
+bool ustd_wb_caught_up(const struct ustd_wb_file *f)
+{
+	if (!f)
+		return true;
+	return f->len <= f->window + 2 * WB_STEP ||
+		__atomic_load_n(&f->dropped, __ATOMIC_ACQUIRE) + f->window + 2 * WB_STEP >= f->len;
 }
 
 void ustd_wb_close(struct ustd_wb_file *f, uint64_t len)

@@ -22,6 +22,7 @@
 #ifndef USTD_WRITEBACK_H
 #define USTD_WRITEBACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ustd_wb_file;
@@ -41,6 +42,9 @@ void ustd_writeback_stop(void);
 struct ustd_wb_file *ustd_wb_open(int fd, uint64_t prealloc_chunk, uint64_t window);
 /* The file holds len bytes of whole packets now (only grows). */
 void ustd_wb_written(struct ustd_wb_file *f, uint64_t len);
+/* Whether what was written is on disk but for the window: true for NULL.
+ * The drain's call, as ustd_wb_written(). */
+bool ustd_wb_caught_up(const struct ustd_wb_file *f);
 /* The file is complete at len bytes: the thread gives back the blocks
  * reserved past len and closes its duplicate. f is not used after. */
 void ustd_wb_close(struct ustd_wb_file *f, uint64_t len);
