@@ -400,7 +400,7 @@ int main(int argc, const char **argv)
 	char *end;
 	char output[PATH_MAX], resolved[PATH_MAX], sock_path[PATH_MAX];
 	int ready_fd = -1, verbose = 0, stats = 0, group_readable = 0, nice = USTD_NICE_DEFAULT;
-	int direct_io = 0;
+	int direct_io = 0, page_cache = 0;
 	int rt_prio = USTD_RT_PRIO_DEFAULT, rc, ret;
 	bool usage = false;
 	char *rt_arg = NULL;
@@ -444,8 +444,11 @@ int main(int argc, const char **argv)
 		{ "group-readable", '\0', POPT_ARG_NONE, &group_readable, 0,
 		  "let the group of each trace directory read the traces (directories 0750, files 0640; default: the user's alone, 0700 and 0600)",
 		  NULL },
+		{ "page-cache", '\0', POPT_ARG_NONE, &page_cache, 0,
+		  "write stream files through the page cache (default: straight from the buffers with O_DIRECT through io_uring where the file system allows, half the CPU; through the page cache while the disk lags)",
+		  NULL },
 		{ "direct-io", '\0', POPT_ARG_NONE, &direct_io, 0,
-		  "write stream files straight from the buffers with O_DIRECT through io_uring where the file system allows: half the CPU, but the disk's latency falls on the buffers (default: through the page cache)",
+		  "the default: write stream files straight from the buffers where the file system allows",
 		  NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTD_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
@@ -503,8 +506,13 @@ int main(int argc, const char **argv)
 	d.ctx.stats = stats;
 	if (group_readable)
 		ustd_set_group_readable();
-	if (direct_io)
-		ustd_dio_allow();
+	if (page_cache && direct_io) {
+		ustcomm_err("--page-cache and --direct-io say opposite things: give one (see ustd --help)");
+		ret = -EINVAL;
+		goto end;
+	}
+	if (page_cache)
+		ustd_dio_refuse();
 	d.ctx.relay_backlog = USTD_RELAY_PENDING_MIN;
 	if (backlog_arg &&
 	    ustcomm_parse_size(backlog_arg, 1u << 20, 1ull << 40, &d.ctx.relay_backlog) < 0) {

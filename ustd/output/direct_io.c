@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include "ustd/output/direct_io.h"
 
-static const char *dio_refusal = "the default; ustd --direct-io writes with O_DIRECT";
+static const char *dio_refusal;
 
-void ustd_dio_allow(void)
+void ustd_dio_refuse(void)
 {
-	dio_refusal = NULL;
+	dio_refusal = "ustd --page-cache";
 }
 
 #ifdef USTD_HAVE_LIBURING

@@ -40,11 +40,9 @@
 
 struct ustd_dio;
 
-/* From now on files may be written so (ustd --direct-io); until then
- * ustd_dio_open() refuses every file. Not the default: the page cache
- * absorbs the device's latency, which here falls on the program's buffers
- * (manual 10.7). */
-void ustd_dio_allow(void);
+/* From now on every file is written through the page cache (ustd
+ * --page-cache): ustd_dio_open() refuses them, saying so. */
+void ustd_dio_refuse(void);
 
 /*
  * Makes fd (a regular file open for writing) a direct one, its completions
