@@ -229,7 +229,8 @@ def small_ext4(ws, size_mib):
 
 # --- A full disk on the direct path: the writes in flight past the one
 # that failed are cut off with it, the trace stops (paused) with whole
-# packets, every event before the stop there once, in order.
+# packets, every event before the stop there once, in order, and the
+# events in the trace and those ustd says are lost are all the program's.
 mnt, why = small_ext4(ws, 16) if not refuses_direct(ws.root) else (None, "no direct path")
 if not mnt:
     t.ok(True, "# SKIP no small ext4 can be loop-mounted: %s" % why)
@@ -242,6 +243,11 @@ else:
     t.eq(proc.wait(timeout=120), 0, "full: program exits 0")
     m = ustd.wait_line(r"cannot write trace (\S+): No space left on device")
     t.ok(m, "full: ustd says the disk is full", ustd.seen[-5:])
+    lost = ustd.wait_line(r"ended while its trace waited for space in \S+: (\d+) events its "
+                          r"buffers held or discarded are lost", timeout=60)
+    t.ok(lost, "full: ustd says how many events are lost", ustd.seen[-5:])
+    t.ok(not any("ended; " in l for l in ustd.seen),
+         "full: and does not say 0 before the wait for space does", ustd.seen[-5:])
     ustd.stop()
     trace = one_trace(mnt)
     t.ok(trace, "full: one trace")
@@ -255,6 +261,9 @@ else:
         t.ok(len(seqs) > 100000 and seqs == list(range(len(seqs))),
              "full: the %d events written are the program's first, in order, none missing"
              % len(seqs), seqs[:3] + seqs[-3:])
+        if lost:
+            t.eq(len(seqs) + int(lost.group(1)), 4000000,
+                 "full: the events in the trace and those said lost are all the program's")
     why = unmount(mnt)
     t.ok(why is None, "full: unmounted", why)
     ws3.cleanup()
@@ -337,6 +346,57 @@ if mnt:
     why = unmount(mnt)
     t.ok(why is None, "lag: unmounted", why)
 ws4.cleanup()
+
+# --- A full disk while the device lags: a 24 MiB ext4, the direct writes
+# held to 16 MB/s, 4 M events (48 MB). Packets that left the ring (copied
+# out, or written through the page cache) and were then cut off the file
+# with the write that failed are counted as lost, as those still in the
+# ring are: the events in the trace and those ustd says are in no file
+# add up to what the program recorded.
+ws5 = Workspace()
+mnt, why = small_ext4(ws5, 24) if not refuses_direct(ws5.root) else (None, "no direct path")
+cg = None
+if mnt:
+    cg, why = blkio_throttle(mnt, 16 * MIB)
+if not cg:
+    t.ok(True, "# SKIP no lagging device to fill: %s" % why)
+else:
+    EVENTS = 4000000
+    ustd = VerboseUstd(ws5, mnt, ["--stats", "--realtime"], UST_DEBUG="1")
+    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+        f.write("%d\n" % ustd.proc.pid)
+    proc = flood_one_cpu(t, ws5, EVENTS, "lag, full: flood done", UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood")
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "lag, full: program exits 0")
+    full = ustd.wait_line(r"cannot write trace (\S+): No space left on device", timeout=60)
+    t.ok(full, "lag, full: ustd says the disk is full", ustd.seen[-5:])
+    lost = ustd.wait_line(r"ended while its trace waited for space in \S+: (\d+) events its "
+                          r"buffers held or discarded are lost", timeout=60)
+    t.ok(lost, "lag, full: ustd says how many events are lost", ustd.seen[-5:])
+    t.ok(any("the device lags" in l for l in ustd.seen),
+         "lag, full: the device lagged before the disk was full (UST_DEBUG)",
+         [l for l in ustd.seen if "lags" in l or "full" in l][-3:])
+    ustd.stop()
+    blkio_leave(cg, ustd.proc.pid)
+    trace = one_trace(mnt)
+    t.ok(trace, "lag, full: one trace")
+    if trace and lost:
+        t.eq(ustest.stream_problems(trace, padded=True), [],
+             "lag, full: every stream file ends with a whole packet its index holds")
+        ok, err = babeltrace_check(trace)
+        t.ok(ok, "lag, full: babeltrace2 reads what was written", err[-2000:])
+        events, _ = read_trace_ints(trace)
+        seqs = [e.fields["seq"] for e in events if e.name == "ust:flood"]
+        t.ok(len(seqs) > 100000 and seqs == list(range(len(seqs))),
+             "lag, full: the %d events written are the program's first, in order" % len(seqs),
+             seqs[:3] + seqs[-3:])
+        t.eq(len(seqs) + int(lost.group(1)), EVENTS,
+             "lag, full: the events in the trace and those said lost are all the program's")
+if mnt:
+    why = unmount(mnt)
+    t.ok(why is None, "lag, full: unmounted", why)
+ws5.cleanup()
 
 # --- tmpfs: the page cache's path, said, and the trace as whole.
 mnt, why = small_tmpfs("256m")

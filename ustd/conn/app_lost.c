@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include "libustcomm/log.h"
@@ -19,6 +20,16 @@ void ustd_app_hold_streams(struct ustd_app *app)
 	}
 }
 
+static bool app_holds_streams(const struct ustd_app *app)
+{
+	const struct ustd_app_stream *as;
+
+	for (as = app->streams; as; as = as->next)
+		if (as->stream.held)
+			return true;
+	return false;
+}
+
 uint64_t ustd_app_lost(const struct ustd_app *app)
 {
 	const struct ustd_app_stream *as;
@@ -36,8 +47,10 @@ void ustd_app_lost_end(struct ustd_app *app)
 	if (!app->stopped || app->relayed)
 		return;
 	lost = ustd_app_lost(app);
-	ustcomm_warn("%s ended; %" PRIu64 " events it recorded are in no file of its trace, which was stopped by a write error",
-		     app->label, lost);
+	/* Its rings went to a wait for space (space_wait.h), which says. */
+	if (app_holds_streams(app))
+		ustcomm_warn("%s ended; %" PRIu64 " events it recorded are in no file of its trace, which was stopped by a write error",
+			     app->label, lost);
 	if (app->tally)
 		app->tally->lost += lost;
 	ustd_loss_tally_put(app->tally);
