@@ -70,8 +70,8 @@ def consumer_counters(pids):
     """What the consumer processes did so far, summed over their threads:
     CPU (schedstat, nanoseconds, unlike the clock ticks of stat), the part
     of it in the kernel (stat's ticks), wake-ups (voluntary context
-    switches), read- and write-class system calls and bytes written
-    (/proc/PID/io). A process that is gone counts 0."""
+    switches), read- and write-class system calls and bytes sent to
+    storage (/proc/PID/io). A process that is gone counts 0."""
     c = {"cpu": 0.0, "user": 0, "system": 0, "wakeups": 0, "syscalls": 0, "written": 0}
     for pid in pids:
         try:
@@ -92,7 +92,11 @@ def consumer_counters(pids):
             c["system"] += int(fields[12])
         io = dict(line.split(": ") for line in read("/proc/%d/io" % pid).splitlines())
         c["syscalls"] += int(io.get("syscr", 0)) + int(io.get("syscw", 0))
-        c["written"] += int(io.get("wchar", 0))
+        # What the process sent to storage, its writes from the page cache
+        # (counted as they dirty it) and its direct ones (io_uring's
+        # workers are its threads) alike: write() bytes (wchar) would
+        # miss the direct ones.
+        c["written"] += int(io.get("write_bytes", 0))
     return c
 
 
@@ -780,7 +784,7 @@ def consumer_table(ust, lt):
     rows = (("CPU, ms", "cpu", "%.2f"), ("of it in the kernel, %", "kernel", "%.0f"),
             ("wake-ups (voluntary context switches)", "wakeups", "%.0f"),
             ("read- and write-class system calls", "syscalls", "%.0f"),
-            ("MB written", "written", "%.1f"))
+            ("MB sent to storage (write_bytes)", "written", "%.1f"))
     u, l = ust["consumer"], lt["consumer"] if lt else None
     out = ["| consumer, per million events | ustd | lttng-consumerd | ratio |",
            "|---|---|---|---|"]
