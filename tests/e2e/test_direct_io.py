@@ -308,6 +308,36 @@ def blkio_leave(cg, pid):
     os.rmdir(cg)
 
 
+LAG_EVENTS = 4000000
+
+
+def lagging_flood(label, size_mib, ustd_env=None):
+    """A ws with an ext4 of size_mib whose direct writes are held to 16 MB/s
+    (blkio_throttle()), a ustd --direct-io --realtime in that group, and
+    tests/apps/flood's 4 M events into it at full speed, their buffers
+    discarding when full, ended: (ws, mnt, ustd, group), ustd still
+    running (None after a SKIP said why); the caller stops it, then leaves
+    the group (blkio_leave()) and unmounts mnt when not None."""
+    ws = Workspace()
+    mnt, why = small_ext4(ws, size_mib) if not refuses_direct(ws.root) else (None, "no direct path")
+    cg = blkio_throttle(mnt, 16 * MIB) if mnt else (None, why)
+    if not cg[0]:
+        t.ok(True, "# SKIP %s: no lagging device: %s" % (label, cg[1]))
+        return ws, mnt, None, None
+    ustd = VerboseUstd(ws, mnt, ["--stats", "--direct-io", "--realtime"], **(ustd_env or {}))
+    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
+        f.write("%d\n" % ustd.proc.pid)
+    # 64 sub-buffers (16 MiB, 45 ms of the writer): a suite's other
+    # tests' writeback slows the page cache too, and the default ring
+    # (11 ms) then discarded in 1 run of 6; without ustd's copies the
+    # writers still lose most of the events.
+    proc = flood_one_cpu(t, ws, LAG_EVENTS, "%s: flood done" % label, UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood", UST_SUBBUF_NUM="64")
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "%s: program exits 0" % label)
+    return ws, mnt, ustd, cg[0]
+
+
 # --- A device that lags: ustd's direct writes held to 16 MB/s by a blkio
 # cgroup while the program writes about 48 MB at full speed, its buffers
 # discarding when full. The writes in flight hold a quarter of the ring:
@@ -319,22 +349,8 @@ def blkio_leave(cg, pid):
 # scheduler of a machine the test suite keeps busy (the loop device's
 # and the flushers' kernel threads share ustd's CPU here; at ordinary
 # priority 1 run in 12 lost about 1 % of the events on a quiet machine).
-ws4 = Workspace()
-mnt, why = small_ext4(ws4, 256) if not refuses_direct(ws4.root) else (None, "no direct path")
-cg = None
-if mnt:
-    cg, why = blkio_throttle(mnt, 16 * MIB)
-if not cg:
-    t.ok(True, "# SKIP no lagging device to write to: %s" % why)
-else:
-    EVENTS = 4000000
-    ustd = VerboseUstd(ws4, mnt, ["--stats", "--direct-io", "--realtime"])
-    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-        f.write("%d\n" % ustd.proc.pid)
-    proc = flood_one_cpu(t, ws4, EVENTS, "lag: flood done", UST_TRACE=1,
-                         UST_AUTOPROBE="ust:flood")
-    proc.stdin.close()
-    t.eq(proc.wait(timeout=120), 0, "lag: program exits 0")
+ws4, mnt, ustd, cg = lagging_flood("lag", 256)
+if ustd:
     stats = ustd.wait_line(STATS_RE, timeout=120)
     lag = re.search(r"the device lagged: (\d+) packets copied out of the ring, (\d+) through "
                     r"the page cache", stats.group(0)) if stats else None
@@ -348,7 +364,7 @@ else:
     trace = one_trace(mnt)
     t.ok(trace, "lag: one trace")
     if trace:
-        check_flood("lag", trace, EVENTS - 1)
+        check_flood("lag", trace, LAG_EVENTS - 1)
 if mnt:
     why = unmount(mnt)
     t.ok(why is None, "lag: unmounted", why)
@@ -360,22 +376,8 @@ ws4.cleanup()
 # with the write that failed are counted as lost, as those still in the
 # ring are: the events in the trace and those ustd says are in no file
 # add up to what the program recorded.
-ws5 = Workspace()
-mnt, why = small_ext4(ws5, 16) if not refuses_direct(ws5.root) else (None, "no direct path")
-cg = None
-if mnt:
-    cg, why = blkio_throttle(mnt, 16 * MIB)
-if not cg:
-    t.ok(True, "# SKIP no lagging device to fill: %s" % why)
-else:
-    EVENTS = 4000000
-    ustd = VerboseUstd(ws5, mnt, ["--stats", "--direct-io", "--realtime"], UST_DEBUG="1")
-    with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-        f.write("%d\n" % ustd.proc.pid)
-    proc = flood_one_cpu(t, ws5, EVENTS, "lag, full: flood done", UST_TRACE=1,
-                         UST_AUTOPROBE="ust:flood")
-    proc.stdin.close()
-    t.eq(proc.wait(timeout=120), 0, "lag, full: program exits 0")
+ws5, mnt, ustd, cg = lagging_flood("lag, full", 16, {"UST_DEBUG": "1"})
+if ustd:
     full = ustd.wait_line(r"cannot write trace (\S+): No space left on device", timeout=60)
     t.ok(full, "lag, full: ustd says the disk is full", ustd.seen[-5:])
     lost = ustd.wait_line(LOST_RE, timeout=60)
@@ -400,7 +402,7 @@ else:
              "lag, full: the %d events written are the program's first, in order, each "
              "missing one counted in the trace as discarded (%d)" % (len(seqs), discarded),
              seqs[:3] + seqs[-3:])
-        t.eq(len(seqs) + discarded + int(lost.group(1)), EVENTS,
+        t.eq(len(seqs) + discarded + int(lost.group(1)), LAG_EVENTS,
              "lag, full: the events in the trace, those it counts as discarded and those "
              "ustd says are lost are all the program's")
 if mnt:
