@@ -12,14 +12,13 @@
  *    CLOCK_MONOTONIC_RAW, the kernel's unslewed conversion of the same TSC,
  *    so a frequency display that means something else (the current
  *    frequency of a real CPU) is refused instead of trusted;
- *  - the anchor is sampled once per boot and user by the first process that
- *    needs it and shared through a file in /dev/shm named after the uid and
- *    the boot id: every later process maps the TSC with the same numbers.
+ *  - the anchor is shared by the processes of a user in a file, sampled
+ *    again only when the system clock was set (clock_anchor.c).
  * Whenever any of that is unavailable, CLOCK_MONOTONIC is the clock.
  *
- * The choice is made when the first trace is allocated, which may be in
- * libust's control handler, so it is async-signal-safe: open/read/write/
- * link system calls, strtoull (AS-safe in glibc), ustcomm_format, and a
+ * The choice is made when the first trace is allocated, and the anchor
+ * checked whenever a trace starts, which may be in libust's control
+ * handler, so it is async-signal-safe: system calls, clock_anchor.c, strtoull (AS-safe in glibc), ustcomm_format, and a
  * pthread_once that libust only reaches under ust_lock (with the control
  * signal blocked), so the handler never interrupts the once-routine.
  */
@@ -34,17 +33,16 @@
 #include <time.h>
 #include <unistd.h>
 #include "libustcomm/clock.h"
+#include "libustcomm/clock_anchor.h"
 #include "libustcomm/format.h"
 #include "libustcomm/hex.h"
 #include "libustcomm/pvclock.h"
 #include "libustcomm/rundir.h"
 
 #define NSEC_PER_SEC		1000000000ull
-#define CLOCK_SAMPLES		5
 #define BOOT_ID_PATH		"/proc/sys/kernel/random/boot_id"
 #define CPUINFO_PATH		"/proc/cpuinfo"
 #define CLOCKSOURCE_PATH	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
-#define ANCHOR_DIR		"/dev/shm"
 /* How long the frequency check measures, and how far it may be off. */
 #define CHECK_NS		2000000
 #define CHECK_PPM		500
@@ -53,46 +51,9 @@
 
 USTCOMM_API int ustcomm_clock_use_tsc;
 
-struct tsc_clock {
-	uint64_t khz;			/* ticks per millisecond */
-	uint64_t tsc_ref;		/* a TSC value ... */
-	int64_t epoch_ref_ns;		/* ... and the Unix time then */
-};
-
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
-static struct tsc_clock tsc_clock;
-
-static int64_t timespec_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * (int64_t)NSEC_PER_SEC + ts->tv_nsec;
-}
-
-/*
- * Unix time of monotonic 0, in ns: realtime - monotonic. The realtime read is
- * bracketed by two monotonic reads; the pair closest together bounds the
- * error best, and the midpoint stands for the moment of the realtime read.
- */
-static int64_t clock_sample_offset(void)
-{
-	int64_t best_offset = 0, best_span = INT64_MAX;
-	int i;
-
-	for (i = 0; i < CLOCK_SAMPLES; i++) {
-		struct timespec m1, rt, m2;
-		int64_t span;
-
-		clock_gettime(CLOCK_MONOTONIC, &m1);
-		clock_gettime(CLOCK_REALTIME, &rt);
-		clock_gettime(CLOCK_MONOTONIC, &m2);
-		span = timespec_ns(&m2) - timespec_ns(&m1);
-		if (span < best_span) {
-			best_span = span;
-			best_offset = timespec_ns(&rt) -
-				(timespec_ns(&m1) + span / 2);
-		}
-	}
-	return best_offset;
-}
+/* Set once by clock_choose(); a stale anchor is renewed in a copy. */
+static struct ustcomm_clock_anchor tsc_clock;
 
 /* Parses "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (the boot id's format). */
 static int uuid_parse(const char *s, size_t len, uint8_t uuid[16])
@@ -226,24 +187,6 @@ static int kernel_clock_is_tsc(uint64_t khz)
 	return (hz > want ? hz - want : want - hz) <= want / 1000000 * PVCLOCK_PPM;
 }
 
-static uint64_t tsc_read(void)
-{
-#if defined(__x86_64__)
-	__builtin_ia32_lfence();
-	return __builtin_ia32_rdtsc();
-#else
-	return 0;
-#endif
-}
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return timespec_ns(&ts);
-}
-
 /* Does the TSC tick at khz, as seen through CLOCK_MONOTONIC_RAW? */
 static int tsc_khz_checks(uint64_t khz)
 {
@@ -251,122 +194,32 @@ static int tsc_khz_checks(uint64_t khz)
 	uint64_t t0, t1, expect;
 	double ppm;
 
-	ns0 = clock_ns(CLOCK_MONOTONIC_RAW);
-	t0 = tsc_read();
+	ns0 = ustcomm_clock_ns(CLOCK_MONOTONIC_RAW);
+	t0 = ustcomm_tsc_read_ordered();
 	do {
-		ns1 = clock_ns(CLOCK_MONOTONIC_RAW);
-		t1 = tsc_read();
+		ns1 = ustcomm_clock_ns(CLOCK_MONOTONIC_RAW);
+		t1 = ustcomm_tsc_read_ordered();
 	} while (ns1 - ns0 < CHECK_NS);
 	expect = (uint64_t)(ns1 - ns0) * khz / 1000000;
 	ppm = ((double)t1 - (double)t0 - (double)expect) * 1e6 / (double)expect;
 	return ppm < CHECK_PPM && ppm > -CHECK_PPM;
 }
 
-/* The TSC value at the moment of a realtime read: the tightest of a few brackets. */
-static void tsc_sample_anchor(struct tsc_clock *c)
-{
-	uint64_t best_span = UINT64_MAX;
-	int i;
-
-	for (i = 0; i < CLOCK_SAMPLES; i++) {
-		uint64_t t1, t2;
-		int64_t rt;
-
-		t1 = tsc_read();
-		rt = clock_ns(CLOCK_REALTIME);
-		t2 = tsc_read();
-		if (t2 - t1 < best_span) {
-			best_span = t2 - t1;
-			c->tsc_ref = t1 + (t2 - t1) / 2;
-			c->epoch_ref_ns = rt;
-		}
-	}
-}
-
-static int anchor_path(char *buf, size_t len)
+/* The boot's anchor file, when the TSC may be the clock. */
+static int tsc_anchor_path(char *path, size_t len)
 {
 	uint8_t boot[16];
-	char uuid[37];
 	int ret;
 
 	ret = clock_boot_uuid(boot);
 	if (ret < 0)
 		return ret;
-	ustcomm_uuid_format(boot, uuid);
-	ret = ustcomm_format(buf, len, ANCHOR_DIR "/ust-clock-%u-%s", (unsigned)geteuid(), uuid);
-	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+	return ustcomm_clock_anchor_path(path, len, boot);
 }
 
-/*
- * Reads the shared anchor. It must be ours (owner, not writable by others,
- * a regular file, not reached through a symlink) and name the same kHz.
- */
-static int anchor_load(const char *path, struct tsc_clock *c)
+static int tsc_clock_setup(struct ustcomm_clock_anchor *c)
 {
-	unsigned long long khz, tsc_ref;
-	long long epoch_ref;
-	char text[128], *p;
-	struct stat st;
-	ssize_t n;
-	int fd, ret = -EINVAL;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022))
-		goto end;
-	n = read(fd, text, sizeof(text) - 1);
-	if (n <= 0)
-		goto end;
-	text[n] = '\0';
-	if (strncmp(text, "ust-clock 1 ", 12))
-		goto end;
-	khz = strtoull(text + 12, &p, 10);
-	if (*p != ' ')
-		goto end;
-	tsc_ref = strtoull(p + 1, &p, 10);
-	if (*p != ' ')
-		goto end;
-	epoch_ref = strtoll(p + 1, &p, 10);
-	if (*p != '\n' || khz != c->khz)
-		goto end;
-	c->tsc_ref = tsc_ref;
-	c->epoch_ref_ns = epoch_ref;
-	ret = 0;
-end:
-	close(fd);
-	return ret;
-}
-
-/*
- * Publishes our anchor under path unless another process was first, in
- * which case its anchor wins: written to a private name, then linked, so
- * that no reader ever sees a partial file.
- */
-static int anchor_publish(const char *path, struct tsc_clock *c)
-{
-	char tmp[160], text[128];
-	int fd, len, ret = 0;
-
-	ustcomm_format(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	len = ustcomm_format(text, sizeof(text), "ust-clock 1 %" PRIu64 " %" PRIu64 " %" PRId64 "\n",
-		       c->khz, c->tsc_ref, c->epoch_ref_ns);
-	if (write(fd, text, (size_t)len) != len)
-		ret = -EIO;
-	close(fd);
-	if (ret == 0 && link(tmp, path) < 0)
-		ret = errno == EEXIST ? anchor_load(path, c) : -errno;
-	unlink(tmp);
-	return ret;
-}
-
-static int tsc_clock_setup(struct tsc_clock *c)
-{
-	char path[128];
+	char path[USTCOMM_CLOCK_ANCHOR_PATH_MAX];
 	const char *env = getenv("UST_CLOCK");
 	int ret;
 
@@ -375,15 +228,31 @@ static int tsc_clock_setup(struct tsc_clock *c)
 	c->khz = cpuinfo_tsc_khz();
 	if (!c->khz || !kernel_clock_is_tsc(c->khz))
 		return -ENOTSUP;
-	ret = anchor_path(path, sizeof(path));
+	ret = tsc_anchor_path(path, sizeof(path));
 	if (ret < 0)
 		return ret;
-	if (anchor_load(path, c) == 0)
+	if (ustcomm_clock_anchor_load(path, c) == 0)
 		return 0;
 	if (!tsc_khz_checks(c->khz))
 		return -ENOTSUP;
-	tsc_sample_anchor(c);
-	return anchor_publish(path, c);
+	return ustcomm_clock_anchor_renew(path, c);
+}
+
+/*
+ * The anchor for a trace starting now: this process's, unless the system
+ * clock was set or slewed away from it since (clock_anchor.c); then the
+ * shared file's, renewed if nobody did yet. Once the TSC is chosen it stays
+ * the clock, so a file that cannot be written still leaves a fresh anchor.
+ */
+static void tsc_current(struct ustcomm_clock_anchor *c)
+{
+	char path[USTCOMM_CLOCK_ANCHOR_PATH_MAX];
+
+	*c = tsc_clock;
+	if (!ustcomm_clock_anchor_stale(c) || tsc_anchor_path(path, sizeof(path)) < 0)
+		return;
+	if (ustcomm_clock_anchor_load(path, c) < 0)
+		ustcomm_clock_anchor_renew(path, c);
 }
 
 static void clock_choose(void)
@@ -395,7 +264,7 @@ static void clock_choose(void)
 }
 
 /* Unix time of tick 0, as whole seconds and ticks: from the shared anchor only. */
-static void tsc_describe(struct ustcomm_clock_desc *desc, const struct tsc_clock *c)
+static void tsc_describe(struct ustcomm_clock_desc *desc, const struct ustcomm_clock_anchor *c)
 {
 	__int128 freq = (__int128)c->khz * 1000;
 	__int128 origin = (__int128)c->epoch_ref_ns * (__int128)c->khz / 1000000 -
@@ -405,7 +274,7 @@ static void tsc_describe(struct ustcomm_clock_desc *desc, const struct tsc_clock
 	if (origin % freq < 0)
 		secs--;
 	desc->name = "tsc";
-	desc->description = "TSC, invariant, kernel frequency, anchored once per boot";
+	desc->description = "TSC, invariant, kernel frequency, anchored per boot and clock step";
 	desc->freq = (uint64_t)freq;
 	desc->offset_s = (int64_t)secs;
 	desc->offset = (uint64_t)(origin - secs * freq);
@@ -419,12 +288,15 @@ int ustcomm_clock_describe(struct ustcomm_clock_desc *desc)
 	memset(desc, 0, sizeof(*desc));
 	pthread_once(&clock_once, clock_choose);
 	if (__atomic_load_n(&ustcomm_clock_use_tsc, __ATOMIC_ACQUIRE)) {
-		tsc_describe(desc, &tsc_clock);
+		struct ustcomm_clock_anchor anchor;
+
+		tsc_current(&anchor);
+		tsc_describe(desc, &anchor);
 	} else {
 		desc->name = "monotonic";
 		desc->description = "Monotonic Clock";
 		desc->freq = NSEC_PER_SEC;
-		offset_ns = clock_sample_offset();
+		offset_ns = ustcomm_clock_wall_offset();
 		desc->offset_s = offset_ns / (int64_t)NSEC_PER_SEC;
 		if (offset_ns % (int64_t)NSEC_PER_SEC < 0)
 			desc->offset_s--;

@@ -5,12 +5,16 @@ with it, directly or through kvm-clock marked stable; CLOCK_MONOTONIC
 otherwise or when asked), traces of two processes on different CPUs taking
 turns merge in exactly the order of their turns, and every event's time is
 the CLOCK_MONOTONIC the program read just before it, shifted by one
-constant (the Unix time of monotonic 0)."""
+constant (the Unix time of monotonic 0). The TSC's shared anchor is
+reused while it tells the wall-clock time and renewed when the system clock
+was set or slewed away from it (clock_anchor.c): checked with anchors
+written into a private anchor directory."""
 
 import ctypes
 import os
 import statistics
 import subprocess
+import tempfile
 import time
 
 from ustest import Tap, Workspace, app, babeltrace_check, read_trace
@@ -89,6 +93,72 @@ def pingpong(t, label, **env):
     return events, offset_now
 
 
+def unix_offset_error(events, offset_now):
+    """How far the trace's times are from the Unix times of the events'
+    CLOCK_MONOTONIC reads, in ns (the median over the events)."""
+    return statistics.median(e.ts - e.fields["mono"] for e in events) - offset_now
+
+
+def read_anchor(path):
+    with open(path) as f:
+        words = f.read().split()
+    return words[:2], [int(w) for w in words[2:]]
+
+
+def write_anchor(path, head, nums):
+    """In place of the file, as its owner would: written, then renamed."""
+    with open(path + ".test", "w") as f:
+        f.write(" ".join(head + [str(n) for n in nums]) + "\n")
+    os.chmod(path + ".test", 0o644)
+    os.rename(path + ".test", path)
+
+
+def anchor_cases(t):
+    """Each case: an anchor file as a process finds it, then two programs
+    tracing; the file afterwards, and how far their times are from Unix
+    time. A shared anchor that still tells the time is used as it is, even
+    5 ms off (that is what lets every process agree to the tick); one the
+    system clock stepped away from, or slewed past 100 ms, is replaced."""
+    adir = tempfile.mkdtemp(prefix="ust-anchor-")
+    env = {"UST_CLOCK_ANCHOR_DIR": adir}
+    events, offset_now = pingpong(t, " (no anchor yet)", **env)
+    names = os.listdir(adir)
+    t.ok(len(names) == 1 and names[0].startswith("ust-clock-%d-" % os.geteuid()),
+         "the first process publishes the anchor in UST_CLOCK_ANCHOR_DIR", names)
+    path = os.path.join(adir, names[0]) if len(names) == 1 else os.path.join(adir, "none")
+    head, nums = read_anchor(path)
+    t.eq((head, len(nums)), (["ust-clock", "2"], 4),
+         "it holds the version, kHz, TSC, Unix time and the wall-to-monotonic offset")
+    t.ok(abs(unix_offset_error(events, offset_now)) < 1e6,
+         "times are Unix times (no anchor yet)", unix_offset_error(events, offset_now))
+    khz, tsc, epoch, wall = nums
+    cases = (
+        ("5 ms off, no step", [khz, tsc, epoch + 5000000, wall], "kept", 5000000),
+        ("the clock stepped 9 s", [khz, tsc, epoch - 9000000000, wall - 9000000000],
+         "renewed", 0),
+        ("slewed 0.5 s", [khz, tsc, epoch - 500000000, wall], "renewed", 0),
+        ("another kHz", [khz + 1, tsc, epoch, wall], "renewed", 0),
+    )
+    for label, written, fate, shift in cases:
+        write_anchor(path, head, written)
+        ino = os.stat(path).st_ino
+        events, offset_now = pingpong(t, " (%s)" % label, **env)
+        after_head, after = read_anchor(path)
+        kept = os.stat(path).st_ino == ino and after == written
+        t.eq("kept" if kept else "renewed", fate, "an anchor %s is %s" % (label, fate))
+        t.eq((after_head, after[0]), (head, khz), "the file names the machine's kHz (%s)" % label)
+        err = unix_offset_error(events, offset_now)
+        t.ok(abs(err - shift) < 1e6, "times are Unix times%s (%s)"
+             % (" shifted as the kept anchor says" if shift else "", label),
+             "off by %d ns, want %d" % (err, shift))
+    write_anchor(path, ["ust-clock", "1"], [khz, tsc, epoch])
+    pingpong(t, " (version 1)", **env)
+    t.eq(read_anchor(path)[0], head, "an anchor of version 1 is replaced by version 2")
+    for name in os.listdir(adir):
+        os.unlink(os.path.join(adir, name))
+    os.rmdir(adir)
+
+
 t = Tap()
 usable, why = kernel_tsc_usable()
 t.diag("this machine: TSC usable %s (%s)" % (usable, why))
@@ -118,4 +188,8 @@ for label, env, want in ((" (default clock)", {}, "tsc" if usable else "monotoni
     # the TSC's anchor is taken once per boot, so NTP may have slewed since.
     t.ok(abs(delta - offset_now) < 1e9, "event times are Unix times" + label,
          "off by %d ns" % (delta - offset_now))
+if usable:
+    anchor_cases(t)
+else:
+    t.diag("no TSC: the anchor cases do not apply")
 t.done()
