@@ -19,7 +19,13 @@ Other user processes of a shared machine are not counted; kernel threads
 also work for them (their writeback), which the median over runs and the
 interleaving of the tracers' runs even out. ustd runs at its ordinary
 priority here (no --realtime), as lttng-consumerd does. The 1-minute load
-average at the end of each run is printed with the table."""
+average at the end of each run is printed with the table.
+
+A row also says what 2 threads / 1 thread these costs allow: on a
+machine with as many CPUs as writers, the drain takes CPU time from the
+writers, and N t / (t + d) bounds the speed-up (t the writer's CPU per
+event, d the drain's). The events section's measured speed-up is to be
+read against it."""
 
 import os
 import statistics
@@ -129,6 +135,15 @@ def measure_paths(ust, ust_direct, lt, runs, events, log):
     return res[0], res[1], (res[2] if lt else None)
 
 
+def _scaling_bound(r):
+    """2 threads / 1 thread that this run's costs allow: with 1 writer the
+    drain runs beside it; with 2, the writers' 2t and the drain's 2d per
+    pair of events share the machine's CPUs (N t / (t + d) at most, and 2).
+    A faster writer (smaller t) makes the same drain cost more of it."""
+    t, d = r["writer"] / r["events"], r["drain"] / r["events"]
+    return min(2.0, (os.cpu_count() or 1) * t / (t + d))
+
+
 def _med(rs, f):
     return statistics.median(f(r) for r in rs)
 
@@ -148,6 +163,8 @@ def paths_table(page_cache, direct):
         ("writer, CPU ns per event", lambda r: r["writer"] / r["events"], "%.1f"),
         ("writer CPU plus machine-wide drain, ns per event",
          lambda r: (r["writer"] + r["drain"]) / r["events"], "%.1f"),
+        ("2 threads / 1 thread these costs allow on %d CPUs" % (os.cpu_count() or 1),
+         _scaling_bound, "%.2f×"),
     )
     out = ["| measure | --direct-io (O_DIRECT, io_uring) | page cache (default) | direct/page cache |",
            "|---|---|---|---|"]
@@ -178,6 +195,8 @@ def table(us, lt):
         ("writer, wall ns per event (same runs)", lambda r: r["wall"], "%.1f", ""),
         ("writer CPU plus machine-wide drain, ns per event",
          lambda r: (r["writer"] + r["drain"]) / r["events"], "%.1f", "≤ 0.3× LTTng-UST"),
+        ("2 threads / 1 thread these costs allow on %d CPUs: N t / (t + d), at most 2"
+         % (os.cpu_count() or 1), _scaling_bound, "%.2f×", "≥ 1.8× (events section)"),
         ("events discarded in those runs (all runs)", None, "%d", "0"),
     )
     out = ["| measure | UST | LTTng-UST | UST/LTTng-UST | target |", "|---|---|---|---|---|"]
