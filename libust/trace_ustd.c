@@ -324,8 +324,14 @@ int ust_trace_wait_drained(int sock)
 		if (!pfd.events && (pfd.revents & POLLHUP))
 			return 0;
 		n = (int)recv(sock, &byte, 1, MSG_DONTWAIT);
-		if (n == 0)
+		/* End of file: ustd's close (a hang-up too), or its shutdown
+		 * of a trace it stopped, which only the close answers. */
+		if (n == 0 && (pfd.revents & POLLHUP))
 			return 0;
+		if (n == 0) {
+			pfd.events = 0;
+			continue;
+		}
 		if (n < 0 && errno != EINTR && errno != EAGAIN)
 			return -errno;
 	}

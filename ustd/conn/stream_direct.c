@@ -237,9 +237,10 @@ static void direct_cut(const struct ustd_stream_direct *d, const struct direct_p
  * A write failed (or waiting for one did): the file ends with the last
  * packet on disk before the first that is not, as on the page cache's
  * path. The writes still in flight are waited for first, since one of
- * them may land past the cut. Held sub-buffers stay the writers' to
- * discard into (ustd_stream_lost() counts them from the ring); the
- * packets cut off that had left the ring go to the caller (done->cut).
+ * them may land past the cut. The held sub-buffers of packets cut off
+ * stay the writers' to discard into (ustd_stream_lost() counts them from
+ * the ring); the packets cut off that had left the ring go to the caller
+ * (done->cut).
  */
 static int direct_failed(struct ustd_stream_direct *d, struct direct_pkt *failed, int err,
 			 struct ustd_direct_done *done)
@@ -256,9 +257,23 @@ static int direct_failed(struct ustd_stream_direct *d, struct direct_pkt *failed
 		else if (!failed || p->offset < failed->offset)
 			failed = p;
 	}
-	while (d->count && d->q[d->head].state == DIRECT_DONE && &d->q[d->head] != failed &&
-	       direct_retire(d, done) == 0)
-		;
+	/*
+	 * What is on disk before the cut stays in the file; a held one among
+	 * them goes back to the writers too, or the ring would still hold
+	 * it and ustd_stream_lost() count its events a second time. The held
+	 * packets are the newest of the queue, so the head is held (the
+	 * oldest) when only held ones are left. Given back before its entry
+	 * is written: if that fails, the packet is cut off as one that left
+	 * the ring (read back from the file below).
+	 */
+	while (d->count && d->q[d->head].state == DIRECT_DONE && &d->q[d->head] != failed) {
+		if (d->count == d->held) {
+			direct_put(d, &d->q[d->head]);
+			d->held--;
+		}
+		if (direct_retire(d, done) < 0)
+			break;
+	}
 	done->cut_len = d->count ? d->q[d->head].offset : d->end;
 	for (; d->count > d->held; direct_pop(d))
 		direct_cut(d, &d->q[d->head], done);
