@@ -103,6 +103,7 @@ int ust_trace_check_allocated(const char **name);
 int ust_trace_ustd_connect(void);
 void ust_trace_connection_lost(int err);
 int ust_trace_connection_alive(void);
+int ust_trace_stopped_by_ustd(void);
 /* Whether the trace's ustd is still there. Async-signal-safe. */
 int ust_trace_consumer_alive(void);
 /* The same question for the writers that wait for room in the selected

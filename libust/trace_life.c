@@ -159,10 +159,11 @@ static int trace_teardown(void)
 	if (ust_trace_connection_alive() &&
 	    ustcomm_send_msg(ust_t.sock, USTCOMM_MSG_GOODBYE, NULL, 0, NULL, 0) == 0)
 		drained = ust_trace_wait_drained(ust_t.sock);
-	else if (!ust_t.cfg.per_uid)
+	else if (!ust_t.cfg.per_uid && !ust_trace_stopped_by_ustd())
 		/* Before the events are unbound: they say how to count. A
 		 * trace per user has nothing of its own to keep: its rings
-		 * were its ustd's (trace_ustd.c). */
+		 * were its ustd's (trace_ustd.c); nor has one its ustd
+		 * stopped, which counts them. */
 		ust_trace_orphan_save();
 	if (ust_t.sock >= 0) {
 		close(ust_t.sock);

@@ -364,8 +364,9 @@ int ust_trace_recv_exact(int sock, char *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-/* Whether ustd is still at the other end: it never closes a live trace's
- * connection, so end of file or a hang-up means it died. */
+/* Whether ustd is still at the other end and takes what is sent: it never
+ * closes a live trace's connection, so end of file or a hang-up means it
+ * died, or stopped the trace (ust_trace_stopped_by_ustd()). */
 int ust_trace_connection_alive(void)
 {
 	struct pollfd pfd = { .fd = ust_t.sock, .events = POLLIN };
@@ -380,4 +381,20 @@ int ust_trace_connection_alive(void)
 	if ((pfd.revents & POLLIN) && recv(ust_t.sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 		return 0;
 	return 1;
+}
+
+/*
+ * Whether ustd stopped the trace and lives: after a write error it shuts
+ * its side of the connection (its app_stop_trace()), an end of file with
+ * no hang-up here, and counts what the rings hold once the process ends,
+ * so they are neither kept for another ustd nor emptied. A ustd that died
+ * hung the connection up. Async-signal-safe: poll() only.
+ */
+int ust_trace_stopped_by_ustd(void)
+{
+	struct pollfd pfd = { .fd = ust_t.sock, .events = POLLRDHUP };
+
+	if (ust_t.sock < 0 || poll(&pfd, 1, 0) < 0)
+		return 0;
+	return (pfd.revents & POLLRDHUP) && !(pfd.revents & (POLLHUP | POLLERR | POLLNVAL));
 }

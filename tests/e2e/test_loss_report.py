@@ -145,6 +145,12 @@ else:
     t.eq(flood.stdout.readline().strip(), "done", "full disk: flood done")
     flood.stdin.close()
     t.eq(flood.wait(timeout=120), 0, "full disk: the program exits 0")
+    # ustd, alive, counted its rings: none is kept for a next ustd, which
+    # would write events said to be lost (libust did, taking the stopped
+    # trace's shut connection for a dead ustd).
+    odir = os.path.join(ws.rundir, "orphans")
+    kept = os.listdir(odir) if os.path.isdir(odir) else []
+    t.eq(kept, [], "full disk: the program keeps no orphan of the trace ustd stopped")
     destroy = ws.ustctl(["destroy-session", "full"])
     sdir = session_dir(mnt, "full")
     rc, out, _ = babeltrace_text(sdir) if sdir else (1, "", "")
