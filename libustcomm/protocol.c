@@ -274,6 +274,7 @@ static int msg_type_fds(uint16_t type)
 	case USTCOMM_MSG_UID_CHANNEL_REPLY:
 	case USTCOMM_MSG_UID_EVENT:
 	case USTCOMM_MSG_UID_EVENT_REPLY:
+	case USTCOMM_MSG_DRAINED:
 		return 0;
 	case USTCOMM_MSG_STREAM:
 		return 2;
