@@ -303,23 +303,38 @@ int ust_trace_describe(void)
 }
 
 /*
- * ustd answers GOODBYE by writing every remaining packet, then DRAINED,
- * then it closes the connection. Only DRAINED says the trace is complete,
- * so that only then do the rings' pages go (the caller frees them). A close
- * without it is a trace ustd stopped (a write error: it counted what the
- * rings still hold first, and may count again once the process ends) or
- * paused (the rings are its, for later), or a ustd that died: the rings stay.
+ * ustd answers GOODBYE by writing every remaining packet and closing the
+ * connection: end of file means the trace is complete on disk. Once ustd
+ * stopped the trace (a write error) it has shut its side, and its end of
+ * file is no answer: its close is, after it counted from the buffers what
+ * they lost, so they must stay whole until then (the caller frees them).
  */
 int ust_trace_wait_drained(int sock)
 {
-	struct ustcomm_msg_header hdr;
-	int ret = ust_trace_recv_exact(sock, (char *)&hdr, sizeof(hdr), DRAIN_WAIT_MS);
+	struct pollfd pfd = { .fd = sock, .events = ust_trace_consumer_alive() ? POLLIN : 0 };
+	char byte;
+	int n;
 
-	if (ret < 0)
-		return ret;
-	if (ustcomm_check_header(&hdr) < 0 || hdr.type != USTCOMM_MSG_DRAINED || hdr.payload_len)
-		return -EPROTO;
-	return 0;
+	for (;;) {
+		n = poll(&pfd, 1, DRAIN_WAIT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ETIMEDOUT;
+		if (!pfd.events && (pfd.revents & POLLHUP))
+			return 0;
+		n = (int)recv(sock, &byte, 1, MSG_DONTWAIT);
+		/* End of file: ustd's close (a hang-up too), or its shutdown
+		 * of a trace it stopped, which only the close answers. */
+		if (n == 0 && (pfd.revents & POLLHUP))
+			return 0;
+		if (n == 0) {
+			pfd.events = 0;
+			continue;
+		}
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
 }
 
 /* Reads exactly len bytes from the ustd socket, waiting at most timeout_ms for each part. */

@@ -274,7 +274,6 @@ static int msg_type_fds(uint16_t type)
 	case USTCOMM_MSG_UID_CHANNEL_REPLY:
 	case USTCOMM_MSG_UID_EVENT:
 	case USTCOMM_MSG_UID_EVENT_REPLY:
-	case USTCOMM_MSG_DRAINED:
 		return 0;
 	case USTCOMM_MSG_STREAM:
 		return 2;

@@ -66,10 +66,6 @@ enum ustcomm_msg_type {
 	USTCOMM_MSG_UID_EVENT = 12,
 	/* ustd -> app: struct ustcomm_uid_reply (id: the event id) */
 	USTCOMM_MSG_UID_EVENT_REPLY = 13,
-	/* ustd -> app, the answer to GOODBYE, no payload: every packet is
-	 * written, the connection closes next. A close without it says the
-	 * trace is not complete (ustd stopped it, or died). */
-	USTCOMM_MSG_DRAINED = 14,
 };
 
 struct ustcomm_msg_header {

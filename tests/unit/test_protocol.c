@@ -23,7 +23,7 @@
 #include "libustcomm/protocol.h"
 #include "tap.h"
 
-#define NR_TESTS	52
+#define NR_TESTS	50
 
 static int count_fds(void)
 {
@@ -384,10 +384,6 @@ static void test_malformed(void)
 	tap_ok(feed(raw, len, 3, 0) == -EPROTO, "STREAM with 3 fds: -EPROTO");
 	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h), 2, &h, sizeof(h));
 	tap_ok(feed(raw, len, 2, 0) == -EPROTO, "HELLO with fds: -EPROTO");
-	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_DRAINED, 0, 1, NULL, 0);
-	tap_ok(feed(raw, len, 1, 0) == -EPROTO, "DRAINED with an fd: -EPROTO");
-	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_DRAINED, 0, 0, NULL, 0);
-	tap_ok(feed(raw, len, 0, 0) == 1, "DRAINED, no payload and no fd, is a message");
 	tap_ok(feed(raw, len, 20, 0) == -EPROTO, "20 fds in one message: -EPROTO");
 
 	len = build_raw(raw, USTCOMM_MAGIC, USTCOMM_VERSION, USTCOMM_MSG_HELLO, sizeof(h) - 1, 0, &h, sizeof(h) - 1);

@@ -204,22 +204,6 @@ static void app_remove_dead_socket(const struct ustd_app *app)
 		unlink(path);
 }
 
-/*
- * DRAINED, only when every packet is written: a close without it leaves
- * the program's rings whole (libust's wait_drained), as a trace stopped or
- * paused by a write error needs, whose rings are counted or kept here.
- */
-static void app_answer_goodbye(const struct ustd_app *app)
-{
-	int ret;
-
-	if (app->stopped || app->release || app->hung_up || app->sock < 0)
-		return;
-	ret = ustcomm_send_msg(app->sock, USTCOMM_MSG_DRAINED, NULL, 0, NULL, 0);
-	if (ret < 0)
-		ustcomm_dbg("%s: answering its GOODBYE: %s", app->label, strerror(-ret));
-}
-
 static void app_end(struct ustd_app *app, enum app_end_how how)
 {
 	const struct ustd_rescue_ctx rescue = { .layouts = &app->layouts, .uuid = app->uuid };
@@ -253,8 +237,6 @@ static void app_end(struct ustd_app *app, enum app_end_how how)
 		ustd_app_note(app, "trace of %s is complete in %s", app->label, app->td.path);
 	}
 	app_close_trace_dir(app);
-	if (how == APP_END_GOODBYE)
-		app_answer_goodbye(app);
 	if (!app->hung_up)
 		epoll_ctl(app->ctx->epfd, EPOLL_CTL_DEL, app->sock, NULL);
 	if (app->sock >= 0)
