@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A long-running program to control while it runs:
- *   ticker [-t THREADS] [-i MICROSECONDS] [-n TICKS] [-b]
- * Each thread emits ust:tick with its number and a sequence number, then
- * sleeps; ust:tock and other:count come from the main thread. "ready" on
+ *   ticker [-t THREADS] [-i MICROSECONDS] [-e TICKS] [-n TICKS] [-b]
+ * Each thread emits ust:tick with its number and a sequence number (-e
+ * of them in a row, default 1: a steady rate above what a sleep of a
+ * few microseconds allows), then sleeps; ust:tock and other:count come from the main thread. "ready" on
  * stdout once every thread runs; SIGTERM or SIGINT ends it normally, as
  * does every thread having emitted TICKS ticks (-n), after printing
  * "emitted THREAD COUNT" per thread. -b blocks SIGURG in every
@@ -24,6 +25,7 @@
 static int stop;
 static long interval_us = 1000;
 static unsigned long max_ticks;		/* 0: until SIGTERM */
+static unsigned long ticks_per_pause = 1;
 static unsigned finished;		/* threads done with their ticks */
 
 static void on_term(int sig)
@@ -51,8 +53,8 @@ static void *worker(void *arg)
 	while (count && !__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
 	       (!max_ticks || *count < max_ticks)) {
 		trace_mark(ust, tick, "thread %u seq %lu", t, *count);
-		(*count)++;
-		pause_a_while();
+		if (++*count % ticks_per_pause == 0)
+			pause_a_while();
 	}
 	__atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 	return count;
@@ -65,13 +67,18 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	int opt, block = 0, n = 0;
 
-	while ((opt = getopt(argc, argv, "t:i:n:b")) != -1) {
+	while ((opt = getopt(argc, argv, "t:i:e:n:b")) != -1) {
 		switch (opt) {
 		case 't':
 			nr_threads = (unsigned)atoi(optarg);
 			break;
 		case 'i':
 			interval_us = atol(optarg);
+			break;
+		case 'e':
+			ticks_per_pause = strtoul(optarg, NULL, 10);
+			if (!ticks_per_pause)
+				ticks_per_pause = 1;
 			break;
 		case 'n':
 			max_ticks = strtoul(optarg, NULL, 10);
@@ -80,7 +87,7 @@ int main(int argc, char **argv)
 			block = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: ticker [-t THREADS] [-i MICROSECONDS] [-n TICKS] [-b]\n");
+			fprintf(stderr, "usage: ticker [-t THREADS] [-i MICROSECONDS] [-e TICKS] [-n TICKS] [-b]\n");
 			return 2;
 		}
 	}

@@ -53,7 +53,8 @@ static bool app_idle(const struct ustd_app *app)
 	return true;
 }
 
-int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle)
+int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle,
+		    struct ustd_close_wait *w)
 {
 	int tsc = app->clock == USTCOMM_CLOCK_TSC, i, ret = 0;
 	const struct timespec nap = { 0, ROTATE_NAP_NS };
@@ -67,6 +68,9 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle)
 	for (as = app->streams; as; as = as->next) {
 		if (!as->stream.open || as->stream.overwrite)
 			continue;
+		/* Written straight from the ring, the drain below would wait
+		 * for the device, packet after packet, in ustd's loop. */
+		ustd_stream_direct_closing(as->stream.out.direct);
 		ustcomm_cbuf_flush(&as->stream.cb, tsc, NULL);
 		as->rot_limit = ustd_stream_write_position(&as->stream);
 	}
@@ -89,7 +93,9 @@ int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle)
 	if (app->closed || app->stopped || !app->td.path || (skip_idle && app_idle(app)))
 		return 0;
 	for (as = app->streams; as; as = as->next) {
-		if (as->stream.open)
+		if (as->stream.open && w)
+			ustd_stream_out_close_later(&as->stream.out, w);
+		else if (as->stream.open)
 			ustd_stream_out_close(&as->stream.out);
 	}
 	ret = ustd_trace_dir_rotate(&app->td, chunk);

@@ -19,9 +19,12 @@ bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
  * and goes on in a fresh one. skip_idle: a trace that wrote nothing since
  * the chunk began (a process waiting, or the set of buffers per user when
  * nobody writes) stays where it is and goes on into the next chunk (a
- * scheduled rotation: no chunk of empty traces every period). 0, or a
- * negative errno (said; the trace of app is stopped).
+ * scheduled rotation: no chunk of empty traces every period). Files whose
+ * writes from the ring are still at the device are finished as those
+ * complete, counted on w meanwhile (NULL: they are waited for here). 0, or
+ * a negative errno (said; the trace of app is stopped).
  */
-int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle);
+int ustd_app_rotate(struct ustd_app *app, const char *chunk, bool skip_idle,
+		    struct ustd_close_wait *w);
 
 #endif

@@ -130,5 +130,8 @@ void ustd_drain_stats_report(const struct ustd_drain_stats *st, const char *what
 		fprintf(f, "; written with O_DIRECT through io_uring");
 	else if (st->written)
 		fprintf(f, "; written through the page cache (%s)", st->page_cache_why);
+	if (st->close_copied || st->close_buffered)
+		fprintf(f, "; at files' closes %" PRIu64 " packets copied out of the ring, %" PRIu64
+			" through the page cache", st->close_copied, st->close_buffered);
 	fputc('\n', f);
 }

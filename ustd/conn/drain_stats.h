@@ -39,8 +39,10 @@ struct ustd_drain_stats {
 	const char *page_cache_why;
 	bool written;			/* a file was made */
 	/* Straight from the ring, while the device lagged (stream_direct.h):
-	 * packets copied out of the ring, packets through the page cache. */
+	 * packets copied out of the ring, packets through the page cache;
+	 * and the same while a file was being closed (a rotation). */
 	uint64_t lag_copied, lag_buffered;
+	uint64_t close_copied, close_buffered;
 };
 
 /* The application's clock now, and the tick-to-ns anchor. */

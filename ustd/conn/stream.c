@@ -162,6 +162,8 @@ static int stream_direct_open(struct ustd_stream_out *out)
 		.name = s->name,
 	};
 	ret = ustd_stream_direct_open(&out->direct, &f, &why);
+	if (ret == 0 && out->closing)
+		ustd_stream_direct_lag(out->direct);
 end:
 	if (ret >= 0 && s->stats)
 		ustd_drain_stats_path(s->stats, out->direct ? NULL : why);
@@ -254,10 +256,37 @@ static int stream_direct_settle(struct ustd_stream_out *out)
 				  ustd_stream_direct_complete(out->direct, true, &done));
 }
 
-void ustd_stream_out_close(struct ustd_stream_out *out)
+/* What out's closed files completed, added to its totals: the cumulative
+ * counts only ever grow. */
+static void stream_closing_poll(struct ustd_stream_out *out, bool wait)
 {
-	int ret = stream_direct_settle(out);
+	struct ustd_direct_done done = { 0 };
+	struct ustd_direct_cut *cut;
 
+	if (!out->closing)
+		return;
+	ustd_closing_poll(&out->closing, wait, &done);
+	out->written += done.written;
+	if (done.discarded > out->discarded)
+		out->discarded = done.discarded;
+	if (done.ts_end > out->ts_end)
+		out->ts_end = done.ts_end;
+	for (cut = done.cut; cut && cut->next; cut = cut->next)
+		;
+	if (cut) {
+		cut->next = out->cut;
+		out->cut = done.cut;
+	}
+}
+
+/* The file being written, closed: its writes in flight waited for. */
+static void stream_out_close_file(struct ustd_stream_out *out)
+{
+	int ret;
+
+	/* The wait below is then for the writes the device has begun only. */
+	ustd_stream_direct_closing(out->direct);
+	ret = stream_direct_settle(out);
 	if (ret < 0)
 		ustcomm_err("stream %s of trace %s: its last packets could not be written: %s",
 			    out->owner->name, out->td->path, strerror(-ret));
@@ -267,6 +296,34 @@ void ustd_stream_out_close(struct ustd_stream_out *out)
 	out->wb = NULL;
 	stream_close_fd(&out->fd);
 	stream_close_fd(&out->idx_fd);
+}
+
+void ustd_stream_out_close(struct ustd_stream_out *out)
+{
+	stream_closing_poll(out, true);
+	stream_out_close_file(out);
+}
+
+void ustd_stream_out_close_later(struct ustd_stream_out *out, struct ustd_close_wait *w)
+{
+	struct ustd_direct_done done = { 0 };
+	int ret;
+
+	ustd_stream_direct_closing(out->direct);
+	/* What is done already goes to the totals as the file's own. */
+	ret = out->direct ? stream_direct_done(out, &done, ustd_stream_direct_complete(out->direct,
+									   false, &done)) : 0;
+	/* Set aside only when no packet of it holds the ring (the copies
+	 * out of it were made), and there is something to wait for. */
+	if (ret == 0 && out->direct && !ustd_stream_direct_held(out->direct) &&
+	    !ustd_stream_direct_finished(out->direct) &&
+	    ustd_closing_add(&out->closing, out->direct, out->fd, out->idx_fd, out->idx_len, w,
+			     out->owner->name) == 0) {
+		out->direct = NULL;
+		out->fd = -1;
+		out->idx_fd = -1;
+	}
+	stream_out_close_file(out);
 }
 
 int ustd_stream_create_file(struct ustd_stream *s, const struct ustd_trace_dir *td)
@@ -379,7 +436,7 @@ static int stream_next_file(const struct ustd_stream *s, struct ustd_stream_out 
 	const struct ustd_trace_dir *td = out->td;
 	int ret;
 
-	ustd_stream_out_close(out);
+	ustd_stream_out_close_later(out, NULL);
 	ret = ustd_tracefile_advance(&out->tf, td, s->name);
 	if (ret == 0)
 		ret = ustd_stream_out_create(out, td, s->name);
@@ -636,6 +693,7 @@ int ustd_stream_drain(struct ustd_stream *s, uint64_t limit)
 	 * after this read signals again, so none is left behind unseen. */
 	if (read(s->wakeup_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		ustcomm_dbg("stream %s: reading its wakeup: %s", s->name, strerror(errno));
+	stream_closing_poll(&s->out, false);
 	ret = stream_copy(s, &limit, &more);
 	if (ret == 0 && more) {
 		/* Come back after the other descriptors had their turn. */

@@ -14,6 +14,7 @@
 #include "libustcomm/protocol.h"
 #include "ustd/conn/drain_stats.h"
 #include "ustd/conn/layouts.h"
+#include "ustd/conn/stream_closing.h"
 #include "ustd/conn/stream_direct.h"
 #include "ustd/relay/relay.h"
 #include "ustd/relay/sink.h"
@@ -45,6 +46,9 @@ struct ustd_stream_out {
 	 * stream's own file is (owner: that stream, which is not moved while
 	 * the file is open); len then counts the packets in flight too. */
 	struct ustd_stream_direct *direct;
+	/* Its files closed with writes in flight, finished as they complete
+	 * (stream_closing.h). */
+	struct ustd_closing_file *closing;
 	struct ustd_stream *owner;
 	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t ts_end;		/* timestamp_end of the last packet */
@@ -110,8 +114,15 @@ int ustd_stream_out_create_once(struct ustd_stream_out *out, const struct ustd_t
 				const char *name);
 
 /* Closes what ustd_stream_out_create() opened, freeing the blocks reserved
- * ahead and not written. */
+ * ahead and not written; files closed before with writes in flight are
+ * finished first, waiting for the device. */
 void ustd_stream_out_close(struct ustd_stream_out *out);
+
+/* The same without waiting for the device: a file written straight from
+ * the ring whose writes are in flight is finished as they complete, on
+ * the stream's wake-ups (stream_closing.h), counted on w meanwhile (NULL:
+ * nobody waits). */
+void ustd_stream_out_close_later(struct ustd_stream_out *out, struct ustd_close_wait *w);
 
 /* Creates the stream's file and packet index in td; -EEXIST for a stream
  * sent twice. On failure the stream stays mapped: close it. */

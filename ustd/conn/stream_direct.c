@@ -80,6 +80,7 @@ struct ustd_stream_direct {
 	uint64_t first_seq;
 	unsigned held;
 	unsigned lagging;		/* packets still to write through the page cache */
+	bool closing;			/* to be closed: no more writes from the ring */
 	uint64_t copies;		/* bytes of the MOVED and PENDING copies */
 	char *spare[DIRECT_SPARES];	/* copies' memory, a sub-buffer each */
 	unsigned spares;
@@ -111,6 +112,16 @@ int ustd_stream_direct_open(struct ustd_stream_direct **d, const struct ustd_dir
 unsigned ustd_stream_direct_held(const struct ustd_stream_direct *d)
 {
 	return d->held;
+}
+
+bool ustd_stream_direct_in_flight(const struct ustd_stream_direct *d)
+{
+	return ustd_dio_in_flight(d->dio) != 0;
+}
+
+bool ustd_stream_direct_finished(const struct ustd_stream_direct *d)
+{
+	return !d->count && !ustd_dio_in_flight(d->dio);
 }
 
 static struct direct_pkt *direct_at(const struct ustd_stream_direct *d, uint64_t seq)
@@ -189,6 +200,20 @@ static void direct_put(struct ustd_stream_direct *d, const struct direct_pkt *p)
 		ustd_drain_stats_packet(d->f.stats, d->f.cb->subbuf_count, p->ts_begin, p->ts_end,
 					p->drain_start, p->write_start,
 					ustd_drain_stats_now(d->f.stats));
+}
+
+/* A packet copied out of the ring (copied) or written through the page
+ * cache, for ustd --stats: while the device lagged or the file closed. */
+static void direct_count(const struct ustd_stream_direct *d, bool copied)
+{
+	struct ustd_drain_stats *st = d->f.stats;
+
+	if (!st)
+		return;
+	if (d->closing)
+		*(copied ? &st->close_copied : &st->close_buffered) += 1;
+	else
+		*(copied ? &st->lag_copied : &st->lag_buffered) += 1;
 }
 
 /* The oldest packet's index entry written, its part of the totals in
@@ -352,8 +377,7 @@ static int direct_write_pending(struct ustd_stream_direct *d, unsigned at_most,
 		direct_copy_free(d, p);
 		p->state = DIRECT_DONE;
 		at_most--;
-		if (d->f.stats)
-			d->f.stats->lag_buffered++;
+		direct_count(d, false);
 	}
 	return 0;
 }
@@ -410,18 +434,18 @@ static void direct_image(char *dst, const char *packet, size_t content, uint64_t
 }
 
 /*
- * The device lags: the held packets are copied out and their sub-buffers
- * given back, those whose writes are in flight to be written again from
- * the copies through the page cache once those end; the next packets go
- * through the page cache too, from copies while a write from the ring is
- * still in flight. Returns 0, or 1 when memory for the copies is short
- * (nothing changed: the drain waits for the device as before).
+ * The held packets are copied out and their sub-buffers given back, those
+ * whose writes are in flight to be written again from the copies through
+ * the page cache once those end (the writes not started are cancelled).
+ * Returns how many were copied, or -ENOMEM (nothing changed: they stay
+ * held until their writes end).
  */
-static int direct_evacuate(struct ustd_stream_direct *d)
+static int direct_release_held(struct ustd_stream_direct *d)
 {
 	struct direct_pkt *p;
 	uint64_t begin = d->f.cb->consumed;
-	unsigned i, copied = 0;
+	unsigned i;
+	int copied = 0;
 
 	for (i = 0; i < d->held; i++) {
 		p = direct_at(d, d->first_seq + d->count - d->held + i);
@@ -445,16 +469,62 @@ static int direct_evacuate(struct ustd_stream_direct *d)
 		ustcomm_dbg("stream %s: cannot cancel the writes in flight", d->f.name);
 	if (!d->wb)
 		d->wb = ustd_wb_open(d->f.fd, 0, DIRECT_CACHE_WINDOW);
-	d->lagging = DIRECT_LAG_PACKETS;
-	if (d->f.stats)
-		d->f.stats->lag_copied += copied;
-	ustcomm_dbg("stream %s: the device lags; %u packets copied out of the ring, the next %u through the page cache",
-		    d->f.name, copied, d->lagging);
-	return 0;
+	return copied;
 undo:
 	for (i = 0; i < d->held; i++)
 		direct_copy_free(d, direct_at(d, d->first_seq + d->count - d->held + i));
-	return 1;
+	return -ENOMEM;
+}
+
+/*
+ * The device lags: the held packets go back to the writers and the next
+ * packets go through the page cache, from copies while a write from the
+ * ring is still in flight. Returns 0, or 1 when memory for the copies is
+ * short (nothing changed: the drain waits for the device as before).
+ */
+static int direct_evacuate(struct ustd_stream_direct *d)
+{
+	int copied = direct_release_held(d);
+
+	if (copied < 0)
+		return 1;
+	d->lagging = DIRECT_LAG_PACKETS;
+	if (d->f.stats)
+		d->f.stats->lag_copied += (unsigned)copied;
+	ustcomm_dbg("stream %s: the device lags; %d packets copied out of the ring, the next %u through the page cache",
+		    d->f.name, copied, d->lagging);
+	return 0;
+}
+
+void ustd_stream_direct_lag(struct ustd_stream_direct *d)
+{
+	if (!d || d->held || d->lagging)
+		return;
+	if (!d->wb)
+		d->wb = ustd_wb_open(d->f.fd, 0, DIRECT_CACHE_WINDOW);
+	d->lagging = DIRECT_LAG_PACKETS;
+}
+
+void ustd_stream_direct_closing(struct ustd_stream_direct *d)
+{
+	int copied;
+
+	if (!d || d->closing)
+		return;
+	/* Without memory for the copies the packets stay held, and the
+	 * next ones are written from the ring behind them as before. */
+	copied = direct_release_held(d);
+	if (copied < 0) {
+		ustcomm_dbg("stream %s: no memory to copy the packets in flight out of the ring; its close waits for them",
+			    d->f.name);
+		return;
+	}
+	d->closing = true;
+	if (d->f.stats)
+		d->f.stats->close_copied += (unsigned)copied;
+	if (copied)
+		ustcomm_dbg("stream %s: closing its file; %d packets in flight copied out of the ring",
+			    d->f.name, copied);
 }
 
 /* The packet at the ring's consumed (none is held while lagging), through
@@ -479,8 +549,7 @@ static int direct_write_lagging(struct ustd_stream_direct *d, struct direct_pkt 
 		}
 		direct_image(p->copy, packet, p->content, p->len);
 		p->state = DIRECT_PENDING;
-		if (d->f.stats)
-			d->f.stats->lag_copied++;
+		direct_count(d, true);
 	} else {
 		ret = direct_write_buffered(d, p, iov, 3);
 		if (ret < 0) {
@@ -489,8 +558,7 @@ static int direct_write_lagging(struct ustd_stream_direct *d, struct direct_pkt 
 			return direct_failed(d, NULL, ret, done);
 		}
 		p->state = DIRECT_DONE;
-		if (d->f.stats)
-			d->f.stats->lag_buffered++;
+		direct_count(d, false);
 	}
 	direct_put(d, p);
 	return 0;
@@ -509,7 +577,8 @@ int ustd_stream_direct_write(struct ustd_stream_direct *d, const char *packet, s
 		return ret;
 	if (d->count >= DIRECT_QUEUE_MAX)
 		return 1;
-	if (!d->lagging && !d->copies && ustd_dio_in_flight(d->dio) == USTD_DIO_DEPTH &&
+	if (!d->closing && !d->lagging && !d->copies &&
+	    ustd_dio_in_flight(d->dio) == USTD_DIO_DEPTH &&
 	    (!direct_ring_pressed(d) || direct_evacuate(d) != 0))
 		return 1;
 	p = direct_push(d, &seq);
@@ -526,7 +595,7 @@ int ustd_stream_direct_write(struct ustd_stream_direct *d, const char *packet, s
 	p->ts_end = ust_get_u64(packet + UST_PKT_TIMESTAMP_END);
 	p->drain_start = drain_start;
 	p->write_start = d->f.stats ? ustd_drain_stats_now(d->f.stats) : 0;
-	if (d->lagging || d->copies || !ustd_wb_caught_up(d->wb)) {
+	if (d->closing || d->lagging || d->copies || !ustd_wb_caught_up(d->wb)) {
 		d->lagging -= d->lagging > 0;
 		ret = direct_write_lagging(d, p, packet, head, done);
 		if (ret != 0)

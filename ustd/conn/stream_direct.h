@@ -88,9 +88,30 @@ int ustd_stream_direct_complete(struct ustd_stream_direct *d, bool wait,
 int ustd_stream_direct_write_copy(struct ustd_stream_direct *d, const char *packet, size_t len,
 				  const char *head, uint64_t offset);
 
+/*
+ * The file is to be closed soon (a rotation, the next file of a bounded
+ * stream): the packets in flight are copied out and their sub-buffers
+ * given back, and the packets written until the close go through the page
+ * cache, so that the writers never wait for the device behind a closing
+ * file and the close waits for the writes already in flight only. NULL is
+ * fine.
+ */
+void ustd_stream_direct_closing(struct ustd_stream_direct *d);
+
+/* A fresh file (nothing held) whose stream's closed files still have
+ * writes at the device: its next packets go through the page cache, as
+ * when the device lags, instead of queueing behind those. NULL is fine. */
+void ustd_stream_direct_lag(struct ustd_stream_direct *d);
+
 /* Copies wait to be written and nothing else will bring the drain back:
  * it is to come back by itself. */
 bool ustd_stream_direct_behind(const struct ustd_stream_direct *d);
+
+/* Whether writes from d are at the device. */
+bool ustd_stream_direct_in_flight(const struct ustd_stream_direct *d);
+
+/* Whether every packet given to d is on disk (or cut off) and indexed. */
+bool ustd_stream_direct_finished(const struct ustd_stream_direct *d);
 
 /* Sub-buffers from the ring's consumed on that this file holds. */
 unsigned ustd_stream_direct_held(const struct ustd_stream_direct *d);

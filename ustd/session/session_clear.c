@@ -24,7 +24,7 @@ static void clear_app(struct ustd_app *app, void *arg)
 
 	if (!ca->to)
 		ca->cleared += ustd_app_clear_buffers(app) > 0;
-	else if (ustd_app_rotate(app, ca->to, false) < 0)
+	else if (ustd_app_rotate(app, ca->to, false, NULL) < 0)
 		ca->failed++;
 	else
 		ca->cleared++;

@@ -38,6 +38,7 @@
 #include "ustd/session/session_busy.h"
 #include "ustd/session/session_ctl.h"
 #include "ustd/session/session_life.h"
+#include "ustd/session/chunk_publish.h"
 #include "ustd/session/session_final.h"
 #include "ustd/session/session_loss.h"
 #include "ustd/session/session_persist.h"
@@ -66,6 +67,9 @@ struct conn {
 	struct ustd_apply_waiter waiter;
 	uint16_t waiting_cmd;
 	bool waiting;
+	/* rotate-session: answered once its chunk is published. */
+	struct ustd_rotate_reply rot_reply;
+	bool rotating;
 	/* destroy-session of a rotating session: answered after its last
 	 * chunk is archived. */
 	struct ustd_session_final *final;
@@ -620,6 +624,17 @@ static void cmd_context(struct conn *c, const char *const *a)
 	conn_reply(c, USTCOMM_CTL_SESSION_CONTEXT, 0, NULL, 0);
 }
 
+/* The chunk of the rotation asked for is published. */
+static void conn_rotated(struct ustd_rotate_reply *r, const char *path)
+{
+	struct conn *c = (struct conn *)((char *)r - offsetof(struct conn, rot_reply));
+	const char *args[1] = { path };
+
+	c->waiting = false;
+	c->rotating = false;
+	conn_reply(c, USTCOMM_CTL_SESSION_ROTATE, 0, args, 1);
+}
+
 static void cmd_rotate(struct conn *c, const char *name)
 {
 	struct ustd_session *s = find_or_say(c, USTCOMM_CTL_SESSION_ROTATE, name);
@@ -642,11 +657,17 @@ static void cmd_rotate(struct conn *c, const char *name)
 			   name, name);
 		return;
 	}
-	ret = ustd_session_rotate(s, false, path, sizeof(path));
-	if (ret < 0)
+	c->rot_reply.done = conn_rotated;
+	ret = ustd_session_rotate(s, false, &c->rot_reply, path, sizeof(path));
+	if (ret < 0) {
 		conn_error(c, USTCOMM_CTL_SESSION_ROTATE, ret, "%s", path);
-	else
+	} else if (ret == 0) {
 		conn_reply(c, USTCOMM_CTL_SESSION_ROTATE, 0, args, 1);
+	} else {
+		c->waiting = true;
+		c->waiting_cmd = USTCOMM_CTL_SESSION_ROTATE;
+		c->rotating = true;
+	}
 }
 
 static int parse_u64(const char *text, uint64_t *v)
@@ -993,7 +1014,9 @@ static void conn_execute(struct conn *c, const struct ustcomm_ctl_msg *msg)
 
 static void conn_close(struct conn *c)
 {
-	if (c->waiting)
+	if (c->rotating)
+		ustd_chunk_publish_forget_reply(&c->rot_reply);
+	else if (c->waiting)
 		ustd_apply_forget_waiter(&c->waiter);
 	if (c->final)
 		ustd_session_final_forget(c->final);

@@ -11,6 +11,7 @@
 #include "libustcomm/log.h"
 #include "ustd/conn/app_rotate.h"
 #include "ustd/output/dir_publish.h"
+#include "ustd/session/chunk_publish.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/session/session.h"
 #include "ustd/session/session_rotate.h"
@@ -99,13 +100,16 @@ void ustd_rotation_reap(void)
 static void auto_rotate(struct ustd_session *s, const char *why)
 {
 	char path[4096];
-	int ret = ustd_session_rotate(s, true, path, sizeof(path));
+	int ret = ustd_session_rotate(s, true, NULL, path, sizeof(path));
 
 	if (ret < 0 && ret != -ENODATA)
 		ustcomm_err("session %s: the rotation %s failed: %s; tracing goes on in the current chunk",
 			    s->name, why, path);
 	else if (ret == 0)
 		ustcomm_dbg("session %s: rotated (%s) into %s", s->name, why, path);
+	else if (ret == 1)
+		ustcomm_dbg("session %s: rotated (%s) into %s, published once its files are whole",
+			    s->name, why, path);
 }
 
 static void on_every(struct ustd_session *s)
@@ -155,6 +159,7 @@ void ustd_rotation_init(struct ustd_session *s, struct ustd_sessions *ss)
 void ustd_rotation_fini(struct ustd_session *s)
 {
 	ustd_rotation_stopped(s);
+	ustd_chunk_publish_forget_owner(s);
 	free(s->rot.on_rotate);
 	s->rot.on_rotate = NULL;
 }
@@ -208,6 +213,7 @@ struct rotate_arg {
 	const char *chunk;
 	bool scheduled;
 	unsigned failed;
+	struct ustd_close_wait *wait;
 };
 
 static void rotate_app(struct ustd_app *app, void *arg)
@@ -215,7 +221,7 @@ static void rotate_app(struct ustd_app *app, void *arg)
 	struct rotate_arg *ra = arg;
 	struct ustd_app_stream *as;
 
-	if (ustd_app_rotate(app, ra->chunk, ra->scheduled) < 0)
+	if (ustd_app_rotate(app, ra->chunk, ra->scheduled, ra->wait) < 0)
 		ra->failed++;
 	/* What it wrote so far is the chunk's, streams it closed included. */
 	for (as = app->streams; as; as = as->next)
@@ -260,35 +266,18 @@ int ustd_session_move_ended(struct ustd_sessions *ss, const char *sdir, const ch
 }
 
 /*
- * The end of every rotation, once the running processes went on into
- * fresh directories: what is left in sdir moves into the chunk, which is
- * given its name (ended at now) if anything did, else removed, and
- * --on-rotate's command runs on it. chunk: the hidden name in, the name
- * out. 0, or -ENODATA when nothing moved.
+ * What is left in sdir once the running processes went on into fresh
+ * directories moves into the chunk: the traces of the processes that
+ * ended. -ENODATA when the chunk is empty then (it is removed).
  */
-static int chunk_close(struct ustd_sessions *ss, const struct ustd_chunk_end *e, time_t now,
-		       char *chunk, size_t size)
+static int chunk_fill(struct ustd_sessions *ss, const struct ustd_chunk_end *e, const char *chunk)
 {
-	char final[4096];
 	int ret = ustd_session_move_ended(ss, e->dir, chunk);
 
 	if (ret < 0)
 		ustcomm_err("session %s: cannot move the traces of ended processes into %s: %s; they stay in %s",
 			    e->name, chunk, strerror(-ret), e->dir);
-	if (rmdir(chunk) == 0)
-		return -ENODATA;
-	ret = ustd_trace_dir_chunk_name(e->dir, e->begin, now, e->n, final, sizeof(final));
-	if (ret == 0)
-		ret = ustd_dir_publish_as(chunk, final);
-	if (ret < 0)
-		ustcomm_err("session %s: cannot name chunk %s as %s: %s; it keeps its hidden name",
-			    e->name, chunk, final, strerror(-ret));
-	else
-		snprintf(chunk, size, "%s", final);
-	if (e->on_rotate)
-		ustd_on_rotate_run(ss->ctx->epfd, e->name, e->on_rotate, chunk,
-				   e->on_rotate_timeout_us);
-	return 0;
+	return rmdir(chunk) == 0 ? -ENODATA : 0;
 }
 
 /* The chunk is filled under a hidden name in archives/ (dir_publish.h):
@@ -326,15 +315,19 @@ int ustd_rotation_archive_last(struct ustd_sessions *ss, const struct ustd_chunk
 {
 	int ret = chunk_open(e, out, size);
 
-	if (ret == 0 && chunk_close(ss, e, time(NULL), out, size) == -ENODATA)
-		ret = nothing_to_archive(e, out, size);
+	if (ret == 0 && chunk_fill(ss, e, out) == -ENODATA)
+		return nothing_to_archive(e, out, size);
+	if (ret == 0)
+		ustd_chunk_publish_now(e, time(NULL), ss->ctx->epfd, out, size);
 	return ret;
 }
 
-int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_t size)
+int ustd_session_rotate(struct ustd_session *s, bool scheduled, struct ustd_rotate_reply *r,
+			char *out, size_t size)
 {
 	struct ustd_session_rotation *rot = &s->rot;
 	struct rotate_arg ra = { .chunk = out, .scheduled = scheduled };
+	struct ustd_chunk_publish *pub;
 	struct ustd_chunk_end e;
 	time_t now = time(NULL);
 	int ret;
@@ -343,11 +336,16 @@ int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_
 	ret = chunk_open(&e, out, size);
 	if (ret < 0)
 		return ret;
+	/* Without it, the files are closed waiting for the device. */
+	pub = ustd_chunk_publish_begin(s, &e, now, out, rot->ss->ctx->epfd);
+	ra.wait = pub ? ustd_chunk_publish_wait(pub) : NULL;
 	ustd_session_for_each_trace(rot->ss, s, rotate_app, &ra);
 	/* Those that ended, meanwhile too, are in the chunk being closed. */
 	rot->ended_bytes = 0;
-	if (chunk_close(rot->ss, &e, now, out, size) == -ENODATA)
+	if (chunk_fill(rot->ss, &e, out) == -ENODATA) {
+		ustd_chunk_publish_cancel(pub);
 		return nothing_to_archive(&e, out, size);
+	}
 	if (ra.failed)
 		ustcomm_err("session %s: %u process%s could not go on into the next chunk (said above); chunk %s holds their trace so far",
 			    s->name, ra.failed, ra.failed == 1 ? "" : "es", out);
@@ -355,5 +353,8 @@ int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_
 	rot->chunk_begin = now;
 	if (s->state != USTD_SESSION_ACTIVE)
 		rot->rotated_since_stop = true;
+	if (pub)
+		return ustd_chunk_publish_release(pub, r, out, size);
+	ustd_chunk_publish_now(&e, now, rot->ss->ctx->epfd, out, size);
 	return 0;
 }

@@ -42,13 +42,18 @@ void ustd_rotation_reap(void);
 void ustd_rotation_started(struct ustd_session *s);
 void ustd_rotation_stopped(struct ustd_session *s);
 
+struct ustd_rotate_reply;
+
 /*
- * Rotates s now: the archived chunk's path goes to out. 0, or a negative
- * errno with the reason in out: -ENODATA when there was nothing to
- * archive (no process traced for it since the last rotation, or, when
- * scheduled, none wrote anything: ustd_app_rotate()).
+ * Rotates s now: 0 with the archived chunk's path in out, 1 when the
+ * chunk is published once its files are whole (chunk_publish.h: r is
+ * told its path then; NULL: nobody), or a negative errno with the reason
+ * in out: -ENODATA when there was nothing to archive (no process traced
+ * for it since the last rotation, or, when scheduled, none wrote
+ * anything: ustd_app_rotate()).
  */
-int ustd_session_rotate(struct ustd_session *s, bool scheduled, char *out, size_t size);
+int ustd_session_rotate(struct ustd_session *s, bool scheduled, struct ustd_rotate_reply *r,
+			char *out, size_t size);
 
 /* What closing a chunk of a session needs: the session's, or a copy that
  * outlives it (session_final.h). */
