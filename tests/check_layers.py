@@ -39,12 +39,12 @@ FOLDERS = ["libustcomm", "libust", "libust-func", "libust-plt", "libustctl", "us
 TREES = ["ustd"]
 # A rotation request, from the session down to the files written: the
 # files of its tree (ustd/) a call from each entry can reach, at most so
-# many: a program's within issue 31's 10 (its stream files written
-# straight from the rings end their writes in flight there: direct_io.c,
-# and stream_direct.c, which completes them in order);
-# the session's adds its own files, the chunk's directory and
-# --on-rotate's command (manual 12.6).
-REACH = [("ustd_session_rotate", 14), ("ustd_app_rotate", 10)]
+# many: a program's issue 31's 10 and the files closed without waiting
+# for the device (stream_closing.c: their writes in flight end later, on
+# the stream's wake-ups, instead of in the loop); the session's adds its
+# own files, the chunk's directory, the chunk published once its files
+# are whole (chunk_publish.c) and --on-rotate's command (manual 12.6).
+REACH = [("ustd_session_rotate", 16), ("ustd_app_rotate", 11)]
 
 LAYER_RE = re.compile(r"^[\s/*#]*Layer:\s*(\S+?)\s*;\s*may call:\s*(.*?)\s*(\*/)?\s*$")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

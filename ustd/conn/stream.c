@@ -266,7 +266,6 @@ static void stream_closing_poll(struct ustd_stream_out *out, bool wait)
 	if (!out->closing)
 		return;
 	ustd_closing_poll(&out->closing, wait, &done);
-	out->written += done.written;
 	if (done.discarded > out->discarded)
 		out->discarded = done.discarded;
 	if (done.ts_end > out->ts_end)
@@ -319,6 +318,8 @@ void ustd_stream_out_close_later(struct ustd_stream_out *out, struct ustd_close_
 	    !ustd_stream_direct_finished(out->direct) &&
 	    ustd_closing_add(&out->closing, out->direct, out->fd, out->idx_fd, out->idx_len, w,
 			     out->owner->name) == 0) {
+		/* The chunk ending now holds them: sized so (chunk_base). */
+		out->written += ustd_stream_direct_queued(out->direct);
 		out->direct = NULL;
 		out->fd = -1;
 		out->idx_fd = -1;

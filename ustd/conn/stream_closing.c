@@ -52,7 +52,6 @@ static void closing_done(struct ustd_closing_file *cf, const struct ustd_direct_
 	struct ustd_direct_cut *cut;
 
 	cf->idx_len += d->idx_len;
-	done->written += d->written;
 	if (d->packets && d->discarded > done->discarded)
 		done->discarded = d->discarded;
 	if (d->packets && d->ts_end > done->ts_end)

@@ -45,9 +45,11 @@ int ustd_closing_add(struct ustd_closing_file **list, struct ustd_stream_direct 
 
 /*
  * Finishes the files of *list whose writes completed (wait: every file,
- * waiting for the device), in order. What they wrote adds to done:
- * written, the largest discarded and ts_end (a newer file's packets may
- * have been written already), and the packets a failed write cut off.
+ * waiting for the device). What they wrote adds to done: the largest
+ * discarded and ts_end (a newer file's packets may have been written
+ * already), and the packets a failed write cut off; not written, which
+ * the caller counted when it set the file aside (ustd_stream_direct_queued():
+ * a rotation's chunk is sized when it ends).
  */
 void ustd_closing_poll(struct ustd_closing_file **list, bool wait, struct ustd_direct_done *done);
 

@@ -129,6 +129,16 @@ static struct direct_pkt *direct_at(const struct ustd_stream_direct *d, uint64_t
 	return &d->q[(d->head + (unsigned)(seq - d->first_seq)) % d->cap];
 }
 
+uint64_t ustd_stream_direct_queued(const struct ustd_stream_direct *d)
+{
+	uint64_t bytes = 0;
+	unsigned i;
+
+	for (i = 0; i < d->count; i++)
+		bytes += direct_at(d, d->first_seq + i)->len;
+	return bytes;
+}
+
 /* The oldest held packet. */
 static struct direct_pkt *direct_oldest_held(const struct ustd_stream_direct *d)
 {

@@ -110,6 +110,9 @@ bool ustd_stream_direct_behind(const struct ustd_stream_direct *d);
 /* Whether writes from d are at the device. */
 bool ustd_stream_direct_in_flight(const struct ustd_stream_direct *d);
 
+/* Bytes of the packets given to d and not yet on disk and indexed. */
+uint64_t ustd_stream_direct_queued(const struct ustd_stream_direct *d);
+
 /* Whether every packet given to d is on disk (or cut off) and indexed. */
 bool ustd_stream_direct_finished(const struct ustd_stream_direct *d);
 

@@ -14,9 +14,20 @@
 #define USTD_CHUNK_PUBLISH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 #include "ustd/conn/stream_closing.h"
-#include "ustd/session/session_rotate.h"
+
+/* What closing a chunk of a session needs: the session's, or a copy that
+ * outlives it (session_final.h, and the chunks published later here). */
+struct ustd_chunk_end {
+	const char *name;
+	const char *dir;
+	time_t begin;			/* of the chunk */
+	unsigned n;			/* its number */
+	const char *on_rotate;		/* NULL: none */
+	uint64_t on_rotate_timeout_us;
+};
 
 /* Who is told when a chunk was published, and its path (the hidden one
  * when it could not be named, which ustd said). */

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include "ustd/session/chunk_publish.h"
 #include "ustd/session/session.h"
 
 /* A new session's: no schedule. */
@@ -42,8 +43,6 @@ void ustd_rotation_reap(void);
 void ustd_rotation_started(struct ustd_session *s);
 void ustd_rotation_stopped(struct ustd_session *s);
 
-struct ustd_rotate_reply;
-
 /*
  * Rotates s now: 0 with the archived chunk's path in out, 1 when the
  * chunk is published once its files are whole (chunk_publish.h: r is
@@ -54,17 +53,6 @@ struct ustd_rotate_reply;
  */
 int ustd_session_rotate(struct ustd_session *s, bool scheduled, struct ustd_rotate_reply *r,
 			char *out, size_t size);
-
-/* What closing a chunk of a session needs: the session's, or a copy that
- * outlives it (session_final.h). */
-struct ustd_chunk_end {
-	const char *name;
-	const char *dir;
-	time_t begin;			/* of the chunk */
-	unsigned n;			/* its number */
-	const char *on_rotate;		/* NULL: none */
-	uint64_t on_rotate_timeout_us;
-};
 
 /* The entries of session directory sdir but archives/ and hidden ones
  * that no process writes in any more (those of processes that ended)
