@@ -120,6 +120,24 @@ def check_flood(label, trace, last):
     return events
 
 
+def rotated_ticks(ws, label, name, out, geometry, ticker_args, rotations, every):
+    """A session name of ust:tick into out (geometry: its buffers' options),
+    rotated rotations times, every seconds apart, while tests/apps/ticker
+    (ticker_args) runs; returns {thread: ticks emitted} once it ended."""
+    for args in (["create-session", "-o", out] + geometry + [name],
+                 ["enable-marker", "-s", name, "ust:tick"], ["start-session", name]):
+        res = ws.ustctl_fast(args)
+        t.ok(res.returncode == 0, "%s: ustctl %s" % (label, " ".join(args)), res.stderr)
+    ticker = ws.start_app("ticker", ticker_args)
+    for i in range(rotations):
+        time.sleep(every)
+        res = ws.ustctl_fast(["rotate-session", name])
+        t.ok(res.returncode == 0, "%s: rotate-session (%d)" % (label, i), res.stderr)
+    out_text, _ = ws.stop_app(ticker)
+    return {int(m.group(1)): int(m.group(2))
+            for m in re.finditer(r"^emitted (\d+) (\d+)$", out_text, re.M)}
+
+
 ws = Workspace()
 why = refuses_direct(ws.root)
 if why:
@@ -183,18 +201,9 @@ else:
     # program writes; the chunks hold every event once, in order.
     ws2 = Workspace()
     ustd = VerboseUstd(ws2, ws2.out, ["--direct-io"], UST_DEBUG="1")
-    for args in (["create-session", "-o", ws2.out, "--subbuf-size", "16k", "--subbuf-num", "8",
-                  "rot"], ["enable-marker", "-s", "rot", "ust:tick"], ["start-session", "rot"]):
-        res = ws2.ustctl_fast(args)
-        t.ok(res.returncode == 0, "rotation: ustctl %s" % " ".join(args), res.stderr)
-    ticker = ws2.start_app("ticker", ["-i", "20"])
-    for i in range(3):
-        time.sleep(1)
-        res = ws2.ustctl_fast(["rotate-session", "rot"])
-        t.ok(res.returncode == 0, "rotation: rotate-session (%d)" % i, res.stderr)
-    out_text, _ = ws2.stop_app(ticker)
-    emitted = {int(m.group(1)): int(m.group(2))
-               for m in re.finditer(r"^emitted (\d+) (\d+)$", out_text, re.M)}
+    emitted = rotated_ticks(ws2, "rotation", "rot", ws2.out, ["--subbuf-size", "16k",
+                                                             "--subbuf-num", "8"],
+                            ["-i", "20"], 3, 1)
     for args in (["stop-session", "rot"], ["rotate-session", "rot"], ["destroy-session", "rot"]):
         ws2.ustctl_fast(args)
     t.ok(ustd.wait_line(r"stream \w+ of trace \S+: " + DIRECT),
@@ -388,18 +397,8 @@ else:
     ustd = VerboseUstd(ws6, mnt, ["--stats", "--direct-io"], UST_DEBUG="1")
     with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
         f.write("%d\n" % ustd.proc.pid)
-    for args in (["create-session", "-o", mnt, "--subbuf-num", "32", "lagrot"],
-                 ["enable-marker", "-s", "lagrot", "ust:tick"], ["start-session", "lagrot"]):
-        res = ws6.ustctl_fast(args)
-        t.ok(res.returncode == 0, "lagging rotation: ustctl %s" % " ".join(args), res.stderr)
-    ticker = ws6.start_app("ticker", ["-i", "1000", "-e", "100"])
-    for i in range(5):
-        time.sleep(0.5)
-        res = ws6.ustctl_fast(["rotate-session", "lagrot"])
-        t.ok(res.returncode == 0, "lagging rotation: rotate-session (%d)" % i, res.stderr)
-    out_text, _ = ws6.stop_app(ticker)
-    emitted = {int(m.group(1)): int(m.group(2))
-               for m in re.finditer(r"^emitted (\d+) (\d+)$", out_text, re.M)}
+    emitted = rotated_ticks(ws6, "lagging rotation", "lagrot", mnt, ["--subbuf-num", "32"],
+                            ["-i", "1000", "-e", "100"], 5, 0.5)
     for args in (["stop-session", "lagrot"], ["destroy-session", "lagrot"]):
         res = ws6.ustctl_fast(args)
         t.ok(res.returncode == 0, "lagging rotation: ustctl %s" % " ".join(args), res.stderr)

@@ -38,8 +38,8 @@ struct ustd_rotate_reply {
 struct ustd_chunk_publish;
 
 /*
- * Names the chunk filled as hidden for e (its strings copied) ending at
- * now, and runs e's --on-rotate on it (epfd: ustd's loop). chunk: the
+ * Gives the chunk filled under a hidden name its final one for e, ending
+ * at now, and runs e's --on-rotate on it (epfd: ustd's loop). chunk: the
  * hidden name in, the path out (the hidden one when it cannot be named,
  * said). 0 or a negative errno.
  */
