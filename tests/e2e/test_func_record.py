@@ -60,6 +60,30 @@ def by_shape(forests):
     return sorted(repr(f) for f in forests.values() if f)
 
 
+def leaves_dropped(full, got):
+    """How many childless calls of full are missing from got, when got is
+    full without them (the other calls in place, in order), else None."""
+    dropped, j = 0, 0
+    for name, children in full:
+        sub = leaves_dropped(children, got[j][1]) if j < len(got) and got[j][0] == name else None
+        if sub is not None:
+            dropped, j = dropped + sub, j + 1
+        elif children:
+            return None
+        else:
+            dropped += 1
+    return dropped if j == len(got) else None
+
+
+def leaf_calls(forest):
+    return sum(leaf_calls(c) if c else 1 for _, c in forest)
+
+
+def by_roots(forests):
+    """The forests of the threads, sorted by their roots' names."""
+    return sorted((f for f in forests.values() if f), key=lambda f: [n for n, _ in f])
+
+
 full, nfull = trace("full", [])
 t.eq(nfull, 2 * sum(calls(f) for f in full.values()), "unfiltered: two events a call")
 t.ok(len(full) == 2 and all(calls(f) > 10 for f in full.values()),
@@ -110,10 +134,19 @@ def spans_us(path):
 # --func-time: an entry waits for its exit, and is written (ust_func:entry_at,
 # with its start) only when the call lasted long enough; its callers' then
 # too, since they last longer. Durations vary from run to run: at 1 ns every
-# call is kept, at 10 s none, and at 2 us the calls kept are whole callers of
-# the unfiltered tree's shape, each lasting 2 us or more.
+# call that calls another is kept, at 10 s none, and at 2 us the calls kept
+# are whole callers of the unfiltered tree's shape, each lasting 2 us or
+# more. A leaf call may measure under 1 ns (2 ticks of a 2.6 GHz TSC): its
+# two clock reads are a few instructions apart, and rdtsc is not ordered
+# with them, so a few leaves may go; most must stay.
 got, nev = trace("time_all", ["--func-time", "1ns"])
-t.eq(by_shape(got), by_shape(full), "--func-time 1ns keeps every call")
+pairs = list(zip(by_roots(full), by_roots(got))) if len(got) == len(full) else []
+drops = [leaves_dropped(f, g) for f, g in pairs]
+leaves = sum(leaf_calls(f) for f in full.values())
+t.ok(pairs and None not in drops and sum(drops) * 4 <= leaves,
+     "--func-time 1ns keeps every call that calls another, in place, and most leaves",
+     "leaves dropped per thread %r of %d; got %r, want %r" % (drops, leaves, by_shape(got),
+                                                             by_shape(full)))
 got, nev = trace("time_none", ["--func-time", "10s"])
 t.eq(nev, 0, "--func-time 10s writes no function event")
 got, nev = trace("time_mid", ["-t", "2us"])
