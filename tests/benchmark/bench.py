@@ -143,7 +143,7 @@ class Ust:
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
-        self.ustd_args = []         # more of ustd's options (--direct-io)
+        self.ustd_args = []         # more of ustd's options (--page-cache)
         self.extra_env = {}         # more of the program's (UST_THREAD_BUFFERS)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
@@ -897,7 +897,7 @@ def main():
         print()
         print(bench_machine.paths_table(machine_r[0], machine_r[1]))
         print()
-        print("ustd --direct-io against LTTng-UST, the same runs:")
+        print("ustd --page-cache against LTTng-UST, the same runs:")
         print(bench_machine.table(machine_r[1], machine_r[2] if lt else None))
     return 0
 
