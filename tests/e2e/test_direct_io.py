@@ -441,6 +441,50 @@ if mnt:
     t.ok(why is None, "lagging rotation: unmounted", why)
 ws6.cleanup()
 
+# --- A process that ends with packets waiting for a device that lags: an
+# ext4 whose writes from ustd are held to 1 MB/s, a ring of 32 packets,
+# about 14 of them written at once (less than half the ring: the device
+# is not seen to lag), then the process ends. Its trace's last packets
+# would be written straight from the ring, four at a time, each batch
+# waited for in ustd's loop (about a second each here, 3.5 s in all).
+# Past 50 ms the file closes as a rotation closes it: the rest through
+# the page cache (stream.c, STREAM_FINISH_WAIT_NS); every event once.
+END_EVENTS = 300000
+ws7 = Workspace()
+mnt, why = small_ext4(ws7, 64) if not refuses_direct(ws7.root) else (None, "no direct path")
+cg = blkio_throttle(mnt, MIB) if mnt else (None, why)
+if not cg[0]:
+    t.ok(True, "# SKIP a process ending while the device lags: %s" % cg[1])
+else:
+    ustd = VerboseUstd(ws7, mnt, ["--stats"])
+    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
+        f.write("%d\n" % ustd.proc.pid)
+    proc = flood_one_cpu(t, ws7, END_EVENTS, "lagging end: flood done", UST_TRACE=1,
+                         UST_AUTOPROBE="ust:flood", UST_SUBBUF_NUM="32")
+    ended = time.monotonic()
+    proc.stdin.close()
+    t.eq(proc.wait(timeout=120), 0, "lagging end: program exits 0")
+    stats = ustd.wait_line(STATS_RE, timeout=120)
+    t.diag("lagging end: its trace was whole %.2f s after the program was told to end: %s"
+           % (time.monotonic() - ended, stats.group(0) if stats else None))
+    closes = re.search(r"at files' closes (\d+) packets copied out of the ring, (\d+) through "
+                       r"the page cache", stats.group(0)) if stats else None
+    t.ok(stats and stats.group(2) == "0" and DIRECT in stats.group(0) and closes and
+         int(closes.group(2)) > 0,
+         "lagging end: ustd --stats: nothing discarded, written with O_DIRECT, the last "
+         "packets through the page cache at the file's close",
+         stats.group(0) if stats else ustd.seen[-5:])
+    ustd.stop()
+    blkio_leave(cg[0], ustd.proc.pid)
+    trace = one_trace(mnt)
+    t.ok(trace, "lagging end: one trace")
+    if trace:
+        check_flood("lagging end", trace, END_EVENTS - 1)
+if mnt:
+    why = unmount(mnt)
+    t.ok(why is None, "lagging end: unmounted", why)
+ws7.cleanup()
+
 # --- A full disk while the device lags: a 16 MiB ext4, the direct writes
 # held to 16 MB/s, 4 M events (48 MB). Packets that left the ring (copied
 # out, or written through the page cache) and were then cut off the file

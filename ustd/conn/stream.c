@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -32,6 +33,11 @@
  * default rings, a few hundred ms at full speed, long enough for the
  * writeback started a MiB at a time to be done (manual 10.7). */
 #define STREAM_CACHE_WINDOW	(16u << 20)
+/* How long the drain of an ended process's last packets waits for the
+ * device, in all, before the rest goes through the page cache: a ring of
+ * default packets is written in a few ms on a disk that keeps up, and
+ * ustd's loop, which waits with it, serves every other process. */
+#define STREAM_FINISH_WAIT_NS	50000000L
 
 static void stream_close_fd(int *fd)
 {
@@ -598,6 +604,14 @@ static int stream_submit(struct ustd_stream *s, const char *packet, size_t len,
 	return ret;
 }
 
+static uint64_t stream_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * Copies at most one ring's worth of complete packets, so that a writer
  * producing as fast as ustd writes cannot keep it in this loop while other
@@ -608,7 +622,7 @@ static int stream_submit(struct ustd_stream *s, const char *packet, size_t len,
  */
 static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 {
-	uint64_t drain_start = 0, write_start = 0, ts_begin = 0, ts_end = 0;
+	uint64_t drain_start = 0, write_start = 0, ts_begin = 0, ts_end = 0, waiting = 0;
 	const char *packet;
 	bool released, copy;
 	size_t len;
@@ -634,9 +648,14 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 		}
 		copy = true;
 		ret = s->out.direct ? stream_submit(s, packet, len, drain_start, &copy) : 0;
-		/* Finishing (no limit): the writes in flight end first. */
+		/* Finishing (no limit): the writes in flight end first; past
+		 * the bound, the device lags and the file closes as a rotation
+		 * closes it, through the page cache. */
 		while (ret > 0 && !limit) {
+			waiting = waiting ? waiting : stream_now_ns();
 			ret = stream_direct_settle(&s->out);
+			if (stream_now_ns() - waiting > STREAM_FINISH_WAIT_NS)
+				ustd_stream_direct_closing(s->out.direct);
 			if (ret == 0)
 				ret = stream_submit(s, packet, len, drain_start, &copy);
 		}
