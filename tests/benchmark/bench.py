@@ -455,6 +455,8 @@ def measure(tracers, args, contexts):
                 r[("loss", n)], drain = loss_run(t, n, args.loss_events)
                 if drain:
                     r[("drain", n)] = drain
+        if "loss" in args.only:
+            rs[0].update(loss_ordinary(tracers[0], args))
         for t, r in zip(tracers, rs) if "sustained" in args.only else ():
             r["sustained"] = sustained_rate(t, args)
     finally:
@@ -505,6 +507,26 @@ def loss_run(tracer, threads, events):
            "; full to free, us: p50 %.0f p90 %.0f p99 %.0f max %.0f" % drain[0]["full"]
            if drain else ""))
     return loss, drain[0] if drain else None
+
+
+def loss_ordinary(ust, args):
+    """The loss rows again, args.runs times each, with ustd at the
+    priority it takes by default (nice -10, short slices; no --realtime),
+    as lttng-consumerd runs: {("loss-ordinary", threads): [discarded per
+    run]}. ustd runs --realtime again after."""
+    out = {}
+    ust.stop()
+    ust.realtime = False
+    try:
+        ust.start()
+        for n in (1, 2):
+            out[("loss-ordinary", n)] = [loss_run(ust, n, args.loss_events)[0]
+                                         for _ in range(args.runs)]
+    finally:
+        ust.stop()
+        ust.realtime = True
+        ust.start()
+    return out
 
 
 def sustained_rate(tracer, args):
@@ -721,9 +743,16 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
                      "%.2f" % lt["bytes"] if lt else "–",
                      ratio(ust["bytes"], lt["bytes"]) if lt else "–", "≤ 12"))
     for n in (1, 2) if ("loss", 1) in ust else ():
-        rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s"
-                     % (args.loss_events // 1000000, n, "s" if n > 1 else ""),
+        rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s "
+                     "(ustd --realtime)" % (args.loss_events // 1000000, n, "s" if n > 1 else ""),
                      str(ust[("loss", n)]), str(lt[("loss", n)]) if lt else "–", "–", "0"))
+    for n in (1, 2) if ("loss-ordinary", 1) in ust else ():
+        runs = ust[("loss-ordinary", n)]
+        rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s, ustd "
+                     "at its ordinary priority, each of %d runs (runs that discarded)"
+                     % (args.loss_events // 1000000, n, "s" if n > 1 else "", len(runs)),
+                     "%s (%d)" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x)),
+                     "–", "–", "0"))
     for n in (1, 2) if ("drain", 1) in ust else ():
         d = ust[("drain", n)]
         rows.append(("sub-buffer full to free in those runs, %d thread%s, µs p50 / p90 / p99 / max"
