@@ -512,19 +512,24 @@ def loss_run(tracer, threads, events):
 def loss_ordinary(ust, args):
     """The loss rows again, args.runs times each, with ustd at the
     priority it takes by default (nice -10, short slices; no --realtime),
-    as lttng-consumerd runs: {("loss-ordinary", threads): [discarded per
-    run]}. ustd runs --realtime again after."""
-    out = {}
+    as lttng-consumerd runs, writing straight from the rings (the default)
+    and through the page cache: {("loss-ordinary", threads, path):
+    [discarded per run]}. ustd runs --realtime and as before after."""
+    out, ustd_args = {}, ust.ustd_args
     ust.stop()
     ust.realtime = False
     try:
-        ust.start()
-        for n in (1, 2):
-            out[("loss-ordinary", n)] = [loss_run(ust, n, args.loss_events)[0]
-                                         for _ in range(args.runs)]
+        for path, more in (("direct", []), ("page cache", ["--page-cache"])):
+            ust.ustd_args = ustd_args + more
+            ust.start()
+            for n in (1, 2):
+                out[("loss-ordinary", n, path)] = [loss_run(ust, n, args.loss_events)[0]
+                                                   for _ in range(args.runs)]
+            ust.stop()
     finally:
         ust.stop()
         ust.realtime = True
+        ust.ustd_args = ustd_args
         ust.start()
     return out
 
@@ -746,11 +751,13 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
         rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s "
                      "(ustd --realtime)" % (args.loss_events // 1000000, n, "s" if n > 1 else ""),
                      str(ust[("loss", n)]), str(lt[("loss", n)]) if lt else "–", "–", "0"))
-    for n in (1, 2) if ("loss-ordinary", 1) in ust else ():
-        runs = ust[("loss-ordinary", n)]
+    for n, path in ((n, p) for p in ("direct", "page cache") for n in (1, 2)
+                    if ("loss-ordinary", n, p) in ust):
+        runs = ust[("loss-ordinary", n, path)]
         rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s, ustd "
-                     "at its ordinary priority, each of %d runs (runs that discarded)"
-                     % (args.loss_events // 1000000, n, "s" if n > 1 else "", len(runs)),
+                     "at its ordinary priority%s, each of %d runs (runs that discarded)"
+                     % (args.loss_events // 1000000, n, "s" if n > 1 else "",
+                        ", --page-cache" if path == "page cache" else "", len(runs)),
                      "%s (%d)" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x)),
                      "–", "–", "0"))
     for n in (1, 2) if ("drain", 1) in ust else ():
