@@ -143,7 +143,7 @@ class Ust:
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
-        self.ustd_args = []         # more of ustd's options (--page-cache)
+        self.ustd_args = []         # more of ustd's options (--direct-io)
         self.extra_env = {}         # more of the program's (UST_THREAD_BUFFERS)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
@@ -512,14 +512,14 @@ def loss_run(tracer, threads, events):
 def loss_ordinary(ust, args):
     """The loss rows again, args.runs times each, with ustd at the
     priority it takes by default (nice -10, short slices; no --realtime),
-    as lttng-consumerd runs, writing straight from the rings (the default)
-    and through the page cache: {("loss-ordinary", threads, path):
+    as lttng-consumerd runs, writing straight from the rings (--direct-io)
+    and through the page cache (the default): {("loss-ordinary", threads, path):
     [discarded per run]}. ustd runs --realtime and as before after."""
     out, ustd_args = {}, ust.ustd_args
     ust.stop()
     ust.realtime = False
     try:
-        for path, more in (("direct", []), ("page cache", ["--page-cache"])):
+        for path, more in (("direct", ["--direct-io"]), ("page cache", [])):
             ust.ustd_args = ustd_args + more
             ust.start()
             for n in (1, 2):
@@ -757,7 +757,7 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
         rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s, ustd "
                      "at its ordinary priority%s, each of %d runs (runs that discarded)"
                      % (args.loss_events // 1000000, n, "s" if n > 1 else "",
-                        ", --page-cache" if path == "page cache" else "", len(runs)),
+                        ", --direct-io" if path == "direct" else "", len(runs)),
                      "%s (%d)" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x)),
                      "–", "–", "0"))
     for n in (1, 2) if ("drain", 1) in ust else ():
@@ -933,7 +933,7 @@ def main():
         print()
         print(bench_machine.paths_table(machine_r[0], machine_r[1]))
         print()
-        print("ustd --page-cache against LTTng-UST, the same runs:")
+        print("ustd --direct-io against LTTng-UST, the same runs:")
         print(bench_machine.table(machine_r[1], machine_r[2] if lt else None))
     return 0
 

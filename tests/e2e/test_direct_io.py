@@ -163,10 +163,12 @@ else:
     if trace:
         check_flood("direct", trace, EVENTS - 1)
 
-    # --- Without an option: straight from the rings, the default.
+    # --- Without an option: the page cache, the default, said.
     out = os.path.join(ws.root, "default")
     os.mkdir(out)
-    trace, stats = flood_run("default", out, 200000, "*::@inf", True, args=())
+    trace, stats = flood_run("default", out, 200000, "*::@inf", False, args=())
+    t.ok("(the default" in stats, "default: ustd --stats says the page cache is the default",
+         stats)
     if trace:
         check_flood("default", trace, 200000 - 1)
 
@@ -392,7 +394,7 @@ cg = blkio_throttle(mnt, MIB) if mnt else (None, why)
 if not cg[0]:
     t.ok(True, "# SKIP rotations while the device lags: %s" % cg[1])
 else:
-    ustd = VerboseUstd(ws6, mnt, ["--stats"], UST_DEBUG="1")
+    ustd = VerboseUstd(ws6, mnt, ["--stats", "--direct-io"], UST_DEBUG="1")
     with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
         f.write("%d\n" % ustd.proc.pid)
     emitted = rotated_ticks(ws6, "lagging rotation", "lagrot", mnt, ["--subbuf-num", "32"],
@@ -456,7 +458,7 @@ cg = blkio_throttle(mnt, MIB) if mnt else (None, why)
 if not cg[0]:
     t.ok(True, "# SKIP a process ending while the device lags: %s" % cg[1])
 else:
-    ustd = VerboseUstd(ws7, mnt, ["--stats"])
+    ustd = VerboseUstd(ws7, mnt, ["--stats", "--direct-io"])
     with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
         f.write("%d\n" % ustd.proc.pid)
     proc = flood_one_cpu(t, ws7, END_EVENTS, "lagging end: flood done", UST_TRACE=1,

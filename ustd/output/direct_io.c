@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include "ustd/output/direct_io.h"
 
-static const char *dio_refusal;
+static const char *dio_refusal = "the default; ustd --direct-io writes with O_DIRECT";
+
+void ustd_dio_allow(void)
+{
+	dio_refusal = NULL;
+}
 
 void ustd_dio_refuse(void)
 {
