@@ -88,7 +88,16 @@ def flood_run(label, out, events, channels, direct, args=("--direct-io",)):
     proc = flood_one_cpu(t, ws, events, "%s: flood done" % label, UST_TRACE=1,
                          UST_AUTOPROBE="ust:flood", UST_CHANNELS=channels)
     # The process waits for its stdin to close: its files are still open.
+    # A write through the page cache (a lag, a file's last packets) takes
+    # O_DIRECT off its file for its duration (stream_direct.c): a file
+    # is seen as it is at rest, in one of a few looks 10 ms apart.
     flags = stream_fd_flags(ustd.proc.pid, out)
+    for _ in range(50 if direct else 0):
+        if all(f & O_DIRECT for f in flags.values()):
+            break
+        time.sleep(0.01)
+        flags = {k: v | (f & O_DIRECT) for k, v in flags.items()
+                 for f in [stream_fd_flags(ustd.proc.pid, out).get(k, 0)]}
     t.ok(flags and all(bool(f & O_DIRECT) == direct for f in flags.values()),
          "%s: ustd's stream files are open %s O_DIRECT" % (label, "with" if direct else "without"),
          {k: oct(v) for k, v in flags.items()})
