@@ -329,6 +329,24 @@ def blkio_leave(cg, pid):
 LAG_EVENTS = 4000000
 
 
+def throttled_ustd(label, size_mib, bps, args, **env):
+    """A ws with an ext4 of size_mib whose direct writes are held to bps
+    (blkio_throttle()), and a ustd --stats --direct-io (and args) in that
+    group writing there: (ws, mnt, ustd, group), ustd None after a SKIP
+    said why. The caller stops ustd, leaves the group (blkio_leave()) and
+    unmounts mnt when not None."""
+    ws = Workspace()
+    mnt, why = small_ext4(ws, size_mib) if not refuses_direct(ws.root) else (None, "no direct path")
+    cg = blkio_throttle(mnt, bps) if mnt else (None, why)
+    if not cg[0]:
+        t.ok(True, "# SKIP %s: no lagging device: %s" % (label, cg[1]))
+        return ws, mnt, None, None
+    ustd = VerboseUstd(ws, mnt, ["--stats", "--direct-io"] + list(args), **env)
+    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
+        f.write("%d\n" % ustd.proc.pid)
+    return ws, mnt, ustd, cg[0]
+
+
 def lagging_flood(label, size_mib, ustd_env=None):
     """A ws with an ext4 of size_mib whose direct writes are held to 16 MB/s
     (blkio_throttle()), a ustd --direct-io --realtime in that group, and
@@ -336,15 +354,10 @@ def lagging_flood(label, size_mib, ustd_env=None):
     discarding when full, ended: (ws, mnt, ustd, group), ustd still
     running (None after a SKIP said why); the caller stops it, then leaves
     the group (blkio_leave()) and unmounts mnt when not None."""
-    ws = Workspace()
-    mnt, why = small_ext4(ws, size_mib) if not refuses_direct(ws.root) else (None, "no direct path")
-    cg = blkio_throttle(mnt, 16 * MIB) if mnt else (None, why)
-    if not cg[0]:
-        t.ok(True, "# SKIP %s: no lagging device: %s" % (label, cg[1]))
+    ws, mnt, ustd, cg = throttled_ustd(label, size_mib, 16 * MIB, ["--realtime"],
+                                       **(ustd_env or {}))
+    if not ustd:
         return ws, mnt, None, None
-    ustd = VerboseUstd(ws, mnt, ["--stats", "--direct-io", "--realtime"], **(ustd_env or {}))
-    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
-        f.write("%d\n" % ustd.proc.pid)
     # 64 sub-buffers (16 MiB, 45 ms of the writer): a suite's other
     # tests' writeback slows the page cache too, and the default ring
     # (11 ms) then discarded in 1 run of 6; without ustd's copies the
@@ -353,7 +366,7 @@ def lagging_flood(label, size_mib, ustd_env=None):
                          UST_AUTOPROBE="ust:flood", UST_SUBBUF_NUM="64")
     proc.stdin.close()
     t.eq(proc.wait(timeout=120), 0, "%s: program exits 0" % label)
-    return ws, mnt, ustd, cg[0]
+    return ws, mnt, ustd, cg
 
 
 # --- A device that lags: ustd's direct writes held to 16 MB/s by a blkio
@@ -397,15 +410,9 @@ ws4.cleanup()
 # ustd_stream_direct_closing()), so that neither the writers nor ustd's
 # loop wait for the device; the chunks still hold every event once, in
 # order, or count it as discarded.
-ws6 = Workspace()
-mnt, why = small_ext4(ws6, 256) if not refuses_direct(ws6.root) else (None, "no direct path")
-cg = blkio_throttle(mnt, MIB) if mnt else (None, why)
-if not cg[0]:
-    t.ok(True, "# SKIP rotations while the device lags: %s" % cg[1])
-else:
-    ustd = VerboseUstd(ws6, mnt, ["--stats", "--direct-io"], UST_DEBUG="1")
-    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
-        f.write("%d\n" % ustd.proc.pid)
+ws6, mnt, ustd, cg = throttled_ustd("rotations while the device lags", 256, MIB, [],
+                                    UST_DEBUG="1")
+if ustd:
     emitted = rotated_ticks(ws6, "lagging rotation", "lagrot", mnt, ["--subbuf-num", "32"],
                             ["-i", "1000", "-e", "100"], 5, 0.5)
     for args in (["stop-session", "lagrot"], ["destroy-session", "lagrot"]):
@@ -423,7 +430,7 @@ else:
          "lagging rotation: a chunk was published once its files were whole (UST_DEBUG)",
          [l for l in ustd.seen if "chunk" in l][-3:])
     ustd.stop()
-    blkio_leave(cg[0], ustd.proc.pid)
+    blkio_leave(cg, ustd.proc.pid)
     sdir = ustest.session_dir(mnt, "lagrot")
     chunks = ustest.archived_chunks(sdir) if sdir else []
     t.ok(len(chunks) >= 5, "lagging rotation: at least 5 chunks (%d)" % len(chunks))
@@ -461,15 +468,8 @@ ws6.cleanup()
 # Past 50 ms the file closes as a rotation closes it: the rest through
 # the page cache (stream.c, STREAM_FINISH_WAIT_NS); every event once.
 END_EVENTS = 300000
-ws7 = Workspace()
-mnt, why = small_ext4(ws7, 64) if not refuses_direct(ws7.root) else (None, "no direct path")
-cg = blkio_throttle(mnt, MIB) if mnt else (None, why)
-if not cg[0]:
-    t.ok(True, "# SKIP a process ending while the device lags: %s" % cg[1])
-else:
-    ustd = VerboseUstd(ws7, mnt, ["--stats", "--direct-io"])
-    with open(os.path.join(cg[0], "cgroup.procs"), "w") as f:
-        f.write("%d\n" % ustd.proc.pid)
+ws7, mnt, ustd, cg = throttled_ustd("a process ending while the device lags", 64, MIB, [])
+if ustd:
     proc = flood_one_cpu(t, ws7, END_EVENTS, "lagging end: flood done", UST_TRACE=1,
                          UST_AUTOPROBE="ust:flood", UST_SUBBUF_NUM="32")
     ended = time.monotonic()
@@ -486,7 +486,7 @@ else:
          "packets through the page cache at the file's close",
          stats.group(0) if stats else ustd.seen[-5:])
     ustd.stop()
-    blkio_leave(cg[0], ustd.proc.pid)
+    blkio_leave(cg, ustd.proc.pid)
     trace = one_trace(mnt)
     t.ok(trace, "lagging end: one trace")
     if trace:
