@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
+#include "libustcomm/clock.h"
 #include "libustcomm/ctf_layout.h"
 #include "libustcomm/log.h"
 #include "ustd/conn/drain_stats.h"
@@ -604,14 +604,6 @@ static int stream_submit(struct ustd_stream *s, const char *packet, size_t len,
 	return ret;
 }
 
-static uint64_t stream_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Copies at most one ring's worth of complete packets, so that a writer
  * producing as fast as ustd writes cannot keep it in this loop while other
@@ -652,9 +644,9 @@ static int stream_copy(struct ustd_stream *s, const uint64_t *limit, bool *more)
 		 * the bound, the device lags and the file closes as a rotation
 		 * closes it, through the page cache. */
 		while (ret > 0 && !limit) {
-			waiting = waiting ? waiting : stream_now_ns();
+			waiting = waiting ? waiting : ust_clock_read_kind(0);
 			ret = stream_direct_settle(&s->out);
-			if (stream_now_ns() - waiting > STREAM_FINISH_WAIT_NS)
+			if (ust_clock_read_kind(0) - waiting > STREAM_FINISH_WAIT_NS)
 				ustd_stream_direct_closing(s->out.direct);
 			if (ret == 0)
 				ret = stream_submit(s, packet, len, drain_start, &copy);
