@@ -404,7 +404,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cfg.nr_cpus = ncpus > 0 ? (uint32_t)ncpus : 1;
 	cfg.def_size = env_size("UST_SUBBUF_SIZE", UST_SUBBUF_SIZE_DEFAULT,
 				UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
-	cfg.def_num = env_size("UST_SUBBUF_NUM", UST_SUBBUF_NUM_DEFAULT,
+	cfg.def_num = env_size("UST_SUBBUF_NUM", ust_subbuf_num_default(cfg.nr_cpus),
 			       UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	cfg.overwrite = env_is_set("UST_OVERWRITE");
 	env_thread_buffers(&cfg);

@@ -95,10 +95,10 @@ void ust_trace_init(const struct ust_trace_config *config)
 		*cfg = *config;
 		if (!cfg->def_size)
 			cfg->def_size = UST_SUBBUF_SIZE_DEFAULT;
-		if (!cfg->def_num)
-			cfg->def_num = UST_SUBBUF_NUM_DEFAULT;
 		if (!cfg->nr_cpus)
 			cfg->nr_cpus = 1;
+		if (!cfg->def_num)
+			cfg->def_num = ust_subbuf_num_default(cfg->nr_cpus);
 	}
 }
 

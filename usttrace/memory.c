@@ -40,7 +40,7 @@ int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_sessi
 	size_t i;
 
 	size = size ? size : UST_SUBBUF_SIZE_DEFAULT;
-	num = num ? num : UST_SUBBUF_NUM_DEFAULT;
+	num = num ? num : ust_subbuf_num_default(ncpus > 0 ? (uint32_t)ncpus : 1);
 	for (i = 0; session && i < session->nr_channels; i++)
 		if (!strcmp(session->channels[i].name, "*"))
 			all = &session->channels[i];

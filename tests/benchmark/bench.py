@@ -513,23 +513,35 @@ def loss_ordinary(ust, args):
     """The loss rows again, args.runs times each, with ustd at the
     priority it takes by default (nice -10, short slices; no --realtime),
     as lttng-consumerd runs, writing straight from the rings (--direct-io)
-    and through the page cache (the default): {("loss-ordinary", threads, path):
-    [discarded per run]}. ustd runs --realtime and as before after."""
-    out, ustd_args = {}, ust.ustd_args
+    and through the page cache (the default); with 2 threads also in rings
+    of 16 sub-buffers, the default of machines of more than two CPUs
+    (shm_layout.h), since the ring's depth is what bounds these losses
+    (manual 10.7): {("loss-ordinary", threads, path, asked): [discarded per
+    run]}, asked being the UST_SUBBUF_NUM given (0: none), and
+    {("loss-ordinary-wait", ...): [the drain's longest wait per run, us]}
+    and {("loss-ordinary-subbufs", ...): the sub-buffers the rings had}.
+    ustd runs --realtime and as before after."""
+    out, ustd_args, env = {}, ust.ustd_args, ust.extra_env
     ust.stop()
     ust.realtime = False
     try:
         for path, more in (("direct", ["--direct-io"]), ("page cache", [])):
             ust.ustd_args = ustd_args + more
             ust.start()
-            for n in (1, 2):
-                out[("loss-ordinary", n, path)] = [loss_run(ust, n, args.loss_events)[0]
-                                                   for _ in range(args.runs)]
+            for n, asked in ((1, 0), (2, 0), (2, 16)):
+                ust.extra_env = dict(env, UST_SUBBUF_NUM=str(asked)) if asked else env
+                runs = [loss_run(ust, n, args.loss_events) for _ in range(args.runs)]
+                out[("loss-ordinary", n, path, asked)] = [r[0] for r in runs]
+                out[("loss-ordinary-wait", n, path, asked)] = [r[1]["wait"][3] for r in runs
+                                                               if r[1]]
+                out[("loss-ordinary-subbufs", n, path, asked)] = max(
+                    [r[1]["subbufs"] for r in runs if r[1]] or [asked])
             ust.stop()
     finally:
         ust.stop()
         ust.realtime = True
         ust.ustd_args = ustd_args
+        ust.extra_env = env
         ust.start()
     return out
 
@@ -751,14 +763,21 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
         rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s "
                      "(ustd --realtime)" % (args.loss_events // 1000000, n, "s" if n > 1 else ""),
                      str(ust[("loss", n)]), str(lt[("loss", n)]) if lt else "–", "–", "0"))
-    for n, path in ((n, p) for p in ("direct", "page cache") for n in (1, 2)
-                    if ("loss-ordinary", n, p) in ust):
-        runs = ust[("loss-ordinary", n, path)]
-        rows.append(("events discarded of %dM at full speed, default buffers, %d thread%s, ustd "
-                     "at its ordinary priority%s, each of %d runs (runs that discarded)"
-                     % (args.loss_events // 1000000, n, "s" if n > 1 else "",
+    for key in sorted((k for k in ust if k[0] == "loss-ordinary"),
+                      key=lambda k: (k[3], k[2], k[1])):
+        _, n, path, asked = key
+        runs, waits = ust[key], ust[("loss-ordinary-wait",) + key[1:]]
+        subbufs = ust[("loss-ordinary-subbufs",) + key[1:]]
+        rows.append(("events discarded of %dM at full speed, %s, %d thread%s, ustd at its "
+                     "ordinary priority%s, each of %d runs (runs that discarded); the drain's "
+                     "longest wait, µs, median of the runs"
+                     % (args.loss_events // 1000000,
+                        "rings of %d sub-buffers (UST_SUBBUF_NUM=%d)" % (asked, asked) if asked
+                        else "default buffers (%d sub-buffers here)" % subbufs,
+                        n, "s" if n > 1 else "",
                         ", --direct-io" if path == "direct" else "", len(runs)),
-                     "%s (%d)" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x)),
+                     "%s (%d); %s" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x),
+                                      "%.0f" % statistics.median(waits) if waits else "–"),
                      "–", "–", "0"))
     for n in (1, 2) if ("drain", 1) in ust else ():
         d = ust[("drain", n)]
