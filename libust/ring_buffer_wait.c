@@ -22,20 +22,13 @@
 #include <time.h>
 #include <urcu/uatomic.h>
 
+#include "libustcomm/clock.h"
 #include "libust/ring_buffer_wait.h"
 #include "libustcomm/blocking.h"
 #include "libustcomm/shm_futex.h"
 
 /* Longest sleep between looks at ustd's connection and the deadline. */
 #define WAIT_SLICE_NS		10000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* No way to tell is taken for gone: a wait must have an end. */
 static int rb_consumer_alive(const struct ust_rb *rb)
@@ -72,7 +65,7 @@ int ust_rb_wait_release(struct ust_rb *rb, uint64_t begin, struct ust_rb_wait *w
 		return -ETIMEDOUT;
 	if (rb_stalled(rb, seq))
 		return -ETIMEDOUT;
-	now = now_ns();
+	now = ust_clock_read_kind(0);
 	if (!w->deadline_ns) {
 		/* Checked once per event: the count does not change while
 		 * this writer runs (ring_buffer.h says why it matters). */

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
+#include "libustcomm/clock.h"
 #include "libust/trace_internal.h"
 #include "libustcomm/field_size.h"
 #include "libustcomm/format.h"
@@ -43,14 +43,6 @@ struct ust_trace_orphan {
 	uint64_t end;			/* bytes of the file so far */
 	uint64_t deadline_ms;
 };
-
-static uint64_t orphan_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int orphan_write(struct ust_trace_orphan *o, const void *buf, size_t len)
 {
@@ -80,7 +72,7 @@ static int orphan_copy(struct ust_trace_orphan *o, int shm_fd, uint64_t from, ui
 	if (lseek(o->fd, (off_t)at, SEEK_SET) < 0)
 		return -errno;
 	while (len) {
-		if (orphan_now_ms() > o->deadline_ms)
+		if (ust_clock_read_kind(0) / 1000000 > o->deadline_ms)
 			return -ETIMEDOUT;
 		n = sendfile(o->fd, shm_fd, &in, len < ORPHAN_CHUNK ? (size_t)len : ORPHAN_CHUNK);
 		if (n < 0 && errno == EINTR)
@@ -160,7 +152,9 @@ static int orphan_write_file(const char *tmp)
 		.version = USTCOMM_ORPHAN_VERSION,
 		.pid = (uint32_t)getpid(),
 	};
-	struct ust_trace_orphan o = { .deadline_ms = orphan_now_ms() + ORPHAN_TIME_MS };
+	struct ust_trace_orphan o = {
+		.deadline_ms = ust_clock_read_kind(0) / 1000000 + ORPHAN_TIME_MS,
+	};
 	struct statvfs vfs;
 	int ret;
 

@@ -2,8 +2,8 @@
 /* The trigger table and what a firing does on the writer's side (trigger.h). */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
+#include "libustcomm/clock.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/rules_link.h"
 #include "libust/trigger.h"
@@ -252,20 +252,11 @@ const struct ust_filter_prog *ust_triggers_link(uint32_t id, const struct ust_ev
 	return p;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* clock_gettime() is async-signal-safe (POSIX.1-2008). */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* One firing of t: notify ustd unless the last notification is younger
  * than the minimum interval. */
 static void trigger_fired(struct trigger *t, uint32_t id)
 {
-	uint64_t now = now_ns(), last = __atomic_load_n(&t->last_ns, __ATOMIC_RELAXED);
+	uint64_t now = ust_clock_read_kind(0), last = __atomic_load_n(&t->last_ns, __ATOMIC_RELAXED);
 	uint64_t fired = __atomic_add_fetch(&t->fired, 1, __ATOMIC_RELAXED);
 	int ret;
 

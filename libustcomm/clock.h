@@ -59,7 +59,9 @@ static inline int ust_clock_is_tsc(void)
 }
 
 /* A time of the clock another process of this boot reads: the TSC when
- * tsc, else CLOCK_MONOTONIC (ustd, closing an application's packet). */
+ * tsc, else CLOCK_MONOTONIC in nanoseconds (ustd, closing an application's
+ * packet; every deadline and interval of ours). Async-signal-safe: rdtsc,
+ * or clock_gettime(), which POSIX.1-2008 lists as such. */
 static inline uint64_t ust_clock_read_kind(int tsc)
 {
 	struct timespec ts;

@@ -2,20 +2,12 @@
 /* The holder's side of a thread buffer (shm_thread.h). */
 #include <errno.h>
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 
+#include "libustcomm/clock.h"
 #include "libustcomm/shm_thread.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 USTCOMM_API int ust_shm_thread_register(void)
 {
@@ -25,7 +17,7 @@ USTCOMM_API int ust_shm_thread_register(void)
 
 USTCOMM_API int ust_shm_thread_hold(struct ust_shm_ctl *ctl, uint64_t wait_ns)
 {
-	uint64_t deadline = now_ns() + wait_ns;
+	uint64_t deadline = ust_clock_read_kind(0) + wait_ns;
 	uint32_t free_req;
 	int ret;
 
@@ -35,7 +27,7 @@ USTCOMM_API int ust_shm_thread_hold(struct ust_shm_ctl *ctl, uint64_t wait_ns)
 		if (__atomic_compare_exchange_n(&ctl->flush_req, &free_req, 1, 0,
 						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			break;
-		if (now_ns() >= deadline)
+		if (ust_clock_read_kind(0) >= deadline)
 			return -EBUSY;
 		sched_yield();
 	}
@@ -55,7 +47,7 @@ USTCOMM_API int ust_shm_thread_hold(struct ust_shm_ctl *ctl, uint64_t wait_ns)
 	/* Acquire: pairs with the writer's release store of 0, so every
 	 * byte and count of its last write is visible to us. */
 	while (__atomic_load_n(&ctl->thread_busy, __ATOMIC_ACQUIRE)) {
-		if (now_ns() >= deadline) {
+		if (ust_clock_read_kind(0) >= deadline) {
 			ret = -EBUSY;
 			goto release;
 		}

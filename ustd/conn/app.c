@@ -811,10 +811,7 @@ static void app_serve_snapshots(struct ustd_app *app)
 
 uint64_t ustd_app_now_ms(void)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	return ust_clock_read_kind(0) / 1000000;
 }
 
 void ustd_app_drop_late(struct ustd_app *app)

@@ -1,16 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <inttypes.h>
-#include <time.h>
 #include "libustcomm/clock.h"
 #include "ustd/conn/drain_stats.h"
-
-static uint64_t stats_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static unsigned hist_index(uint64_t v)
 {
@@ -59,7 +50,7 @@ static uint64_t hist_pct(const struct ustd_hist *h, double p)
 
 uint64_t ustd_drain_stats_now(struct ustd_drain_stats *st)
 {
-	uint64_t clock = ust_clock_read_kind(st->tsc), ns = st->tsc ? stats_mono_ns() : clock;
+	uint64_t clock = ust_clock_read_kind(st->tsc), ns = st->tsc ? ust_clock_read_kind(0) : clock;
 
 	if (!st->t0_ns) {
 		st->t0_clock = clock;

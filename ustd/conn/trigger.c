@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "libustcomm/protocol.h"
 #include "ustd/conn/trigger.h"
@@ -28,14 +28,6 @@ struct ustd_trigger_window {
 	uint64_t lib_limited;		/* libust's count, from the last firing */
 	struct ustd_trigger_window *next;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void ustd_trigger_say(const char *fmt, ...)
 {
@@ -76,7 +68,7 @@ static struct ustd_trigger_window *window_get(struct ustd_trigger_chan *c,
 
 int ustd_trigger_admit(uint64_t *times, uint32_t at_most, uint32_t *n, uint32_t *head)
 {
-	uint64_t now = now_ns();
+	uint64_t now = ust_clock_read_kind(0);
 
 	if (!at_most)
 		return 1;

@@ -4,12 +4,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include "libustcomm/clock.h"
 #include "libustcomm/log.h"
 #include "libustcomm/relay_connect.h"
 #include "ustd/output/packet_index.h"
@@ -242,14 +242,6 @@ static int relay_read_owed(struct ustd_relay *r, bool wait)
 	return ret;
 }
 
-static uint64_t relay_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Counts one more answer owed, to q (NULL: a SEND_INDEX's); when as many
  * are owed as are kept track of, reads them first. */
 static int relay_owe(struct ustd_relay *r, struct ustd_relay_query *q)
@@ -261,7 +253,7 @@ static int relay_owe(struct ustd_relay *r, struct ustd_relay_query *q)
 	if (ret < 0)
 		return ret;
 	r->owed[(r->owed_head + r->unanswered) % USTD_RELAY_UNANSWERED_MAX] = q;
-	r->owed_since[(r->owed_head + r->unanswered) % USTD_RELAY_UNANSWERED_MAX] = relay_now_ns();
+	r->owed_since[(r->owed_head + r->unanswered) % USTD_RELAY_UNANSWERED_MAX] = ust_clock_read_kind(0);
 	r->unanswered++;
 	return 0;
 }
@@ -544,7 +536,7 @@ int ustd_relay_poll(struct ustd_relay *r)
 	/* A relayd that stopped answering is as gone as one that stopped
 	 * reading: nothing else would tell, the drain no longer waiting. */
 	if (ret == 0 && r->unanswered &&
-	    relay_now_ns() - r->owed_since[r->owed_head] > USTD_RELAY_TIMEOUT_MS * 1000000ull)
+	    ust_clock_read_kind(0) - r->owed_since[r->owed_head] > USTD_RELAY_TIMEOUT_MS * 1000000ull)
 		ret = relay_fail(r, -ETIMEDOUT, "no answer from lttng-relayd: none within the timeout");
 	return ret;
 }
