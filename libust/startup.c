@@ -57,7 +57,8 @@ static int env_is_set(const char *var)
 	return v && *v && strcmp(v, "0");
 }
 
-/* A buffer geometry variable: a power of two, k and M suffixes allowed. */
+/* A buffer geometry variable: a power of two, k and M suffixes allowed;
+ * def when unset or wrong (0: the default, which depends on the channel). */
 static uint32_t env_size(const char *var, uint32_t def, uint32_t min, uint32_t max)
 {
 	const char *s = getenv(var);
@@ -66,8 +67,12 @@ static uint32_t env_size(const char *var, uint32_t def, uint32_t min, uint32_t m
 	if (!s || !*s)
 		return def;
 	if (ustcomm_parse_pow2(s, min, max, &v) < 0) {
-		ustcomm_err("%s=%s is not a power of two between %u and %u; using %u",
-			    var, s, min, max, def);
+		if (def)
+			ustcomm_err("%s=%s is not a power of two between %u and %u; using %u",
+				    var, s, min, max, def);
+		else
+			ustcomm_err("%s=%s is not a power of two between %u and %u; using the default",
+				    var, s, min, max);
 		return def;
 	}
 	return v;
@@ -404,7 +409,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cfg.nr_cpus = ncpus > 0 ? (uint32_t)ncpus : 1;
 	cfg.def_size = env_size("UST_SUBBUF_SIZE", UST_SUBBUF_SIZE_DEFAULT,
 				UST_SUBBUF_SIZE_MIN, UST_SUBBUF_SIZE_MAX);
-	cfg.def_num = env_size("UST_SUBBUF_NUM", ust_subbuf_num_default(cfg.nr_cpus),
+	cfg.def_num = env_size("UST_SUBBUF_NUM", 0,
 			       UST_SUBBUF_NUM_MIN, UST_SUBBUF_NUM_MAX);
 	cfg.overwrite = env_is_set("UST_OVERWRITE");
 	env_thread_buffers(&cfg);

@@ -43,7 +43,9 @@ struct ust_trace_config {
 	 * for the channel thread_channel, or for every channel if "". */
 	uint32_t nr_threads;
 	char thread_channel[UST_SHM_CHANNEL_NAME_MAX];
-	uint32_t def_size, def_num;	/* sub-buffers of channels without settings */
+	/* Sub-buffers of channels without settings; def_num 0: as many as
+	 * ust_subbuf_num_default() gives the channel's buffers. */
+	uint32_t def_size, def_num;
 	int overwrite;			/* flight recorder (UST_OVERWRITE) */
 	/* Buffers per user: a session's (SET_OVERWRITE's third argument);
 	 * the channels are ustd's shared rings (trace_uid.c). */

@@ -20,7 +20,11 @@
 
 void ust_trace_channel_geometry(const char *channel, uint32_t *size, uint32_t *num)
 {
-	ust_chan_conf_geometry(channel, ust_t.cfg.def_size, ust_t.cfg.def_num, size, num);
+	ust_chan_conf_geometry(channel, ust_t.cfg.def_size,
+			       ust_t.cfg.def_num ? ust_t.cfg.def_num :
+			       ust_subbuf_num_default(ust_t.cfg.nr_cpus +
+						      ust_trace_thread_buffers(channel)),
+			       size, num);
 }
 
 uint32_t ust_trace_thread_buffers(const char *channel)
@@ -284,6 +288,7 @@ int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint
 	ret = ust_rules_describe(sb, nr);
 	if (ret < 0)
 		return ret;
-	ust_chan_conf_describe(sb, ust_t.cfg.def_size, ust_t.cfg.def_num, nr);
+	ust_chan_conf_describe(sb, ust_t.cfg.def_size, ust_t.cfg.def_num ? ust_t.cfg.def_num :
+			       ust_subbuf_num_default(ust_t.cfg.nr_cpus), nr);
 	return sb->err;
 }

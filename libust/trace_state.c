@@ -97,8 +97,6 @@ void ust_trace_init(const struct ust_trace_config *config)
 			cfg->def_size = UST_SUBBUF_SIZE_DEFAULT;
 		if (!cfg->nr_cpus)
 			cfg->nr_cpus = 1;
-		if (!cfg->def_num)
-			cfg->def_num = ust_subbuf_num_default(cfg->nr_cpus);
 	}
 }
 

@@ -81,23 +81,25 @@
 #define UST_SUBBUF_NUM_MAX	256u
 #define UST_SUBBUF_SIZE_DEFAULT	(256u << 10)
 #define UST_SUBBUF_NUM_DEFAULT	16u
-/* On machines of at most UST_FEW_CPUS possible CPUs. */
-#define UST_SUBBUF_NUM_FEW_CPUS	32u
-#define UST_FEW_CPUS		2u
+/* For a channel of at most UST_FEW_BUFFERS buffers. */
+#define UST_SUBBUF_NUM_FEW_BUFFERS 32u
+#define UST_FEW_BUFFERS		2u
 
 /*
- * Sub-buffers per buffer when none are asked for. A ring must hold what
- * the writers write while ustd waits for a CPU. Where the writers can take
- * every CPU, ustd at its ordinary priority waits up to 4 or 5 ms, and 16
- * sub-buffers (4 MiB, 7 ms of one writer at full speed) discarded in 10 to
- * 21 runs of 100; 32 in 0 to 2 (manual 10.7). Twice the ring on one or two
- * CPUs is at most the memory of four CPUs' default rings; beyond, the
- * rings would grow with every CPU, and a program rarely has a writer at
- * full speed on each.
+ * Sub-buffers per buffer when none are asked for, for a channel of
+ * nr_buffers buffers (one per possible CPU, and its thread buffers). A
+ * ring must hold what the writers write while ustd waits for a CPU. Where
+ * the writers can take every CPU, ustd at its ordinary priority waits up
+ * to 4 or 5 ms, and 16 sub-buffers (4 MiB, 7 ms of one writer at full
+ * speed) discarded in 10 to 21 runs of 100; 32 in 0 to 2 (manual 10.7).
+ * Twice the ring for one or two buffers is at most the memory of four
+ * buffers of the usual depth; beyond, the rings would grow with every CPU
+ * and thread buffer, and a program rarely has a writer at full speed on
+ * each.
  */
-static inline uint32_t ust_subbuf_num_default(uint32_t nr_cpus)
+static inline uint32_t ust_subbuf_num_default(uint32_t nr_buffers)
 {
-	return nr_cpus <= UST_FEW_CPUS ? UST_SUBBUF_NUM_FEW_CPUS : UST_SUBBUF_NUM_DEFAULT;
+	return nr_buffers <= UST_FEW_BUFFERS ? UST_SUBBUF_NUM_FEW_BUFFERS : UST_SUBBUF_NUM_DEFAULT;
 }
 
 /*
