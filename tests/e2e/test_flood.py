@@ -8,9 +8,11 @@ test: whether the first flood loses anything depends on the machine."""
 
 from ustest import Tap, Workspace, flood_trace
 
-# Default buffers hold about 175,000 of these 12-byte events per CPU.
+# Default buffers hold about 350,000 of these 12-byte events per CPU, or
+# 700,000 on a machine of one or two CPUs (shm_layout.h): more than that
+# per thread overflows them wherever the threads run.
 THREADS = 2
-PER_THREAD = 400000
+PER_THREAD = 1000000
 
 t = Tap()
 ws = Workspace()
