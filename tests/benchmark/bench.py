@@ -509,6 +509,16 @@ def loss_run(tracer, threads, events):
     return loss, drain[0] if drain else None
 
 
+def ust_env(args):
+    """What UST's programs get beside their tracing variables (--ust-subbuf-num)."""
+    return {"UST_SUBBUF_NUM": str(args.ust_subbuf_num)} if args.ust_subbuf_num else {}
+
+
+def ust_with(ust, env):
+    ust.extra_env = env
+    return ust
+
+
 def loss_ordinary(ust, args):
     """The loss rows again, args.runs times each, with ustd at the
     priority it takes by default (nice -10, short slices; no --realtime),
@@ -862,6 +872,9 @@ def main():
                     help="seconds each run of the sustained-rate row lasts")
     ap.add_argument("--sustain-steps", type=int, default=5,
                     help="bisection steps of the sustained rate when full speed loses events")
+    ap.add_argument("--ust-subbuf-num", type=int, default=0,
+                    help="sub-buffers of UST's rings (UST_SUBBUF_NUM), to compare with "
+                    "the default, which depends on the CPUs (shm_layout.h)")
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help="comma-separated sections to run, of: " + ", ".join(SECTIONS))
     args = ap.parse_args()
@@ -875,6 +888,7 @@ def main():
                   os.path.exists(os.path.join(args.builddir, "tests/benchmark/bench_lttng")) and
                   shutil.which("lttng") and shutil.which("lttng-sessiond"))
     ust = Ust(args.builddir, tmp)
+    ust.extra_env = ust_env(args)
     lt = Lttng(args.builddir, tmp) if have_lttng else None
     try:
         contexts = CONTEXTS + (ALL_CONTEXTS,) + tuple(c for c in PERF_CONTEXTS
@@ -909,8 +923,9 @@ def main():
                  if "plt" in args.only else None)
         tb_r = (bench_thread_buffers.measure(ust, lt, args.runs, args.events, log)
                 if "thread-buffers" in args.only else None)
-        machine_r = (bench_machine.measure_paths(ust, Ust(args.builddir, tmp), lt, args.runs,
-                                                 args.loss_events, log)
+        machine_r = (bench_machine.measure_paths(ust, ust_with(Ust(args.builddir, tmp),
+                                                               ust_env(args)),
+                                                 lt, args.runs, args.loss_events, log)
                      if "machine" in args.only else None)
     finally:
         ust.cleanup()

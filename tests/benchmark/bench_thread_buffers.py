@@ -15,7 +15,7 @@ def measure(ust, lt, runs, events, log):
     """{(variant, threads): [ns/event of each run]}, and the discards."""
     variants = [("UST, per-CPU buffers", {}),
                 ("UST, thread buffers", {"UST_THREAD_BUFFERS": str(THREADS)})]
-    res, lost = {}, {}
+    res, lost, env = {}, {}, ust.extra_env
     ust.start()
     if lt:
         lt.start()
@@ -24,9 +24,9 @@ def measure(ust, lt, runs, events, log):
             for n in (1, 2):
                 for label, extra in variants:
                     ust.session("ints")
-                    ust.extra_env = extra
+                    ust.extra_env = dict(env, **extra)
                     ns = ust.fire("ints", n, events)[0]
-                    ust.extra_env = {}
+                    ust.extra_env = env
                     total, discarded = ust.trace_stats()
                     res.setdefault((label, n), []).append(ns)
                     lost[label] = lost.get(label, 0) + discarded
