@@ -22,9 +22,9 @@
 #include <time.h>
 #include <urcu/uatomic.h>
 
-#include "libustcomm/clock.h"
 #include "libust/ring_buffer_wait.h"
 #include "libustcomm/blocking.h"
+#include "libustcomm/clock.h"
 #include "libustcomm/shm_futex.h"
 
 /* Longest sleep between looks at ustd's connection and the deadline. */

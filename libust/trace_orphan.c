@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
-#include "libustcomm/clock.h"
 #include "libust/trace_internal.h"
+#include "libustcomm/clock.h"
 #include "libustcomm/field_size.h"
 #include "libustcomm/format.h"
 #include "libustcomm/log.h"

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "libustcomm/clock.h"
 #include "libust/sigsafe_alloc.h"
 #include "libust/rules_link.h"
 #include "libust/trigger.h"
 #include "libust/trigger_notify.h"
+#include "libustcomm/clock.h"
 #include "libustcomm/filter_bytecode.h"
 #include "libustcomm/format.h"
 #include "libustcomm/pattern.h"
