@@ -29,6 +29,7 @@ struct bench_run {
 	uint32_t count;
 	double ns_per_event;		/* paced: each thread's interval, else 0 */
 	uint64_t t0;			/* paced: when the threads start */
+	uint64_t cpu_ns;		/* the threads' own CPU time, summed */
 };
 
 /* Events between two looks at the clock when paced. */
@@ -39,6 +40,16 @@ static uint64_t bench_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of the calling thread: what a writer spends itself, without
+ * the program's start (libust populating its buffers) or other threads. */
+static uint64_t bench_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -114,6 +125,20 @@ static void *bench_thread_paced(void *arg)
 	return NULL;
 }
 
+/* A writer thread: the run, timed on the thread's own CPU clock. */
+static void *bench_thread_main(void *arg)
+{
+	struct bench_run *run = arg;
+	uint64_t cpu0 = bench_thread_cpu_ns();
+
+	if (run->ns_per_event > 0)
+		bench_thread_paced(run);
+	else
+		bench_thread(run);
+	__atomic_fetch_add(&run->cpu_ns, bench_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
+	return NULL;
+}
+
 /*
  * With BENCH_GATE in the environment: "ready" on stdout, then a line on
  * stdin before the run, so that the bench can change the running program
@@ -136,8 +161,8 @@ static int bench_gate(void)
 }
 
 /* bench KIND THREADS COUNT [RATE]: prints "ns_per_event elapsed_ns events
- * threads_at_start". With RATE, the threads together fire RATE events per
- * second at most. */
+ * threads_at_start writer_cpu_ns". With RATE, the threads together fire
+ * RATE events per second at most. */
 static int bench_main(int argc, char **argv)
 {
 	struct bench_run run;
@@ -169,10 +194,10 @@ static int bench_main(int argc, char **argv)
 	run.ns_per_event = rate > 0 ? 1e9 * nthreads / rate : 0;
 	/* The first batch is due a little after the threads exist. */
 	run.t0 = bench_now() + 1000000u;
+	run.cpu_ns = 0;
 	pthread_barrier_init(&run.barrier, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL,
-				   run.ns_per_event > 0 ? bench_thread_paced : bench_thread, &run)) {
+		if (pthread_create(&tids[i], NULL, bench_thread_main, &run)) {
 			fprintf(stderr, "%s: cannot create a thread\n", argv[0]);
 			return 1;
 		}
@@ -181,11 +206,11 @@ static int bench_main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	t1 = bench_now();
-	printf("%.4f %llu %llu %d\n",
+	printf("%.4f %llu %llu %d %llu\n",
 	       (double)(t1 - t0) / ((double)run.count * nthreads),
 	       (unsigned long long)(t1 - t0),
 	       (unsigned long long)run.count * (unsigned long long)nthreads,
-	       threads_at_start);
+	       threads_at_start, (unsigned long long)run.cpu_ns);
 	return 0;
 }
 

@@ -78,8 +78,13 @@ def settle(trace_root, pause):
 
 
 def parse_worker(out):
-    ns, elapsed, events, threads = out.split()
+    ns, elapsed, events, threads, _ = out.split()
     return float(ns), int(events), int(threads)
+
+
+def parse_worker_cpu(out):
+    """The writer threads' own CPU time in a worker's output, ns."""
+    return int(out.split()[4])
 
 
 def interleaved(items, runs, fire):
