@@ -29,7 +29,7 @@ struct bench_run {
 	uint32_t count;
 	double ns_per_event;		/* paced: each thread's interval, else 0 */
 	uint64_t t0;			/* paced: when the threads start */
-	uint64_t cpu_ns;		/* the threads' own CPU time, summed */
+	uint64_t *cpu_ns;		/* the threads' own CPU time in the loop, summed */
 };
 
 /* Events between two looks at the clock when paced. */
@@ -91,6 +91,7 @@ static void bench_pace(const struct bench_run *run, uint32_t i)
 static void *bench_thread(void *arg)
 {
 	struct bench_run *run = arg;
+	uint64_t cpu0 = bench_thread_cpu_ns();
 	uint32_t i;
 
 	pthread_barrier_wait(&run->barrier);
@@ -100,6 +101,7 @@ static void *bench_thread(void *arg)
 		else
 			bench_fire(run->kind, i);
 	}
+	__atomic_fetch_add(run->cpu_ns, bench_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -122,20 +124,6 @@ static void *bench_thread_paced(void *arg)
 		bench_thread(&batch);
 		pthread_barrier_destroy(&batch.barrier);
 	}
-	return NULL;
-}
-
-/* A writer thread: the run, timed on the thread's own CPU clock. */
-static void *bench_thread_main(void *arg)
-{
-	struct bench_run *run = arg;
-	uint64_t cpu0 = bench_thread_cpu_ns();
-
-	if (run->ns_per_event > 0)
-		bench_thread_paced(run);
-	else
-		bench_thread(run);
-	__atomic_fetch_add(&run->cpu_ns, bench_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -168,7 +156,7 @@ static int bench_main(int argc, char **argv)
 	struct bench_run run;
 	pthread_t tids[64];
 	int threads_at_start = bench_threads();
-	uint64_t t0, t1;
+	uint64_t t0, t1, cpu_ns = 0;
 	int nthreads, i;
 	double rate = 0;
 
@@ -194,10 +182,11 @@ static int bench_main(int argc, char **argv)
 	run.ns_per_event = rate > 0 ? 1e9 * nthreads / rate : 0;
 	/* The first batch is due a little after the threads exist. */
 	run.t0 = bench_now() + 1000000u;
-	run.cpu_ns = 0;
+	run.cpu_ns = &cpu_ns;
 	pthread_barrier_init(&run.barrier, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL, bench_thread_main, &run)) {
+		if (pthread_create(&tids[i], NULL,
+				   run.ns_per_event > 0 ? bench_thread_paced : bench_thread, &run)) {
 			fprintf(stderr, "%s: cannot create a thread\n", argv[0]);
 			return 1;
 		}
@@ -210,7 +199,7 @@ static int bench_main(int argc, char **argv)
 	       (double)(t1 - t0) / ((double)run.count * nthreads),
 	       (unsigned long long)(t1 - t0),
 	       (unsigned long long)run.count * (unsigned long long)nthreads,
-	       threads_at_start, (unsigned long long)run.cpu_ns);
+	       threads_at_start, (unsigned long long)cpu_ns);
 	return 0;
 }
 
