@@ -82,6 +82,22 @@ try:
     events, discarded = read_trace(ws.out)
     t.ok(any(e.name == "ust:tick" for e in events) and discarded == 0,
          "the trace holds its ticks", err)
+
+    # The default depth (libustcomm/shm_layout.h): 32 sub-buffers of
+    # 256 KiB for a channel of one or two buffers in all, 16 for more
+    # (more possible CPUs, or thread buffers beside them); read from the
+    # mappings' sizes, a page of control data before the sub-buffers.
+    ncpus = os.sysconf("SC_NPROCESSORS_CONF")
+    for label, env, nbufs in (("per-CPU buffers alone", {}, ncpus),
+                              ("with 2 thread buffers", {"UST_THREAD_BUFFERS": "2"}, ncpus + 2)):
+        proc = ws.start_app("ticker", ["-i", "100000"], UST_TRACE=1, **env)
+        wait_for(lambda: ncpus - 1 in buffer_rss(proc.pid), timeout=5)
+        sizes = sorted(set(size for _, size in buffer_rss(proc.pid).values()))
+        ws.stop_app(proc)
+        num = 32 if nbufs <= 2 else 16
+        t.eq(sizes, [PAGE + 256 * 1024 * num],
+             "default rings, %s (%d buffers in the channel): %d x 256 KiB each"
+             % (label, nbufs, num))
 finally:
     ws.cleanup()
 t.done()
