@@ -197,8 +197,10 @@ def _cpu_s(pid):
 def _fork_to_main(forkexec, env, n):
     """Medians in ms of fork() to the exec'd child's main(), n children."""
     out = subprocess.run([forkexec, "fork", str(n), forkexec, "stamp"], env=env, check=True,
-                         stdout=subprocess.PIPE, text=True).stdout.split()
-    return statistics.median(int(x) for x in out if x.isdigit()) / 1e3
+                         stdout=subprocess.PIPE, text=True).stdout.splitlines()
+    # Each child's line: microseconds, then its faults before main().
+    return statistics.median(int(line.split()[0]) for line in out
+                             if line.split() and line.split()[0].isdigit()) / 1e3
 
 
 def measure_children(builddir, rounds, tmp):

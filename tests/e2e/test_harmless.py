@@ -216,21 +216,27 @@ cpu = (cpu_ticks(ustd.pid) - cpu0) / HZ
 t.ok(cpu / 160 < 0.0005, "ustd's CPU per short-lived child: %.2f ms (bound 0.5 ms)" %
      (cpu / 160 * 1000))
 t.eq(dead_sockets(ws), [], "apps/ holds no socket of a dead program")
-# fork() to the child's main(), traced children against untraced ones.
-stamps = {}
+# Before the child's main(), traced children against untraced ones: the
+# pages its main thread touched (forkexec stamp), which no load changes.
+# A child that joins the session makes its trace there but leaves the
+# buffers' pages to its listener thread; one that made them before main()
+# again (issue M: 82 ms median) would touch at least a ring of the old
+# default, 16 x 256 KiB: 1 024 pages. Here +56 (plain), +77 (ASan). The
+# time is printed, not judged: bench measures it ("fork to main").
+stamps, faults = {}, {}
 for label, env in (("traced", {}), ("untraced", {"UST_RUNDIR": os.path.join(ws.root, "none")})):
     os.makedirs(env.get("UST_RUNDIR", ws.rundir), mode=0o700, exist_ok=True)
     res = subprocess.run([app("forkexec"), "fork", "30", app("forkexec"), "stamp"],
                          env=ws.env(**env), capture_output=True, text=True, timeout=120)
-    stamps[label] = statistics.median(int(x) for x in res.stdout.split()[:30]
-                                      if x.isdigit()) if res.returncode == 0 else None
-# Not a timing: bench measures it ("fork to main"), 0.8 ms over here on a
-# quiet machine, several ms under the suite's load. The bound only catches
-# a child that makes its whole trace before main() again (82 ms, issue M).
-bound = 50000
-t.ok(None not in stamps.values() and stamps["traced"] < stamps["untraced"] + bound,
-     "fork() to main(): traced child %s us, untraced %s us, bound +%d us (median of 30; "
-     "bench measures it)" % (stamps["traced"], stamps["untraced"], bound))
+    rows = [line.split() for line in res.stdout.splitlines()]
+    rows = [r for r in rows if len(r) == 2 and r[0].isdigit() and r[1].isdigit()]
+    stamps[label] = statistics.median(int(r[0]) for r in rows) if len(rows) == 30 else None
+    faults[label] = statistics.median(int(r[1]) for r in rows) if len(rows) == 30 else None
+bound = 512
+t.ok(None not in faults.values() and faults["traced"] < faults["untraced"] + bound,
+     "before main(): a traced child's main thread touched %s pages, an untraced one %s, "
+     "bound +%d (median of 30; fork to main %s us against %s us)"
+     % (faults["traced"], faults["untraced"], bound, stamps["traced"], stamps["untraced"]))
 res = ws.ustctl_fast(["destroy-session", "kids"])
 sdir = session_dir(ws.out, "kids")
 names = [e.name for e in read_trace(sdir)[0]] if sdir else []
