@@ -259,10 +259,12 @@ for e in func_calls(levents):
     last[e.tid] = lname(e.addr) if e.kind == "entry" and e.addr is not None else None
 # A call open across a loss is dropped by design, and there are more of
 # those the more is discarded, which grows with the machine's load (84 %
-# of the exits counted in one CI run, 90 % and more here). What this
-# checks is that counting starts again after each loss (issue O): a
-# summary that stopped at the first loss would count a small fraction.
-t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.5 * leaf_exits,
+# of the exits counted in one CI run, 47 % in a fresh clone's run beside
+# the sanitizer suite, 90 % and more on a quiet machine). What this checks
+# is that counting starts again after each loss (issue O): a summary that
+# stopped at the first loss, a few thousand events into rings of 2 x 4 KiB,
+# would count about 1 % of them.
+t.ok(leaf_exits and lrow.get("leaf", (0,))[0] >= 0.2 * leaf_exits,
      "the calls after each loss are counted: %d of leaf's %d exits in the trace"
      % (lrow.get("leaf", (0,))[0], leaf_exits))
 t.done()

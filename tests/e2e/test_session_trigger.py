@@ -253,6 +253,11 @@ for k in (1, 2):
     wait_for(lambda: len(per_process(firing)) == 2, timeout=15)
     t.eq(sorted(per_process(firing)), sorted(p.pid for p in svcs),
          "part, firing %d: the snapshots of the 2 services, webish's failed" % k)
+    # libust tells ustd of one firing a millisecond at most: ustd (nice
+    # -10) can publish firing-1/ within that, and error 2 then came too
+    # soon (held back: "fired 2, told ustd 1, held back 1", 2 runs of 54
+    # beside two busy loops; firing-1 held error 1 and events 42 us older).
+    time.sleep(0.01)
 m = ustd.wait_line(r"a trigger of webish\[%d\] fired, but its trace is written to disk" % web.pid)
 t.ok(m, "ustd says why webish was not snapshotted")
 firings = sorted(n for n in os.listdir(pdir) if re.fullmatch(r"firing-\d+", n))
