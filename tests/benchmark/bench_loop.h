@@ -3,7 +3,9 @@
  * The timing harness both benchmark workers share, so that UST and
  * LTTng-UST are measured by the same loop: THREADS threads start together
  * at a barrier, each fires COUNT events, and the run reports the wall time
- * from the first start to the last finish.
+ * from the first start to the last finish, as the threads read them: the
+ * main thread, a third thread on two CPUs, may run late after the barrier
+ * and would start the clock after the writers did.
  *
  * A worker defines bench_fire(kind, i) and includes this file once.
  */
@@ -30,6 +32,8 @@ struct bench_run {
 	double ns_per_event;		/* paced: each thread's interval, else 0 */
 	uint64_t t0;			/* paced: when the threads start */
 	uint64_t *cpu_ns;		/* the threads' own CPU time in the loop, summed */
+	uint64_t *first_ns;		/* the earliest start of a loop, CLOCK_MONOTONIC */
+	uint64_t *last_ns;		/* the latest end of one */
 };
 
 /* Events between two looks at the clock when paced. */
@@ -88,6 +92,17 @@ static void bench_pace(const struct bench_run *run, uint32_t i)
 	}
 }
 
+/* *at = min(*at, v), or max when later: the threads' first start and
+ * last end. */
+static void bench_keep(uint64_t *at, uint64_t v, int later)
+{
+	uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+	while ((later ? v > cur : v < cur) &&
+	       !__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 static void *bench_thread(void *arg)
 {
 	struct bench_run *run = arg;
@@ -95,12 +110,14 @@ static void *bench_thread(void *arg)
 	uint32_t i;
 
 	pthread_barrier_wait(&run->barrier);
+	bench_keep(run->first_ns, bench_now(), 0);
 	for (i = 0; i < run->count; i++) {
 		if (run->kind == 3)
 			__asm__ __volatile__("" ::: "memory");
 		else
 			bench_fire(run->kind, i);
 	}
+	bench_keep(run->last_ns, bench_now(), 1);
 	__atomic_fetch_add(run->cpu_ns, bench_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -156,7 +173,7 @@ static int bench_main(int argc, char **argv)
 	struct bench_run run;
 	pthread_t tids[64];
 	int threads_at_start = bench_threads();
-	uint64_t t0, t1, cpu_ns = 0;
+	uint64_t t0 = UINT64_MAX, t1 = 0, cpu_ns = 0;
 	int nthreads, i;
 	double rate = 0;
 
@@ -183,6 +200,8 @@ static int bench_main(int argc, char **argv)
 	/* The first batch is due a little after the threads exist. */
 	run.t0 = bench_now() + 1000000u;
 	run.cpu_ns = &cpu_ns;
+	run.first_ns = &t0;
+	run.last_ns = &t1;
 	pthread_barrier_init(&run.barrier, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
 		if (pthread_create(&tids[i], NULL,
@@ -191,10 +210,8 @@ static int bench_main(int argc, char **argv)
 			return 1;
 		}
 	pthread_barrier_wait(&run.barrier);
-	t0 = bench_now();
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
-	t1 = bench_now();
 	printf("%.4f %llu %llu %d %llu\n",
 	       (double)(t1 - t0) / ((double)run.count * nthreads),
 	       (unsigned long long)(t1 - t0),
