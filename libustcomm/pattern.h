@@ -30,5 +30,8 @@ USTCOMM_API int ustcomm_pattern_covers(const char *outer, const char *inner);
  * function tracing (libust's rules add the statedump to it, usttrace makes
  * such a run lossless). */
 #define USTCOMM_FUNC_PROVIDER	"ust_func:"
+/* Their channel, named after the provider: the one usttrace gives thread
+ * buffers when it traces functions. */
+#define USTCOMM_FUNC_CHANNEL	"ust_func"
 
 #endif

@@ -29,38 +29,64 @@ static void usttrace_geometry(const struct ustctl_channel_conf *c,
 		*num = all->subbuf_num;
 }
 
-int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_session *session)
+/* One channel's buffers: a buffer per possible CPU, and its thread
+ * buffers, as libust counts them (trace_settings.c). */
+static uint32_t usttrace_buffers(const char *channel, uint32_t ncpus, uint32_t thread_buffers,
+				 const char *thread_channel)
+{
+	if (thread_channel && strcmp(channel, thread_channel))
+		return ncpus;
+	return ncpus + thread_buffers;
+}
+
+/* Keeps in best the channel of the most memory: c's (NULL: one no
+ * setting names), with the geometry it would have. */
+static void usttrace_candidate(const struct ustctl_channel_conf *c,
+			       const struct ustctl_channel_conf *all, uint32_t size, uint32_t num,
+			       uint32_t buffers, uint64_t *best, uint32_t best_geo[3])
+{
+	uint32_t s = size, n = num ? num : ust_subbuf_num_default(buffers);
+
+	usttrace_geometry(c, all, &s, &n);
+	if ((uint64_t)s * n * buffers > *best) {
+		*best = (uint64_t)s * n * buffers;
+		best_geo[0] = s;
+		best_geo[1] = n;
+		best_geo[2] = buffers;
+	}
+}
+
+int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_session *session,
+			  uint32_t thread_buffers, const char *thread_channel)
 {
 	const struct ustctl_channel_conf *all = NULL;
 	struct ustcomm_mem_request req = { 0 };
 	struct ustcomm_mem_avail ma;
-	uint32_t best_size, best_num, s, n;
+	uint32_t ncpus = get_nprocs_conf() > 0 ? (uint32_t)get_nprocs_conf() : 1, geo[3];
+	uint64_t best = 0;
 	char why[512];
-	int ncpus = get_nprocs_conf();
 	size_t i;
 
 	size = size ? size : UST_SUBBUF_SIZE_DEFAULT;
-	num = num ? num : ust_subbuf_num_default(ncpus > 0 ? (uint32_t)ncpus : 1);
 	for (i = 0; session && i < session->nr_channels; i++)
 		if (!strcmp(session->channels[i].name, "*"))
 			all = &session->channels[i];
-	best_size = size;
-	best_num = num;
-	usttrace_geometry(NULL, all, &best_size, &best_num);
-	for (i = 0; session && i < session->nr_channels; i++) {
-		s = size;
-		n = num;
-		usttrace_geometry(&session->channels[i], all, &s, &n);
-		if ((uint64_t)s * n > (uint64_t)best_size * best_num) {
-			best_size = s;
-			best_num = n;
-		}
-	}
-	/* Every possible CPU, as libust makes a buffer for each. */
-	ustcomm_mem_request_add(&req, best_size, best_num, ncpus > 0 ? (uint32_t)ncpus : 1);
+	/* A channel no setting names, the channel of the thread buffers, and
+	 * each channel the session sets. */
+	usttrace_candidate(NULL, all, size, num,
+			   usttrace_buffers("", ncpus, thread_buffers, thread_channel), &best, geo);
+	if (thread_buffers && thread_channel)
+		usttrace_candidate(NULL, all, size, num,
+				   ncpus + thread_buffers, &best, geo);
+	for (i = 0; session && i < session->nr_channels; i++)
+		usttrace_candidate(&session->channels[i], all, size, num,
+				   usttrace_buffers(session->channels[i].name, ncpus,
+						    thread_buffers, thread_channel), &best, geo);
+	ustcomm_mem_request_add(&req, geo[0], geo[1], geo[2]);
 	ustcomm_mem_avail(&ma);
 	if (ustcomm_mem_check(&req, &ma, why, sizeof(why)) == 0)
 		return 0;
-	ustcomm_err("%s: choose smaller --subbuf-size/--subbuf-num", why);
+	ustcomm_err("%s: choose smaller --subbuf-size/--subbuf-num%s", why,
+		    thread_buffers ? " or fewer --thread-buffers" : "");
 	return -ENOMEM;
 }

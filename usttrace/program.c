@@ -74,8 +74,7 @@ static void usttrace_setenv_program(const struct usttrace *ut)
 		if (ut->thread_buffers_all)
 			snprintf(spec, sizeof(spec), "%u", ut->nr_thread_buffers);
 		else
-			snprintf(spec, sizeof(spec), "%.*s:%u",
-				 (int)strlen(USTCOMM_FUNC_PROVIDER) - 1, USTCOMM_FUNC_PROVIDER,
+			snprintf(spec, sizeof(spec), USTCOMM_FUNC_CHANNEL ":%u",
 				 ut->nr_thread_buffers);
 		setenv("UST_THREAD_BUFFERS", spec, 1);
 	}

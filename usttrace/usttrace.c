@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "libustcomm/log.h"
+#include "libustcomm/pattern.h"
 #include "usttrace/memory.h"
 #include "usttrace/attach.h"
 #include "usttrace/options.h"
@@ -48,7 +49,8 @@ int main(int argc, const char **argv)
 		goto end;
 	/* Before ustd and the program: nothing is started to be refused. */
 	if (usttrace_check_memory(usttrace_u32(ut.subbuf_size), usttrace_u32(ut.subbuf_num),
-				  ut.session) < 0)
+				  ut.session, ut.overwrite ? 0 : ut.nr_thread_buffers,
+				  ut.thread_buffers_all ? NULL : USTCOMM_FUNC_CHANNEL) < 0)
 		goto end;
 	if (ut.follow && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		ustcomm_err("-f: cannot become the subreaper of the program's descendants: %s",

@@ -8,6 +8,7 @@ before anything is allocated, and the program runs on (issue M).
    usttrace (refused before the program runs), UST_TRACE and ustctl: the
    program is not killed, the cgroup counts no OOM kill and its peak stays
    far below the buffers.
+   usttrace counts thread buffers beside the CPUs' (--thread-buffers).
 2. Outside any cgroup limit, buffers larger than MemAvailable (read from
    /proc/meminfo here) are refused too. An address-space limit guards the
    machine there: an old libust that allocated them would fail its mmap()
@@ -203,6 +204,28 @@ def by_ustctl(cg, label):
 
 
 in_cgroup("usttrace", 3, by_usttrace)
+
+
+# Thread buffers are buffers too: 1 MiB x 4 per CPU fits in 64 MiB, not
+# with 16 thread buffers beside them. usttrace counted the CPUs only, and
+# the program ran untraced once libust refused the channel.
+def by_usttrace_threads(cg, label):
+    ws = Workspace()
+    res = subprocess.run([USTTRACE, "-o", ws.out, "--subbuf-size", "1M", "--subbuf-num", "4",
+                          "--thread-buffers", "16", app("hello"), "1"], env=ws.env(),
+                         capture_output=True, text=True, timeout=120, preexec_fn=cg.enter)
+    t.ok(res.returncode == 125 and "iterations done" not in res.stdout and
+         re.search(r"1 MiB x 4 sub-buffers x %d CPUs x 1 channel" % (NCPUS + 16), res.stderr) and
+         "fewer --thread-buffers" in res.stderr,
+         label + ": refused before the program runs, the %d buffers and what to do said"
+         % (NCPUS + 16), res.stdout + res.stderr)
+
+
+if NCPUS <= 6:
+    in_cgroup("threads, usttrace --thread-buffers 16", 1, by_usttrace_threads)
+else:
+    skip(3, "cgroup, usttrace --thread-buffers 16",
+         "%d CPUs: 1 MiB x 4 each does not fit in the cgroup without thread buffers" % NCPUS)
 in_cgroup("UST_TRACE", 3, by_environment)
 in_cgroup("ustctl", 4, by_ustctl)
 
