@@ -182,7 +182,8 @@ static void put_string(struct ustcomm_strbuf *sb, const char *s)
 	ustcomm_strbuf_append(sb, s, strlen(s) + 1);
 }
 
-void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32_t def_num,
+void ust_chan_conf_describe(struct ustcomm_strbuf *sb,
+			    void (*geometry)(const char *channel, uint32_t *size, uint32_t *num),
 			    uint32_t *nr)
 {
 	char num[16];
@@ -193,7 +194,7 @@ void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32
 		const struct chan_conf *c = &t->confs[i];
 
 		if (strcmp(c->name, UST_CHAN_CONF_ALL)) {
-			ust_chan_conf_geometry(c->name, def_size, def_num, &size, &count);
+			geometry(c->name, &size, &count);
 		} else {
 			size = c->size;
 			count = c->num;

@@ -49,8 +49,11 @@ void ust_chan_conf_contexts(const char *channel, struct ustcomm_ctx_set *set);
  * all or nothing). */
 void ust_chan_conf_save(void);
 void ust_chan_conf_restore(void);
-/* Appends the channels' part of the GET_SESSION reply (ctl_protocol.h). */
-void ust_chan_conf_describe(struct ustcomm_strbuf *sb, uint32_t def_size, uint32_t def_num,
+/* Appends the channels' part of the GET_SESSION reply (ctl_protocol.h):
+ * a named channel with the geometry geometry() gives it (the trace's,
+ * whose default depth depends on the channel's buffers). */
+void ust_chan_conf_describe(struct ustcomm_strbuf *sb,
+			    void (*geometry)(const char *channel, uint32_t *size, uint32_t *num),
 			    uint32_t *nr);
 
 #endif

@@ -288,7 +288,6 @@ int ust_trace_describe_session(const char *name, struct ustcomm_strbuf *sb, uint
 	ret = ust_rules_describe(sb, nr);
 	if (ret < 0)
 		return ret;
-	ust_chan_conf_describe(sb, ust_t.cfg.def_size, ust_t.cfg.def_num ? ust_t.cfg.def_num :
-			       ust_subbuf_num_default(ust_t.cfg.nr_cpus), nr);
+	ust_chan_conf_describe(sb, ust_trace_channel_geometry, nr);
 	return sb->err;
 }

@@ -86,18 +86,26 @@ try:
     # The default depth (libustcomm/shm_layout.h): 32 sub-buffers of
     # 256 KiB for a channel of one or two buffers in all, 16 for more
     # (more possible CPUs, or thread buffers beside them); read from the
-    # mappings' sizes, a page of control data before the sub-buffers.
+    # mappings' sizes, a page of control data before the sub-buffers. A
+    # channel set with its size only keeps that depth, and save-session
+    # says the depth it has (it said 32 beside thread buffers).
     ncpus = os.sysconf("SC_NPROCESSORS_CONF")
     for label, env, nbufs in (("per-CPU buffers alone", {}, ncpus),
                               ("with 2 thread buffers", {"UST_THREAD_BUFFERS": "2"}, ncpus + 2)):
-        proc = ws.start_app("ticker", ["-i", "100000"], UST_TRACE=1, **env)
+        proc = ws.start_app("ticker", ["-i", "100000"], UST_TRACE=1, UST_CHANNELS="ust:256k:",
+                            **env)
         wait_for(lambda: ncpus - 1 in buffer_rss(proc.pid), timeout=5)
         sizes = sorted(set(size for _, size in buffer_rss(proc.pid).values()))
+        saved = os.path.join(ws.root, "saved-%d.xml" % nbufs)
+        res = ws.ustctl(["save-session", proc.pid, saved])
+        xml = open(saved).read() if res.returncode == 0 else res.stderr
         ws.stop_app(proc)
         num = 32 if nbufs <= 2 else 16
         t.eq(sizes, [PAGE + 256 * 1024 * num],
              "default rings, %s (%d buffers in the channel): %d x 256 KiB each"
              % (label, nbufs, num))
+        t.ok('<channel name="ust" subbuf-size="256k" subbuf-num="%d"/>' % num in xml,
+             "save-session, %s: the channel's depth as it is, %d" % (label, num), xml)
 finally:
     ws.cleanup()
 t.done()
