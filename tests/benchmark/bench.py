@@ -27,6 +27,7 @@ import time
 
 import bench_func
 import bench_func_real
+import bench_scaling
 import bench_thread_buffers
 import bench_plt
 import bench_machine
@@ -371,7 +372,7 @@ def compile_filter(libpath, expr):
 # What --only can choose.
 SECTIONS = ("events", "filters", "contexts", "disabled", "loss", "sustained", "relay",
             "startup", "func", "func-real", "plt", "sessions", "triggers", "machine",
-            "thread-buffers")
+            "thread-buffers", "scaling")
 # The filter rows: one that lets every event through, one that drops every one.
 FILTERS = (("pass", "a >= 0 && b != -1"), ("reject", "a < 0 && b != -1"))
 # The context rows: what one context adds to an enabled typed event. The
@@ -535,8 +536,9 @@ def loss_ordinary(ust, args):
     ust.stop()
     ust.realtime = False
     try:
+        plain = [a for a in ustd_args if a != "--direct-io"]
         for path, more in (("direct", ["--direct-io"]), ("page cache", [])):
-            ust.ustd_args = ustd_args + more
+            ust.ustd_args = plain + more
             ust.start()
             for n, asked in ((1, 0), (2, 0), (2, 16)):
                 ust.extra_env = dict(env, UST_SUBBUF_NUM=str(asked)) if asked else env
@@ -875,6 +877,9 @@ def main():
     ap.add_argument("--ust-subbuf-num", type=int, default=0,
                     help="sub-buffers of UST's rings (UST_SUBBUF_NUM), to compare with "
                     "the default, which depends on the CPUs (shm_layout.h)")
+    ap.add_argument("--ustd-direct-io", action="store_true",
+                    help="UST's ustd writes straight from the rings (--direct-io) in every "
+                    "section; the loss rows at ordinary priority compare both paths anyway")
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help="comma-separated sections to run, of: " + ", ".join(SECTIONS))
     args = ap.parse_args()
@@ -889,6 +894,8 @@ def main():
                   shutil.which("lttng") and shutil.which("lttng-sessiond"))
     ust = Ust(args.builddir, tmp)
     ust.extra_env = ust_env(args)
+    if args.ustd_direct_io:
+        ust.ustd_args = ["--direct-io"]
     lt = Lttng(args.builddir, tmp) if have_lttng else None
     try:
         contexts = CONTEXTS + (ALL_CONTEXTS,) + tuple(c for c in PERF_CONTEXTS
@@ -923,6 +930,8 @@ def main():
                  if "plt" in args.only else None)
         tb_r = (bench_thread_buffers.measure(ust, lt, args.runs, args.events, log)
                 if "thread-buffers" in args.only else None)
+        scaling_r = (bench_scaling.measure(ust, args.runs, log)
+                     if "scaling" in args.only else None)
         machine_r = (bench_machine.measure_paths(ust, ust_with(Ust(args.builddir, tmp),
                                                                ust_env(args)),
                                                  lt, args.runs, args.loss_events, log)
@@ -938,6 +947,8 @@ def main():
           "tracers and between 1 and 2 threads; ns/event is the median (min–max); with 2 "
           "threads it is wall time / all events. Ratios and speed-ups of timed rows are "
           "the medians of the per-run ratios." % (args.runs, args.events))
+    if args.ustd_direct_io:
+        print("UST's ustd: --direct-io (writes straight from the rings) in every section.")
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
@@ -961,6 +972,9 @@ def main():
     if tb_r:
         print()
         print(bench_thread_buffers.table(*tb_r, args.runs, args.events))
+    if scaling_r:
+        print()
+        print(bench_scaling.table(*scaling_r))
     if machine_r:
         print()
         print(bench_machine.table(machine_r[0], machine_r[2] if lt else None))
