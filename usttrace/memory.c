@@ -59,7 +59,7 @@ static void usttrace_candidate(const struct ustctl_channel_conf *c,
 int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_session *session,
 			  uint32_t thread_buffers, const char *thread_channel)
 {
-	const struct ustctl_channel_conf *all = NULL;
+	const struct ustctl_channel_conf *all = NULL, *threaded = NULL;
 	struct ustcomm_mem_request req = { 0 };
 	struct ustcomm_mem_avail ma;
 	uint32_t ncpus = get_nprocs_conf() > 0 ? (uint32_t)get_nprocs_conf() : 1, geo[3];
@@ -68,16 +68,18 @@ int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_sessi
 	size_t i;
 
 	size = size ? size : UST_SUBBUF_SIZE_DEFAULT;
-	for (i = 0; session && i < session->nr_channels; i++)
+	for (i = 0; session && i < session->nr_channels; i++) {
 		if (!strcmp(session->channels[i].name, "*"))
 			all = &session->channels[i];
+		else if (thread_channel && !strcmp(session->channels[i].name, thread_channel))
+			threaded = &session->channels[i];
+	}
 	/* A channel no setting names, the channel of the thread buffers, and
 	 * each channel the session sets. */
 	usttrace_candidate(NULL, all, size, num,
 			   usttrace_buffers("", ncpus, thread_buffers, thread_channel), &best, geo);
 	if (thread_buffers && thread_channel)
-		usttrace_candidate(NULL, all, size, num,
-				   ncpus + thread_buffers, &best, geo);
+		usttrace_candidate(threaded, all, size, num, ncpus + thread_buffers, &best, geo);
 	for (i = 0; session && i < session->nr_channels; i++)
 		usttrace_candidate(&session->channels[i], all, size, num,
 				   usttrace_buffers(session->channels[i].name, ncpus,
