@@ -26,12 +26,11 @@ USTCOMM_API int ustcomm_pattern_valid(const char *pattern);
  */
 USTCOMM_API int ustcomm_pattern_covers(const char *outer, const char *inner);
 
-/* The provider of libust-func's events: a pattern naming it asks for
- * function tracing (libust's rules add the statedump to it, usttrace makes
- * such a run lossless). */
-#define USTCOMM_FUNC_PROVIDER	"ust_func:"
-/* Their channel, named after the provider: the one usttrace gives thread
- * buffers when it traces functions. */
+/* The channel of libust-func's events, named after their provider: the
+ * one usttrace gives thread buffers when it traces functions. */
 #define USTCOMM_FUNC_CHANNEL	"ust_func"
+/* Their provider: a pattern naming it asks for function tracing (libust's
+ * rules add the statedump to it, usttrace makes such a run lossless). */
+#define USTCOMM_FUNC_PROVIDER	USTCOMM_FUNC_CHANNEL ":"
 
 #endif
