@@ -29,8 +29,8 @@ static void request_add(struct ustcomm_mem_request *req, const char *name)
 	uint32_t size, num;
 
 	ust_trace_channel_geometry(name, &size, &num);
-	ustcomm_mem_request_add(req, size, num,
-				ust_t.cfg.nr_cpus + (ust_t.cfg.overwrite ? 0 : ust_trace_thread_buffers(name)));
+	ustcomm_mem_request_add(req, size, num, ust_t.cfg.nr_cpus,
+				ust_t.cfg.overwrite ? 0 : ust_trace_thread_buffers(name));
 }
 
 static int check(const struct ustcomm_mem_request *req, const char *what)

@@ -321,7 +321,8 @@ USTCOMM_API void ustcomm_mem_avail(struct ustcomm_mem_avail *ma)
 }
 
 USTCOMM_API void ustcomm_mem_request_add(struct ustcomm_mem_request *req, uint32_t subbuf_size,
-					 uint32_t subbuf_num, uint32_t nr_cpus)
+					 uint32_t subbuf_num, uint32_t nr_cpus,
+					 uint32_t nr_threads)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* As the buffer is made (ring_buffer_alloc.c): its control page(s) too. */
@@ -336,8 +337,9 @@ USTCOMM_API void ustcomm_mem_request_add(struct ustcomm_mem_request *req, uint32
 		req->subbuf_num = subbuf_num;
 	}
 	req->nr_cpus = nr_cpus;
+	req->nr_threads = nr_threads;
 	req->nr_channels++;
-	req->bytes += one * nr_cpus;
+	req->bytes += one * (nr_cpus + nr_threads);
 }
 
 USTCOMM_API int ustcomm_format_bytes(char *buf, size_t len, uint64_t v)
@@ -371,7 +373,8 @@ USTCOMM_API int ustcomm_format_bytes(char *buf, size_t len, uint64_t v)
 USTCOMM_API int ustcomm_mem_check(const struct ustcomm_mem_request *req,
 				  const struct ustcomm_mem_avail *ma, char *why, size_t len)
 {
-	char total[32], share_text[32], size[32], a[32], b[32], what[160], meminfo[48], cg[96];
+	char total[32], share_text[32], size[32], a[32], b[32], what[192], meminfo[48], cg[96];
+	char bufs[64];
 	uint64_t share;
 	int ret = 0;
 
@@ -383,14 +386,20 @@ USTCOMM_API int ustcomm_mem_check(const struct ustcomm_mem_request *req,
 	ustcomm_format_bytes(total, sizeof(total), req->bytes);
 	ustcomm_format_bytes(share_text, sizeof(share_text), share);
 	ustcomm_format_bytes(size, sizeof(size), req->subbuf_size);
-	if (req->mixed)
-		ustcomm_format(what, sizeof(what), "%u channels x %u CPU%s = %s (the largest: %s x %u sub-buffers)",
-			       req->nr_channels, req->nr_cpus, req->nr_cpus == 1 ? "" : "s", total,
-			       size, req->subbuf_num);
+	if (req->nr_threads)
+		ustcomm_format(bufs, sizeof(bufs), "(%u CPU%s + %u thread buffer%s)", req->nr_cpus,
+			       req->nr_cpus == 1 ? "" : "s", req->nr_threads,
+			       req->nr_threads == 1 ? "" : "s");
 	else
-		ustcomm_format(what, sizeof(what), "%s x %u sub-buffers x %u CPU%s x %u channel%s = %s",
-			       size, req->subbuf_num, req->nr_cpus, req->nr_cpus == 1 ? "" : "s",
-			       req->nr_channels, req->nr_channels == 1 ? "" : "s", total);
+		ustcomm_format(bufs, sizeof(bufs), "%u CPU%s", req->nr_cpus,
+			       req->nr_cpus == 1 ? "" : "s");
+	if (req->mixed)
+		ustcomm_format(what, sizeof(what), "%u channels x %s = %s (the largest: %s x %u sub-buffers)",
+			       req->nr_channels, bufs, total, size, req->subbuf_num);
+	else
+		ustcomm_format(what, sizeof(what), "%s x %u sub-buffers x %s x %u channel%s = %s",
+			       size, req->subbuf_num, bufs, req->nr_channels,
+			       req->nr_channels == 1 ? "" : "s", total);
 	meminfo[0] = cg[0] = '\0';
 	if (ma->meminfo != USTCOMM_MEM_UNKNOWN) {
 		ustcomm_format_bytes(a, sizeof(a), ma->meminfo);

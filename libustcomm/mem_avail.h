@@ -52,15 +52,17 @@ struct ustcomm_mem_request {
 	uint64_t bytes;		/* every buffer, control pages included */
 	uint32_t subbuf_size;	/* of the largest channel */
 	uint32_t subbuf_num;
-	uint32_t nr_cpus;	/* buffers per channel */
+	uint32_t nr_cpus;	/* buffers per channel: one per possible CPU */
+	uint32_t nr_threads;	/* and thread buffers (of the channel added last) */
 	uint32_t nr_channels;
 	int mixed;		/* channels of different geometries */
 };
 
-/* Adds one channel of nr_cpus buffers of that geometry to req (zeroed
- * before the first). */
+/* Adds one channel of nr_cpus + nr_threads buffers of that geometry to
+ * req (zeroed before the first); the refusal names both counts. */
 USTCOMM_API void ustcomm_mem_request_add(struct ustcomm_mem_request *req, uint32_t subbuf_size,
-					 uint32_t subbuf_num, uint32_t nr_cpus);
+					 uint32_t subbuf_num, uint32_t nr_cpus,
+					 uint32_t nr_threads);
 
 /*
  * 0 when req fits in ma's share (USTCOMM_MEM_SHARE), else -ENOMEM with the

@@ -29,30 +29,29 @@ static void usttrace_geometry(const struct ustctl_channel_conf *c,
 		*num = all->subbuf_num;
 }
 
-/* One channel's buffers: a buffer per possible CPU, and its thread
- * buffers, as libust counts them (trace_settings.c). */
-static uint32_t usttrace_buffers(const char *channel, uint32_t ncpus, uint32_t thread_buffers,
+/* A channel's thread buffers, as libust counts them (trace_settings.c):
+ * for every channel, or for thread_channel only when not NULL. */
+static uint32_t usttrace_threads(const char *channel, uint32_t thread_buffers,
 				 const char *thread_channel)
 {
-	if (thread_channel && strcmp(channel, thread_channel))
-		return ncpus;
-	return ncpus + thread_buffers;
+	return thread_channel && strcmp(channel, thread_channel) ? 0 : thread_buffers;
 }
 
 /* Keeps in best the channel of the most memory: c's (NULL: one no
- * setting names), with the geometry it would have. */
+ * setting names), with the geometry it would have (geo: size, num,
+ * thread buffers). */
 static void usttrace_candidate(const struct ustctl_channel_conf *c,
 			       const struct ustctl_channel_conf *all, uint32_t size, uint32_t num,
-			       uint32_t buffers, uint64_t *best, uint32_t best_geo[3])
+			       uint32_t ncpus, uint32_t threads, uint64_t *best, uint32_t geo[3])
 {
-	uint32_t s = size, n = num ? num : ust_subbuf_num_default(buffers);
+	uint32_t s = size, n = num ? num : ust_subbuf_num_default(ncpus + threads);
 
 	usttrace_geometry(c, all, &s, &n);
-	if ((uint64_t)s * n * buffers > *best) {
-		*best = (uint64_t)s * n * buffers;
-		best_geo[0] = s;
-		best_geo[1] = n;
-		best_geo[2] = buffers;
+	if ((uint64_t)s * n * (ncpus + threads) > *best) {
+		*best = (uint64_t)s * n * (ncpus + threads);
+		geo[0] = s;
+		geo[1] = n;
+		geo[2] = threads;
 	}
 }
 
@@ -62,7 +61,8 @@ int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_sessi
 	const struct ustctl_channel_conf *all = NULL, *threaded = NULL;
 	struct ustcomm_mem_request req = { 0 };
 	struct ustcomm_mem_avail ma;
-	uint32_t ncpus = get_nprocs_conf() > 0 ? (uint32_t)get_nprocs_conf() : 1, geo[3];
+	int conf = get_nprocs_conf();
+	uint32_t ncpus = conf > 0 ? (uint32_t)conf : 1, geo[3];
 	uint64_t best = 0;
 	char why[512];
 	size_t i;
@@ -76,15 +76,15 @@ int usttrace_check_memory(uint32_t size, uint32_t num, const struct ustctl_sessi
 	}
 	/* A channel no setting names, the channel of the thread buffers, and
 	 * each channel the session sets. */
-	usttrace_candidate(NULL, all, size, num,
-			   usttrace_buffers("", ncpus, thread_buffers, thread_channel), &best, geo);
-	if (thread_buffers && thread_channel)
-		usttrace_candidate(threaded, all, size, num, ncpus + thread_buffers, &best, geo);
+	usttrace_candidate(NULL, all, size, num, ncpus,
+			   usttrace_threads("", thread_buffers, thread_channel), &best, geo);
+	if (thread_channel)
+		usttrace_candidate(threaded, all, size, num, ncpus, thread_buffers, &best, geo);
 	for (i = 0; session && i < session->nr_channels; i++)
-		usttrace_candidate(&session->channels[i], all, size, num,
-				   usttrace_buffers(session->channels[i].name, ncpus,
-						    thread_buffers, thread_channel), &best, geo);
-	ustcomm_mem_request_add(&req, geo[0], geo[1], geo[2]);
+		usttrace_candidate(&session->channels[i], all, size, num, ncpus,
+				   usttrace_threads(session->channels[i].name, thread_buffers,
+						    thread_channel), &best, geo);
+	ustcomm_mem_request_add(&req, geo[0], geo[1], ncpus, geo[2]);
 	ustcomm_mem_avail(&ma);
 	if (ustcomm_mem_check(&req, &ma, why, sizeof(why)) == 0)
 		return 0;

@@ -215,10 +215,11 @@ def by_usttrace_threads(cg, label):
                           "--thread-buffers", "16", app("hello"), "1"], env=ws.env(),
                          capture_output=True, text=True, timeout=120, preexec_fn=cg.enter)
     t.ok(res.returncode == 125 and "iterations done" not in res.stdout and
-         re.search(r"1 MiB x 4 sub-buffers x %d CPUs x 1 channel" % (NCPUS + 16), res.stderr) and
+         re.search(r"1 MiB x 4 sub-buffers x \(%d CPUs? \+ 16 thread buffers\) x 1 channel"
+                   % NCPUS, res.stderr) and
          "fewer --thread-buffers" in res.stderr,
-         label + ": refused before the program runs, the %d buffers and what to do said"
-         % (NCPUS + 16), res.stdout + res.stderr)
+         label + ": refused before the program runs, the CPUs' and the thread buffers "
+         "and what to do said", res.stdout + res.stderr)
 
 
 if NCPUS <= 6:

@@ -42,7 +42,7 @@ int main(void)
 	bytes_are(96 * GiB + 120 * 1024, "96 GiB");
 	bytes_are(1024 * 1024 - 1, "1 MiB");
 
-	ustcomm_mem_request_add(&one, 64u << 20, 256, 2);
+	ustcomm_mem_request_add(&one, 64u << 20, 256, 2, 0);
 	tap_ok(one.bytes > 32 * GiB && one.bytes < 32 * GiB + MiB && !one.mixed,
 	       "one channel: 64 MiB x 256 x 2 CPUs and their control pages");
 	ret = ustcomm_mem_check(&one, &no_cgroup, why, sizeof(why));
@@ -50,23 +50,29 @@ int main(void)
 	       strstr(why, "exceed 11.5 GiB, half of the memory available (23.1 GiB MemAvailable)"),
 	       "larger than MemAvailable: refused with the sizes (%s)", why);
 	for (i = 0; i < 3; i++)
-		ustcomm_mem_request_add(&three, 4096, 16, 2);
+		ustcomm_mem_request_add(&three, 4096, 16, 2, 0);
 	ret = ustcomm_mem_check(&three, &cgroup, why, sizeof(why));
 	tap_ok(ret == 0, "3 channels of 4 KiB x 16 fit in a 512 MiB cgroup");
-	ustcomm_mem_request_add(&three, 1u << 20, 256, 2);
+	ustcomm_mem_request_add(&three, 1u << 20, 256, 2, 0);
 	ret = ustcomm_mem_check(&three, &cgroup, why, sizeof(why));
 	tap_ok(ret == -ENOMEM && three.mixed && three.nr_channels == 4 &&
 	       strstr(why, "4 channels x 2 CPUs = 512.4 MiB (the largest: 1 MiB x 256 sub-buffers)") &&
 	       strstr(why, "(23 GiB MemAvailable, cgroup limit 512 MiB with 40 MiB used)"),
 	       "channels of several geometries over the cgroup's room: refused, naming the limit (%s)",
 	       why);
-	ustcomm_mem_request_add(&mixed, 1u << 20, 117, 2);
+	ustcomm_mem_request_add(&mixed, 1u << 20, 117, 2, 0);
 	tap_ok(ustcomm_mem_check(&mixed, &cgroup, why, sizeof(why)) == 0,
 	       "234 MiB and pages: within half of 472 MiB");
 	mixed = (struct ustcomm_mem_request){ 0 };
-	ustcomm_mem_request_add(&mixed, 1u << 20, 119, 2);
+	ustcomm_mem_request_add(&mixed, 1u << 20, 119, 2, 0);
 	tap_ok(ustcomm_mem_check(&mixed, &cgroup, why, sizeof(why)) == -ENOMEM,
 	       "238 MiB: over half of 472 MiB");
+	mixed = (struct ustcomm_mem_request){ 0 };
+	ustcomm_mem_request_add(&mixed, 1u << 20, 32, 2, 8);
+	ret = ustcomm_mem_check(&mixed, &cgroup, why, sizeof(why));
+	tap_ok(ret == -ENOMEM && mixed.bytes > 320 * MiB && mixed.bytes < 321 * MiB &&
+	       strstr(why, "1 MiB x 32 sub-buffers x (2 CPUs + 8 thread buffers) x 1 channel = 320"),
+	       "thread buffers beside the CPUs': counted, and named apart (%s)", why);
 	tap_ok(ustcomm_mem_check(&one, &unknown, why, sizeof(why)) == 0,
 	       "nothing could be read: nothing is refused");
 	ustcomm_mem_avail(&unknown);

@@ -370,7 +370,7 @@ int ustd_uid_set_on_channel(struct ustd_uid_set *set, struct ustd_app *member,
 		c->next_id = UST_EVENT_ID_FIRST;
 		/* Before anything is allocated: the OOM killer must never
 		 * decide (libustcomm/mem_avail.h), in ustd least of all. */
-		ustcomm_mem_request_add(&mreq, c->subbuf_size, c->subbuf_count, c->nr_cpus);
+		ustcomm_mem_request_add(&mreq, c->subbuf_size, c->subbuf_count, c->nr_cpus, 0);
 		ustcomm_mem_avail(&avail);
 		if (ustcomm_mem_check(&mreq, &avail, why, sizeof(why)) < 0) {
 			ustcomm_err("buffers per user of uid %u: channel %s not made: %s",
