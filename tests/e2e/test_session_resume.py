@@ -93,6 +93,12 @@ a.go()
 # --- SIGKILL mid-session; the program records N more events meanwhile.
 kill_ustd(ws, ustd)
 a.go()
+# What a ustd killed between making a trace directory and the program's
+# first declarations leaves: an empty metadata file alone (twice in CI it
+# went into chunk 0, which babeltrace2 then refused).
+if sdir:
+    os.makedirs(os.path.join(sdir, "killed-1"))
+    open(os.path.join(sdir, "killed-1", "metadata"), "w").close()
 os.makedirs(keep, exist_ok=True)
 with open(os.path.join(keep, "broken.xml"), "w") as f:
     f.write("<ust-session version='2' name='broken'><channel")
@@ -159,6 +165,10 @@ chunks = archived()
 t.ok(len(chunks) == 1 and re.fullmatch(r"\d{8}T\d{6}[-+]\d{4}-\d{8}T\d{6}[-+]\d{4}-0", chunks[0])
      and os.path.isdir(os.path.join(archives, chunks[0], "forking_server-%d" % a.pid)),
      "what web traced before the kill is archived as chunk 0", chunks)
+t.ok(chunks and not os.path.exists(os.path.join(archives, chunks[0], "killed-1")) and
+     not os.path.exists(os.path.join(sdir, "killed-1")),
+     "a trace directory nothing was written in is removed, not archived",
+     os.listdir(os.path.join(archives, chunks[0])) if chunks else None)
 adopted = os.path.join(sdir or "/", "forking_server-%d" % a.pid)
 t.ok(wait_for(lambda: os.path.isdir(adopted), 15),
      "the running program is adopted into the session's directory", os.listdir(sdir or "/"))

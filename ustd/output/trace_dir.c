@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -302,6 +303,29 @@ void ustd_trace_dir_discard(struct ustd_trace_dir *td)
 		rmdir(td->path);
 	}
 	ustd_trace_dir_close(td);
+}
+
+int ustd_trace_dir_remove_unwritten(const char *path)
+{
+	char meta[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int others = 0;
+	DIR *dir;
+
+	if (snprintf(meta, sizeof(meta), "%s/metadata", path) >= (int)sizeof(meta) ||
+	    stat(meta, &st) < 0 || st.st_size != 0)
+		return 0;
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) != NULL)
+		others += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+			  strcmp(de->d_name, "metadata");
+	closedir(dir);
+	if (others || unlink(meta) < 0)
+		return 0;
+	return rmdir(path) == 0;
 }
 
 int ustd_trace_dir_rotate(struct ustd_trace_dir *td, const char *chunk)

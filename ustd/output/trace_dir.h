@@ -94,4 +94,9 @@ void ustd_trace_dir_close(struct ustd_trace_dir *td);
  * left behind, it would make every reader of the output directory fail. */
 void ustd_trace_dir_discard(struct ustd_trace_dir *td);
 
+/* Removes path when it is a trace directory in which nothing was written:
+ * an empty metadata file alone (a ustd killed between making it and the
+ * program's first declarations). Returns 1 when removed, else 0. */
+int ustd_trace_dir_remove_unwritten(const char *path);
+
 #endif

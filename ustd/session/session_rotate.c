@@ -11,6 +11,7 @@
 #include "libustcomm/log.h"
 #include "ustd/conn/app_rotate.h"
 #include "ustd/output/dir_publish.h"
+#include "ustd/output/trace_dir.h"
 #include "ustd/session/chunk_publish.h"
 #include "ustd/session/on_rotate.h"
 #include "ustd/session/session.h"
@@ -258,7 +259,8 @@ int ustd_session_move_ended(struct ustd_sessions *ss, const char *sdir, const ch
 		if (snprintf(from, sizeof(from), "%s/%s", sdir, de->d_name) >= (int)sizeof(from) ||
 		    snprintf(to, sizeof(to), "%s/%s", chunk, de->d_name) >= (int)sizeof(to))
 			ret = -ENAMETOOLONG;
-		else if (!dir_in_use(ss, from) && rename(from, to) < 0)
+		else if (!dir_in_use(ss, from) && !ustd_trace_dir_remove_unwritten(from) &&
+			 rename(from, to) < 0)
 			ret = -errno;
 	}
 	closedir(dir);
