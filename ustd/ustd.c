@@ -63,6 +63,7 @@ struct ustd {
 	bool quit;
 	struct ustd_adopt adopt;
 	struct ustd_space_wait space_wait;
+	struct ustd_write_marks marks;
 };
 
 /* Every stream costs four descriptors (memfd, eventfd, file, and the
@@ -410,6 +411,7 @@ int main(int argc, const char **argv)
 		.signal_watch.kind = USTD_WATCH_SIGNAL,
 		.ctx.live_fd = -1,
 		.live_watch.kind = USTD_WATCH_LIVE_TIMER,
+		.marks.dirfd = -1,
 	};
 	struct poptOption options[] = {
 		{ "output", 'o', POPT_ARG_STRING, &output_arg, 0,
@@ -635,6 +637,11 @@ int main(int argc, const char **argv)
 			sock_path, relay_arg, resolved);
 	else if (verbose)
 		fprintf(stderr, "ustd: listening on %s, writing traces under %s\n", sock_path, resolved);
+	ret = ustd_write_marks_open(&d.marks);
+	if (ret < 0)
+		ustcomm_err("cannot keep write marks in the run directory: %s; were ustd killed, the next one could not repair its files, and their last packets could be in two traces",
+			    strerror(-ret));
+	d.ctx.marks = &d.marks;
 	ret = ustd_sessions_start(&d.ctx.sessions, &d.ctx, sock_path, &d.apps);
 	if (ret < 0)
 		goto unlink;
@@ -643,6 +650,7 @@ int main(int argc, const char **argv)
 	ustd_adopt_start(&d.adopt, &d.ctx, sock_path);
 	/* Before ready: whoever waits for ustd finds the orphans written. */
 	ustd_orphans_take(&d.ctx, &d.apps);
+	ustd_write_marks_sweep(&d.marks);
 	if (ready_fd >= 0) {
 		ret = ustd_signal_ready(ready_fd);
 		if (ret < 0)
@@ -655,6 +663,7 @@ unlink:
 	ustd_sessions_fini(d.ctx.sessions);
 	ustd_adopt_fini(&d.adopt);
 	ustd_space_wait_fini(&d.space_wait);
+	ustd_write_marks_close(&d.marks);
 	unlink(sock_path);
 end:
 	if (d.listen_fd >= 0)

@@ -196,6 +196,7 @@ class VerboseUstd:
     def _read(self):
         for line in self.proc.stderr:
             self.lines.put(line)
+        self.lines.put(None)
 
     def wait_line(self, pattern, timeout=15):
         """The first match of pattern in the messages, or None."""
@@ -210,6 +211,9 @@ class VerboseUstd:
                 line = self.lines.get(timeout=max(0.01, end - time.time()))
             except queue.Empty:
                 break
+            if line is None:
+                self.lines.put(None)
+                break
             self.seen.append(line)
             m = rx.search(line)
             if m:
@@ -219,6 +223,16 @@ class VerboseUstd:
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
         self.proc.wait(timeout=30)
+
+    def stop_and_read(self):
+        """stop(), then every message left into seen."""
+        self.stop()
+        while True:
+            line = self.lines.get(timeout=30)
+            if line is None:
+                self.lines.put(None)
+                return
+            self.seen.append(line)
 
 
 def babeltrace_check(path):

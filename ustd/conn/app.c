@@ -26,6 +26,7 @@
 #include "ustd/conn/trigger.h"
 #include "ustd/relay/relay_share.h"
 #include "ustd/conn/space_wait.h"
+#include "ustd/conn/stream_takeover.h"
 
 /*
  * A busy relayed stream asks relayd what it has written once this many
@@ -377,6 +378,18 @@ static bool app_has_stream(const struct ustd_app *app, const char *name)
 	return false;
 }
 
+/* The stream's file, once a killed ustd's file of it is repaired: a
+ * program's HELLO carries the uuid of its trace, the same after it came
+ * back to a new ustd. */
+static int app_stream_file(struct ustd_app *app, struct ustd_stream *s)
+{
+	s->marks = app->ctx->marks;
+	s->uuid = app->uuid;
+	s->pid = app->pid;
+	ustd_stream_take_over(s, app->label);
+	return ustd_stream_create_file(s, &app->td);
+}
+
 static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, const char **why)
 {
 	const struct ustcomm_stream *desc;
@@ -419,7 +432,7 @@ static int app_handle_stream(struct ustd_app *app, struct ustcomm_msg *msg, cons
 	else if (app->relayed)
 		ret = ustd_app_relay_stream(app, as);
 	else
-		ret = ustd_stream_create_file(&as->stream, &app->td);
+		ret = app_stream_file(app, &as->stream);
 	if (ret == -EEXIST) {
 		ustcomm_err("%s sent stream %s twice; the second one is ignored",
 			    app->label, as->stream.name);

@@ -142,6 +142,8 @@ struct ustd_ctx {
 	struct ustd_sessions *sessions;
 	const struct ustd_app_owner *owner;
 	struct ustd_space_wait *space_wait;	/* ustd/conn/space_wait.h */
+	/* Where the stream files being written are marked (write_mark.h). */
+	const struct ustd_write_marks *marks;
 };
 
 struct ustd_app;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/uio.h>
@@ -180,6 +182,35 @@ end:
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The file a drained stream writes for as long as it runs is locked
+ * shared, then marked (write_mark.h): a ustd killed meanwhile leaves both
+ * to the next one, which finds the file by its mark and waits on the lock
+ * for the dead one's writes. Neither is worth failing the trace for:
+ * without them a restart may leave a few packets in two files.
+ */
+static void stream_mark(struct ustd_stream_out *out, const char *file)
+{
+	const struct ustd_stream *s = out->owner;
+	char path[PATH_MAX];
+	int n, ret;
+
+	if (!s->marks || !s->uuid || s->overwrite)
+		return;
+	n = snprintf(path, sizeof(path), "%s/%s", out->td->path, file);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		ret = -ENAMETOOLONG;
+	else if (flock(out->fd, LOCK_SH) < 0)
+		ret = -errno;
+	else
+		ret = ustd_write_mark_set(s->marks, s->uuid, s->name, s->pid, path);
+	if (ret < 0)
+		ustcomm_dbg("stream %s: no write mark for its file in %s: %s", s->name,
+			    out->td->path, strerror(-ret));
+	else
+		out->marked = true;
+}
+
 static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trace_dir *td,
 			     const char *name, bool grows)
 {
@@ -197,6 +228,9 @@ static int stream_out_create(struct ustd_stream_out *out, const struct ustd_trac
 	out->idx_len = sizeof(struct ust_index_file_header);
 	out->wb = NULL;
 	out->direct = NULL;
+	out->marked = false;
+	if (ret == 0 && grows && out->owner)
+		stream_mark(out, file);
 	if (ret == 0 && grows && out->owner && !out->sink)
 		ret = stream_direct_open(out);
 	if (ret == 0 && grows && !out->direct) {
@@ -299,6 +333,10 @@ static void stream_out_close_file(struct ustd_stream_out *out)
 	out->direct = NULL;
 	ustd_wb_close(out->wb, out->len);
 	out->wb = NULL;
+	/* Nothing of it holds the ring now: a restart has nothing to repair. */
+	if (out->marked)
+		ustd_write_mark_clear(out->owner->marks, out->owner->uuid, out->owner->name);
+	out->marked = false;
 	stream_close_fd(&out->fd);
 	stream_close_fd(&out->idx_fd);
 }

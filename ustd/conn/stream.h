@@ -21,6 +21,7 @@
 #include "ustd/output/trace_dir.h"
 #include "ustd/output/tracefile.h"
 #include "ustd/output/writeback.h"
+#include "ustd/output/write_mark.h"
 
 struct ustd_stream;
 struct ustd_stream_direct;
@@ -60,6 +61,7 @@ struct ustd_stream_out {
 	 * next file goes to. */
 	struct ustd_tracefile tf;
 	const struct ustd_trace_dir *td;
+	bool marked;			/* its file has a write mark (write_mark.h) */
 };
 
 /* What crash rescue needs to know of the application. */
@@ -84,6 +86,11 @@ struct ustd_stream {
 	uint64_t cleared;
 	char name[UST_SHM_CHANNEL_NAME_MAX + 16];	/* <channel>_<cpu> */
 	const char *dir;		/* the trace directory, for messages */
+	/* Where its file's write mark goes, and the trace's uuid that names
+	 * it (write_mark.h); NULL for no mark. */
+	const struct ustd_write_marks *marks;
+	const uint8_t *uuid;
+	pid_t pid;			/* the program's */
 	struct ustd_drain_stats *stats;	/* the trace's (ustd --stats), or NULL */
 };
 

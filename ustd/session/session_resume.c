@@ -203,6 +203,9 @@ static void archive_before_restart(struct ustd_sessions *ss, struct ustd_session
 	ustd_rotation_chunk_end(s, &e);
 	ret = ustd_rotation_archive_last(ss, &e, out, sizeof(out));
 	if (!ret) {
+		/* The files a killed ustd was writing are repaired where they
+		 * are now, once their programs come back. */
+		ustd_write_marks_moved(ss->ctx->marks, s->dir, out);
 		s->rot.chunks++;
 		ustcomm_dbg("session %s: what it traced before ustd restarted is chunk %s", s->name,
 			    out);
