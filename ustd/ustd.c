@@ -446,11 +446,12 @@ int main(int argc, const char **argv)
 		{ "group-readable", '\0', POPT_ARG_NONE, &group_readable, 0,
 		  "let the group of each trace directory read the traces (directories 0750, files 0640; default: the user's alone, 0700 and 0600)",
 		  NULL },
-		{ "direct-io", '\0', POPT_ARG_NONE, &direct_io, 0,
-		  "write stream files straight from the buffers with O_DIRECT through io_uring where the file system allows: half the CPU; through the page cache while the disk lags (default: through the page cache)",
-		  NULL },
 		{ "page-cache", '\0', POPT_ARG_NONE, &page_cache, 0,
-		  "write stream files through the page cache (the default)", NULL },
+		  "write stream files through the page cache (default: straight from the buffers with O_DIRECT through io_uring where the file system allows, half the CPU; through the page cache while the disk lags)",
+		  NULL },
+		{ "direct-io", '\0', POPT_ARG_NONE, &direct_io, 0,
+		  "the default: write stream files straight from the buffers where the file system allows",
+		  NULL },
 		{ "help", 'h', POPT_ARG_NONE, NULL, USTD_OPT_HELP, "show this help", NULL },
 		/* -? as popt's autohelp had it, for whoever learned it there. */
 		{ NULL, '?', POPT_ARG_NONE | POPT_ARGFLAG_DOC_HIDDEN, NULL, USTD_OPT_HELP,
@@ -512,8 +513,6 @@ int main(int argc, const char **argv)
 		ret = -EINVAL;
 		goto end;
 	}
-	if (direct_io)
-		ustd_dio_allow();
 	if (page_cache)
 		ustd_dio_refuse();
 	d.ctx.relay_backlog = USTD_RELAY_PENDING_MIN;

@@ -144,7 +144,7 @@ class Ust:
         self.libustcomm = os.path.join(builddir, ".libs/libustcomm.so")
         self.relay = None           # net:// URL: stream to lttng-relayd
         self.realtime = True        # ustd --realtime
-        self.ustd_args = []         # more of ustd's options (--direct-io)
+        self.ustd_args = []         # more of ustd's options (--page-cache)
         self.extra_env = {}         # more of the program's (UST_THREAD_BUFFERS)
         # ustd --stats: one line per trace, the drain's latencies.
         self.stats_path = os.path.join(self.dir, "ustd-stats")
@@ -523,8 +523,8 @@ def ust_with(ust, env):
 def loss_ordinary(ust, args):
     """The loss rows again, args.runs times each, with ustd at the
     priority it takes by default (nice -10, short slices; no --realtime),
-    as lttng-consumerd runs, writing straight from the rings (--direct-io)
-    and through the page cache (the default); with 2 threads also in rings
+    as lttng-consumerd runs, writing straight from the rings (the default)
+    and through the page cache (--page-cache); with 2 threads also in rings
     of 16 sub-buffers, the default of machines of more than two CPUs
     (shm_layout.h), since the ring's depth is what bounds these losses
     (manual 10.7): {("loss-ordinary", threads, path, asked): [discarded per
@@ -536,8 +536,8 @@ def loss_ordinary(ust, args):
     ust.stop()
     ust.realtime = False
     try:
-        plain = [a for a in ustd_args if a != "--direct-io"]
-        for path, more in (("direct", ["--direct-io"]), ("page cache", [])):
+        plain = [a for a in ustd_args if a not in ("--direct-io", "--page-cache")]
+        for path, more in (("direct", []), ("page cache", ["--page-cache"])):
             ust.ustd_args = plain + more
             ust.start()
             for n, asked in ((1, 0), (2, 0), (2, 16)):
@@ -787,7 +787,7 @@ def table(ust, lt, start_ms, threads, args, sessions_r=None, triggers_r=None,
                         "rings of %d sub-buffers (UST_SUBBUF_NUM=%d)" % (asked, asked) if asked
                         else "default buffers (%d sub-buffers here)" % subbufs,
                         n, "s" if n > 1 else "",
-                        ", --direct-io" if path == "direct" else "", len(runs)),
+                        ", --page-cache" if path == "page cache" else "", len(runs)),
                      "%s (%d); %s" % (" ".join(str(x) for x in runs), sum(1 for x in runs if x),
                                       "%.0f" % statistics.median(waits) if waits else "–"),
                      "–", "–", "0"))
@@ -877,8 +877,8 @@ def main():
     ap.add_argument("--ust-subbuf-num", type=int, default=0,
                     help="sub-buffers of UST's rings (UST_SUBBUF_NUM), to compare with "
                     "the default, which depends on the CPUs (shm_layout.h)")
-    ap.add_argument("--ustd-direct-io", action="store_true",
-                    help="UST's ustd writes straight from the rings (--direct-io) in every "
+    ap.add_argument("--ustd-page-cache", action="store_true",
+                    help="UST's ustd writes through the page cache (--page-cache) in every "
                     "section; the loss rows at ordinary priority compare both paths anyway")
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help="comma-separated sections to run, of: " + ", ".join(SECTIONS))
@@ -894,8 +894,8 @@ def main():
                   shutil.which("lttng") and shutil.which("lttng-sessiond"))
     ust = Ust(args.builddir, tmp)
     ust.extra_env = ust_env(args)
-    if args.ustd_direct_io:
-        ust.ustd_args = ["--direct-io"]
+    if args.ustd_page_cache:
+        ust.ustd_args = ["--page-cache"]
     lt = Lttng(args.builddir, tmp) if have_lttng else None
     try:
         contexts = CONTEXTS + (ALL_CONTEXTS,) + tuple(c for c in PERF_CONTEXTS
@@ -947,8 +947,8 @@ def main():
           "tracers and between 1 and 2 threads; ns/event is the median (min–max); with 2 "
           "threads it is wall time / all events. Ratios and speed-ups of timed rows are "
           "the medians of the per-run ratios." % (args.runs, args.events))
-    if args.ustd_direct_io:
-        print("UST's ustd: --direct-io (writes straight from the rings) in every section.")
+    if args.ustd_page_cache:
+        print("UST's ustd: --page-cache (writes through the page cache) in every section.")
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
     print()
@@ -981,7 +981,7 @@ def main():
         print()
         print(bench_machine.paths_table(machine_r[0], machine_r[1]))
         print()
-        print("ustd --direct-io against LTTng-UST, the same runs:")
+        print("ustd --page-cache against LTTng-UST, the same runs:")
         print(bench_machine.table(machine_r[1], machine_r[2] if lt else None))
     return 0
 

@@ -120,25 +120,23 @@ def measure(tracers, runs, events, log):
     return res
 
 
-def measure_paths(ust, ust_direct, lt, runs, events, log):
-    """measure() of ustd as it writes by default (through the page cache),
-    of a second ustd told --direct-io (O_DIRECT through io_uring, where
-    the output directory's file system allows), and of LTTng-UST (None:
-    not installed), interleaved in one run; [page cache, direct,
-    LTTng-UST] runs. ust_direct is cleaned up here."""
-    ust_direct.name = "UST --direct-io"
-    ust_direct.ustd_args = ["--direct-io"]
+def measure_paths(ust, ust_cache, lt, runs, events, log):
+    """measure() of ustd as it writes by default (straight from the rings,
+    O_DIRECT through io_uring, where the output directory's file system
+    allows), of a second ustd told --page-cache, and of LTTng-UST (None:
+    not installed), interleaved in one run; [direct, page cache,
+    LTTng-UST] runs. ust_cache is cleaned up here."""
+    ust_cache.name = "UST --page-cache"
+    ust_cache.ustd_args = ["--page-cache"]
     try:
-        res = measure([ust, ust_direct] + ([lt] if lt else []), runs, events, log)
-        direct = [l for l in ust_direct.stats_lines() if "written with O_DIRECT" in l]
-        log("UST --direct-io: %d of its traces written with O_DIRECT through io_uring"
-            % len(direct))
+        res = measure([ust, ust_cache] + ([lt] if lt else []), runs, events, log)
+        direct = [l for l in ust.stats_lines() if "written with O_DIRECT" in l]
+        log("UST: %d of its traces written with O_DIRECT through io_uring" % len(direct))
         lagged = [l for l in direct if "the device lagged" in l]
         if lagged:
-            log("UST --direct-io: the device lagged in %d of them: %s"
-                % (len(lagged), lagged[-1]))
+            log("UST: the device lagged in %d of them: %s" % (len(lagged), lagged[-1]))
     finally:
-        ust_direct.cleanup()
+        ust_cache.cleanup()
     return res[0], res[1], (res[2] if lt else None)
 
 
@@ -159,7 +157,7 @@ def _ratio(us, lt, f):
     return "%.2f" % statistics.median(f(u) / f(l) for u, l in zip(us, lt) if f(l) > 0)
 
 
-def paths_table(page_cache, direct):
+def paths_table(direct, page_cache):
     """ustd's two ways of writing, from the same run: medians, and the
     ratio as the median of the runs' ratios."""
     rows = (
@@ -177,7 +175,7 @@ def paths_table(page_cache, direct):
         ("2 threads / 1 thread these costs allow on %d CPUs" % (os.cpu_count() or 1),
          _scaling_bound, "%.2f×"),
     )
-    out = ["| measure | --direct-io (O_DIRECT, io_uring) | page cache (default) | direct/page cache |",
+    out = ["| measure | direct (default: O_DIRECT, io_uring) | --page-cache | direct/page cache |",
            "|---|---|---|---|"]
     for label, f, fmt in rows:
         out.append("| %s | %s | %s | %s |" % (label, fmt % _med(direct, f),
@@ -186,7 +184,7 @@ def paths_table(page_cache, direct):
     out.append("| events discarded in those runs (all runs) | %d | %d | – |" % (
         sum(r["discarded"] for r in direct), sum(r["discarded"] for r in page_cache)))
     out.append("")
-    out.append("1-minute load average at the end of each run: --direct-io %s; page cache %s" % (
+    out.append("1-minute load average at the end of each run: direct %s; --page-cache %s" % (
         " ".join("%.2f" % r["load"] for r in direct),
         " ".join("%.2f" % r["load"] for r in page_cache)))
     return "\n".join(out)

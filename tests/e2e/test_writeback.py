@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""ustd's writeback thread (ustd/writeback.c): a trace much larger than
-its page-cache window leaves only about the window of each stream file in
-the page cache once written (the kernel, left alone, keeps all of it: the
-machine has gigabytes free), gives back the blocks it reserved ahead, and
-the trace reads cleanly. fincore(1) (util-linux) counts the cached pages."""
+"""ustd's writeback thread (ustd/writeback.c), which serves --page-cache
+and the direct path's lags: a trace much larger than its page-cache
+window leaves only about the window of each stream file in the page cache
+once written (the kernel, left alone, keeps all of it: the machine has
+gigabytes free), gives back the blocks it reserved ahead, and the trace
+reads cleanly. fincore(1) (util-linux) counts the cached pages."""
 
 import os
 import re
@@ -21,7 +22,7 @@ t = Tap()
 ws = Workspace()
 out = os.path.join(ws.root, "big")
 os.mkdir(out)
-ustd = VerboseUstd(ws, out, ["--stats"])
+ustd = VerboseUstd(ws, out, ["--stats", "--page-cache"])
 # One CPU, so that its events go to one stream file (46 + 49 MB seen
 # over two files otherwise, neither three windows long).
 proc = flood_one_cpu(t, ws, EVENTS, "flood done", UST_TRACE=1, UST_AUTOPROBE="ust:flood")

@@ -4,12 +4,7 @@
 #include <stdlib.h>
 #include "ustd/output/direct_io.h"
 
-static const char *dio_refusal = "the default; ustd --direct-io writes with O_DIRECT";
-
-void ustd_dio_allow(void)
-{
-	dio_refusal = NULL;
-}
+static const char *dio_refusal;
 
 void ustd_dio_refuse(void)
 {

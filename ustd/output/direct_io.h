@@ -40,11 +40,8 @@
 
 struct ustd_dio;
 
-/* From now on files may be written so (ustd --direct-io); until then
- * ustd_dio_open() refuses every file. Not the default (manual 10.7,
- * "Writing straight from the rings"). */
-void ustd_dio_allow(void);
-/* Every file through the page cache, as asked (ustd --page-cache). */
+/* From now on every file is written through the page cache (ustd
+ * --page-cache): ustd_dio_open() refuses them, saying so. */
 void ustd_dio_refuse(void);
 
 /*
