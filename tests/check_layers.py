@@ -43,8 +43,9 @@ TREES = ["ustd"]
 # for the device (stream_closing.c: their writes in flight end later, on
 # the stream's wake-ups, instead of in the loop); the session's adds its
 # own files, the chunk's directory, the chunk published once its files
-# are whole (chunk_publish.c) and --on-rotate's command (manual 12.6).
-REACH = [("ustd_session_rotate", 16), ("ustd_app_rotate", 11)]
+# are whole (chunk_publish.c) and --on-rotate's command (manual 12.6);
+# both move each stream's write mark to its new file (write_mark.c).
+REACH = [("ustd_session_rotate", 17), ("ustd_app_rotate", 12)]
 
 LAYER_RE = re.compile(r"^[\s/*#]*Layer:\s*(\S+?)\s*;\s*may call:\s*(.*?)\s*(\*/)?\s*$")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
