@@ -8,7 +8,8 @@ the ring no longer holds and indexes them, then writes the rest from the
 ring: every tick once across the two traces, whether the program comes
 back to the new ustd (adopted) or ended meanwhile (its orphan); when
 the program was killed too, the dead ustd's files are indexed to their
-end.
+end; in a rotating session, whose restart archives the dead ustd's
+directories as a chunk, the repair finds them there.
 
 The device lags on purpose: ustd's direct writes are held to 4 KiB/s
 (a cgroup v1 blkio throttle on a loop-mounted ext4), so that each 4 KiB
@@ -48,21 +49,35 @@ def traces(mnt):
     return sorted(d for d, _, files in os.walk(mnt) if "metadata" in files)
 
 
-def killed_under_load(label, ws, mnt):
-    """A ticker traced by a ustd --direct-io whose writes are throttled,
-    SIGKILLed with packets at the device: ((ticker, the dead ustd's trace,
-    the throttled group, to remove once done), None), or (None, why not)."""
+def start_rotating_session(label, ws, mnt):
+    """A session rotating every hour, started, that a ticker joins."""
+    for args in (["create-session", "-o", mnt, "--subbuf-size", "4k", "--subbuf-num", "32",
+                  "rot"],
+                 ["enable-marker", "-s", "rot", "ust:tick"],
+                 ["enable-rotation", "-s", "rot", "--every", "1h"],
+                 ["start-session", "rot"]):
+        res = ws.ustctl(args)
+        t.eq(res.returncode, 0, "%s: ustctl %s" % (label, args[0]))
+    return ws.start_app("ticker", ["-i", "2000"])
+
+
+def killed_under_load(label, ws, mnt, session):
+    """A ticker traced by a ustd (straight from the rings, the default)
+    whose writes are throttled, alone or in a rotating session, SIGKILLed
+    with packets at the device: ((ticker, the dead ustd's trace, the
+    throttled group, to remove once done), None), or (None, why not)."""
     cg, why = blkio_throttle(mnt, 4096)
     if not cg:
         return None, why
-    ustd = VerboseUstd(ws, mnt, ["--direct-io"])
+    ustd = VerboseUstd(ws, mnt)
     with open(os.path.join(cg, "cgroup.procs"), "w") as f:
         f.write("%d\n" % ustd.proc.pid)
     # 4 KiB packets, one every 0.5 s or so: three or four are at the
     # device (1 s each) when ustd dies, far from the half-full ring that
     # would send the next through the page cache.
-    ticker = ws.start_app("ticker", ["-i", "2000"], UST_TRACE=1, UST_AUTOPROBE="ust:tick",
-                          UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=32)
+    ticker = (start_rotating_session(label, ws, mnt) if session else
+              ws.start_app("ticker", ["-i", "2000"], UST_TRACE=1, UST_AUTOPROBE="ust:tick",
+                           UST_SUBBUF_SIZE=4096, UST_SUBBUF_NUM=32))
     wait_for(lambda: len(traces(mnt)) == 1)
     time.sleep(2.5)
     t.ok(len(marks(ws)) > 0, "%s: the streams being written are marked" % label, marks(ws))
@@ -111,16 +126,18 @@ def run(label, how):
     ws = Workspace()
     why = refuses_direct(ws.root)
     mnt, why = small_ext4(ws, 64) if not why else (None, why)
-    killed, why = killed_under_load(label, ws, mnt) if mnt else (None, why)
+    killed, why = killed_under_load(label, ws, mnt, how == "session") if mnt else (None, why)
     if not killed:
         t.ok(True, "# SKIP %s: no lagging device: %s" % (label, why))
         if mnt:
             unmount(mnt)
         return
     ticker, dead, cg = killed
-    if how == "adopted":
-        # The program ticks on and reports to the next ustd.
-        ustd2 = VerboseUstd(ws, mnt, ["--direct-io"], UST_DEBUG=1)
+    if how in ("adopted", "session"):
+        # The program ticks on and reports to the next ustd; a rotating
+        # session's directories are archived as a chunk first, the dead
+        # ustd's files with them.
+        ustd2 = VerboseUstd(ws, mnt, [], UST_DEBUG=1)
         t.ok(ustd2.wait_line(r"pid %d answered the reconnect request" % ticker.pid, 20),
              "%s: the program reports to the new ustd" % label)
         t.ok(ustd2.wait_line(TAKEN_RE, 30), "%s: which takes its streams over" % label,
@@ -134,7 +151,7 @@ def run(label, how):
         ticker.kill()
         ticker.wait()
         before = ustest.stream_problems(dead, padded=True)
-        ustd2 = VerboseUstd(ws, mnt, ["--direct-io"], UST_DEBUG=1)
+        ustd2 = VerboseUstd(ws, mnt, [], UST_DEBUG=1)
         ustd2.stop_and_read()
         indexed = [m for m in (re.search(INDEXED_RE, l) for l in ustd2.seen) if m]
         t.ok(before and indexed and all(m.group(1).startswith(dead + "/") for m in indexed),
@@ -154,9 +171,14 @@ def run(label, how):
         # The program ends meanwhile and leaves its trace as an orphan.
         time.sleep(1)
         out, _ = ws.stop_app(ticker)
-        ustd2 = VerboseUstd(ws, mnt, ["--direct-io"], UST_DEBUG=1)
+        ustd2 = VerboseUstd(ws, mnt, [], UST_DEBUG=1)
     t.eq(ticker.returncode, 0, "%s: the program exits 0" % label)
     ustd2.stop_and_read()
+    if how == "session":
+        archived = [d for d in traces(mnt) if "/archives/" in d]
+        t.ok(len(archived) == 1 and archived[0].endswith("/" + os.path.basename(dead)),
+             "session: the dead ustd's trace was archived as a chunk", traces(mnt))
+        dead = archived[0] if archived else dead
     check_split(label, ws, mnt, dead, emitted_count(out), ustd2)
     t.eq(marks(ws), [], "%s: no write mark is left" % label)
     os.rmdir(cg)
@@ -168,4 +190,5 @@ def run(label, how):
 run("adopted", "adopted")
 run("orphan", "orphan")
 run("dead", "dead")
+run("session", "session")
 t.done()
