@@ -951,9 +951,12 @@ def main():
         print("UST's ustd: --page-cache (writes through the page cache) in every section.")
     if not lt:
         print("LTTng-UST: not measured (bench_lttng, lttng or lttng-sessiond missing).")
-    print()
-    print(table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r, children_r,
-                events_r))
+    main_table = table(ust_r, lt_r, start_ms, threads, args, sessions_r, triggers_r,
+                       children_r, events_r)
+    # Sections with tables of their own only (--only=machine): no empty one.
+    if main_table.count("\n") > 1:
+        print()
+        print(main_table)
     if "consumer" in ust_r:
         print()
         print(consumer_table(ust_r, lt_r))
