@@ -20,16 +20,16 @@ int ustd_write_marks_open(struct ustd_write_marks *m)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	int ret, n;
+	int ret;
 
 	m->dirfd = -1;
 	ret = ustcomm_rundir(path, sizeof(path));
 	if (ret < 0)
 		return ret;
-	n = (int)strlen(path);
-	if ((size_t)n + sizeof("/" MARKS_DIR) > sizeof(path))
+	if (strlen(path) + sizeof("/" MARKS_DIR) > sizeof(path))
 		return -ENAMETOOLONG;
 	strcat(path, "/" MARKS_DIR);
+	ret = 0;
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	m->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
