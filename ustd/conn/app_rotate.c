@@ -41,6 +41,17 @@ bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit)
 	return ret == 0 && as->stream.open && ustd_stream_more_before(&as->stream, limit);
 }
 
+void ustd_app_settle(struct ustd_app_stream *as)
+{
+	int ret;
+
+	if (as->app->closed || !as->stream.open)
+		return;
+	ret = ustd_stream_settle(&as->stream);
+	if (ret < 0)
+		as->app->ops->fail(as->app, ret);
+}
+
 /* Whether the streams wrote nothing since the chunk began. */
 static bool app_idle(const struct ustd_app *app)
 {

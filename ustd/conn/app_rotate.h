@@ -12,6 +12,10 @@
  * left (at most a ring is taken a call). For a cut: this rotation, and
  * the count of what a stopped session's traces lost (session_loss.c). */
 bool ustd_app_drain_to(struct ustd_app_stream *as, uint64_t limit);
+/* Then waits for what was drained to be in the file whole (the writes
+ * straight from the ring at the device: a few ms, longer while the disk
+ * lags), so that a stopped session's files can be read and counted. */
+void ustd_app_settle(struct ustd_app_stream *as);
 
 /*
  * The session's chunk ends: closes the open packets of app's streams,

@@ -754,6 +754,11 @@ int ustd_stream_drain(struct ustd_stream *s, uint64_t limit)
 	return ret;
 }
 
+int ustd_stream_settle(struct ustd_stream *s)
+{
+	return stream_direct_settle(&s->out);
+}
+
 uint64_t ustd_stream_write_position(const struct ustd_stream *s)
 {
 	return ustcomm_cbuf_write_position(&s->cb);

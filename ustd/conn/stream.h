@@ -165,6 +165,12 @@ int ustd_stream_confirm_later(struct ustd_stream *s);
  */
 int ustd_stream_drain(struct ustd_stream *s, uint64_t limit);
 
+/* Waits for the writes of s's file still at the device (written straight
+ * from the ring) and writes their index entries: what was drained is then
+ * in the file whole. Returns 0 or the negative errno of a write that
+ * failed (the file then ends with the last whole packet). */
+int ustd_stream_settle(struct ustd_stream *s);
+
 /*
  * Called when the application said GOODBYE, hung up or ustd is exiting:
  * copies what is left to the stream's file. rescue NULL: complete packets

@@ -14,7 +14,9 @@
 
 /* The programs flushed their buffers when they stopped; their wakeups may
  * still be queued behind the controller's reply, and a count taken before
- * those packets are on disk would miss their discarded events. */
+ * those packets are on disk would miss their discarded events. Written
+ * straight from the rings, they are on disk once their writes complete:
+ * waited for, so that stop-session also answers once the files are whole. */
 static void session_loss_drain(struct ustd_app *app, void *arg)
 {
 	struct ustd_app_stream *as;
@@ -28,6 +30,7 @@ static void session_loss_drain(struct ustd_app *app, void *arg)
 		limit = ustd_stream_write_position(&as->stream);
 		for (i = 0; i < SESSION_LOSS_DRAINS && ustd_app_drain_to(as, limit); i++)
 			;
+		ustd_app_settle(as);
 	}
 }
 
