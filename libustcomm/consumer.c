@@ -134,16 +134,12 @@ end:
 USTCOMM_API int ustcomm_cbuf_packet_len(const struct ustcomm_cbuf *cb, const char *pkt,
 					size_t *len)
 {
-	uint64_t content_size = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE);
-	uint64_t packet_size = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
+	uint64_t bytes;
+	int ret = ust_pkt_len(pkt, cb->subbuf_size, &bytes);
 
-	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
-	    content_size > packet_size || packet_size % 8 ||
-	    content_size < UST_PKT_HEADER_SIZE * 8 ||
-	    packet_size / 8 > cb->subbuf_size)
-		return -EPROTO;
-	*len = packet_size / 8;
-	return 0;
+	if (ret == 0)
+		*len = (size_t)bytes;
+	return ret;
 }
 
 USTCOMM_API const char *ustcomm_cbuf_subbuf(const struct ustcomm_cbuf *cb, uint64_t begin)

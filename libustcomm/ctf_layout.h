@@ -25,6 +25,7 @@
 #ifndef USTCOMM_CTF_LAYOUT_H
 #define USTCOMM_CTF_LAYOUT_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -59,6 +60,24 @@ static inline void ust_put_u32(char *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void ust_put_u64(char *p, uint64_t v) { memcpy(p, &v, 8); }
 static inline uint32_t ust_get_u32(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t ust_get_u64(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* The bytes of the packet whose header and context are at pkt, when its
+ * context is consistent (the magic, whole bytes, content within the
+ * packet and past the header, the packet at most max bytes): the ring's
+ * drain and the repair of a killed ustd's files trust no other. 0, or
+ * -EPROTO. */
+static inline int ust_pkt_len(const char *pkt, uint64_t max, uint64_t *len)
+{
+	uint64_t content_size = ust_get_u64(pkt + UST_PKT_CONTENT_SIZE);
+	uint64_t packet_size = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
+
+	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
+	    content_size > packet_size || packet_size % 8 ||
+	    content_size < UST_PKT_HEADER_SIZE * 8 || packet_size / 8 > max)
+		return -EPROTO;
+	*len = packet_size / 8;
+	return 0;
+}
 
 /* True when the event can use the 4-byte header (writer rule of CTF-NOTES 5). */
 static inline int ust_event_header_is_compact(uint32_t id, uint64_t ts, uint64_t prev_ts)

@@ -141,6 +141,11 @@ int ustcomm_orphans_dir(char *buf, size_t len)
 	return rundir_sub(buf, len, "orphans", "orphan trace");
 }
 
+int ustcomm_write_marks_dir(char *buf, size_t len)
+{
+	return rundir_sub(buf, len, "writing", "write mark");
+}
+
 int ustcomm_daemon_socket_path(char *buf, size_t len)
 {
 	const char *env = getenv("UST_DAEMON_SOCKET");

@@ -20,6 +20,9 @@ USTCOMM_API int ustcomm_apps_dir(char *buf, size_t len);
 /* <rundir>/orphans, where a program whose ustd is gone leaves its trace
  * for the next one (orphan.h); created and checked the same way. */
 USTCOMM_API int ustcomm_orphans_dir(char *buf, size_t len);
+/* <rundir>/writing, where ustd marks the stream files it is writing for
+ * the ustd after it (ustd/output/write_mark.h); the same. */
+USTCOMM_API int ustcomm_write_marks_dir(char *buf, size_t len);
 /* $UST_DAEMON_SOCKET, else <rundir>/ustd. */
 USTCOMM_API int ustcomm_daemon_socket_path(char *buf, size_t len);
 /*

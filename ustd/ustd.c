@@ -638,7 +638,7 @@ int main(int argc, const char **argv)
 		fprintf(stderr, "ustd: listening on %s, writing traces under %s\n", sock_path, resolved);
 	ret = ustd_write_marks_open(&d.marks);
 	if (ret < 0)
-		ustcomm_err("cannot keep write marks in the run directory: %s; were ustd killed, the next one could not repair its files, and their last packets could be in two traces",
+		ustcomm_err("write marks are off (%s): if this ustd is killed, the next one cannot repair its files, and their last packets may be in two traces",
 			    strerror(-ret));
 	d.ctx.marks = &d.marks;
 	ret = ustd_sessions_start(&d.ctx.sessions, &d.ctx, sock_path, &d.apps);

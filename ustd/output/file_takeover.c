@@ -32,19 +32,10 @@ static int takeover_index_path(const char *path, char *out, size_t size)
 static bool takeover_packet(int fd, uint64_t off, uint64_t size, const uint8_t *uuid,
 			    char *pkt, uint64_t *len)
 {
-	uint64_t bits;
-
-	if (off > size || size - off < UST_PKT_HEADER_SIZE ||
-	    pread(fd, pkt, UST_PKT_HEADER_SIZE, (off_t)off) != UST_PKT_HEADER_SIZE)
-		return false;
-	bits = ust_get_u64(pkt + UST_PKT_PACKET_SIZE);
-	if (ust_get_u32(pkt + UST_PKT_MAGIC) != UST_CTF_MAGIC ||
-	    (uuid && memcmp(pkt + UST_PKT_UUID, uuid, 16) != 0) || bits % 8 ||
-	    bits / 8 < UST_PKT_HEADER_SIZE || bits / 8 > size - off ||
-	    ust_get_u64(pkt + UST_PKT_CONTENT_SIZE) > bits)
-		return false;
-	*len = bits / 8;
-	return true;
+	return off <= size && size - off >= UST_PKT_HEADER_SIZE &&
+	       pread(fd, pkt, UST_PKT_HEADER_SIZE, (off_t)off) == UST_PKT_HEADER_SIZE &&
+	       ust_pkt_len(pkt, size - off, len) == 0 &&
+	       (!uuid || memcmp(pkt + UST_PKT_UUID, uuid, 16) == 0);
 }
 
 /* The index's header, written again when it is not ours (a dead ustd

@@ -8,44 +8,23 @@
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "libustcomm/log.h"
 #include "libustcomm/rundir.h"
 #include "ustd/output/file_takeover.h"
 #include "ustd/output/write_mark.h"
 
-#define MARKS_DIR	"writing"
-
 int ustd_write_marks_open(struct ustd_write_marks *m)
 {
 	char path[PATH_MAX];
-	struct stat st;
-	int ret;
+	int ret = ustcomm_write_marks_dir(path, sizeof(path));
 
 	m->dirfd = -1;
-	ret = ustcomm_rundir(path, sizeof(path));
 	if (ret < 0)
 		return ret;
-	if (strlen(path) + sizeof("/" MARKS_DIR) > sizeof(path))
-		return -ENAMETOOLONG;
-	strcat(path, "/" MARKS_DIR);
-	ret = 0;
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	/* Checked as the run directory (ours alone, no symbolic link): a
+	 * mark elsewhere could send us to cut someone else's file. */
 	m->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (m->dirfd < 0)
-		return -errno;
-	/* As the run directory: ours alone, or a mark could send us to
-	 * repair someone else's file. */
-	if (fstat(m->dirfd, &st) < 0)
-		ret = -errno;
-	else if (st.st_uid != getuid() || (st.st_mode & 077))
-		ret = -EPERM;
-	if (ret < 0) {
-		close(m->dirfd);
-		m->dirfd = -1;
-	}
-	return ret;
+	return m->dirfd < 0 ? -errno : 0;
 }
 
 void ustd_write_marks_close(struct ustd_write_marks *m)

@@ -28,8 +28,9 @@ struct ustd_write_mark {
 	char path[PATH_MAX];
 };
 
-/* Opens (creating it 0700) <rundir>/writing. Returns 0 or a negative
- * errno; m->dirfd is then -1 and the other calls do nothing. */
+/* Opens <rundir>/writing (ustcomm_write_marks_dir(): created 0700 and
+ * checked like the run directory, saying what is wrong). Returns 0 or a
+ * negative errno; m->dirfd is then -1 and the other calls do nothing. */
 int ustd_write_marks_open(struct ustd_write_marks *m);
 void ustd_write_marks_close(struct ustd_write_marks *m);
 
