@@ -429,6 +429,42 @@ if mnt:
     t.ok(why is None, "lagging end: unmounted", why)
 ws7.cleanup()
 
+# --- stop-session while the device lags: ustd's writes held to 4 KiB/s,
+# so that a session's 4 KiB packets are at the device for a second each
+# when it stops. stop-session answers once they landed: the files read
+# then are whole and hold every tick the trace will ever hold.
+ws8, mnt, ustd, cg = throttled_ustd("stop while the device lags", 64, 4096, [])
+if ustd:
+    for args in (["create-session", "-o", mnt, "--subbuf-size", "4k", "--subbuf-num", "32",
+                  "st"], ["enable-marker", "-s", "st", "ust:tick"], ["start-session", "st"]):
+        res = ws8.ustctl(args)
+        t.eq(res.returncode, 0, "lagging stop: ustctl %s" % args[0])
+    ticker = ws8.start_app("ticker", ["-i", "2000"])
+    time.sleep(2.5)
+    res = ws8.ustctl(["stop-session", "st"])
+    t.eq(res.returncode, 0, "lagging stop: stop-session")
+    sdir = ustest.session_dir(mnt, "st")
+    trace = os.path.join(sdir, "ticker-%d" % ticker.pid) if sdir else None
+    t.eq(ustest.stream_problems(trace, padded=True) if trace else ["no trace"], [],
+         "lagging stop: when stop-session answers, each stream file ends with a whole "
+         "packet its index holds")
+    at_stop = sorted(e.fields["seq"] for e in read_trace_ints(trace)[0]
+                     if e.name == "ust:tick") if trace else []
+    ws8.stop_app(ticker)
+    res = ws8.ustctl(["destroy-session", "st"])
+    t.eq(res.returncode, 0, "lagging stop: destroy-session")
+    ustd.stop()
+    blkio_leave(cg, ustd.proc.pid)
+    after = sorted(e.fields["seq"] for e in read_trace_ints(trace)[0]
+                   if e.name == "ust:tick") if trace else []
+    t.ok(at_stop and at_stop == after,
+         "lagging stop: the %d ticks read when stop-session answered are all the trace holds"
+         % len(at_stop), "at stop %d, in the end %d" % (len(at_stop), len(after)))
+if mnt:
+    why = unmount(mnt)
+    t.ok(why is None, "lagging stop: unmounted", why)
+ws8.cleanup()
+
 # --- A full disk while the device lags: a 16 MiB ext4, the direct writes
 # held to 16 MB/s, 4 M events (48 MB). Packets that left the ring (copied
 # out, or written through the page cache) and were then cut off the file
