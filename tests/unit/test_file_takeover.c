@@ -5,9 +5,9 @@
  * (ust_shm_packet_open/close): an index shorter than the file, packets the
  * ring still holds, a packet cut short by the death, an index header that
  * is not one, an entry that disagrees with the file, another trace's
- * packet, no index at all; and the lock: the repair waits for whoever
- * still holds the file shared, as the kernel holds a killed ustd's file
- * until its writes at the device land.
+ * packet, no index at all, a packet the caller's check refuses; and the
+ * lock: the repair waits for whoever still holds the file shared, as the
+ * kernel holds a killed ustd's file until its writes at the device land.
  */
 #include <endian.h>
 #include <errno.h>
@@ -133,6 +133,13 @@ static void check(const char *what, int ret, const struct ustd_takeover *r, unsi
 	       what);
 }
 
+/* The whole-packet check: refuses packet FIRST_SEQ + 3; counts its calls. */
+static bool refuse_seq(const char *pkt, size_t len, void *arg)
+{
+	(*(int *)arg)++;
+	return len == PKT && ust_get_u64(pkt + UST_PKT_SEQ_NUM) != FIRST_SEQ + 3;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -145,11 +152,11 @@ int main(void)
 {
 	struct ustd_takeover r;
 	double start, waited;
-	int ret, fd, pipefd[2];
+	int ret, fd, pipefd[2], refused = 0;
 	char c;
 	pid_t child;
 
-	tap_plan(20);
+	tap_plan(24);
 	snprintf(dir, sizeof(dir), "/tmp/ust-takeover-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
@@ -160,40 +167,49 @@ int main(void)
 
 	/* The ring holds packets 15 on: 13 and 14 landed unindexed, 15 too. */
 	make(6, UINT_MAX, 0, 3, 0);
-	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 5, &r);
+	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 5, NULL, NULL, &r);
 	check("index short, one packet the ring holds", ret, &r, 5, 2, 1, PKT);
 	tap_ok(index_matches(5), "index short: the index holds the 5 packets kept, exactly");
 
 	/* The ring is gone: every whole packet stays, the torn one goes. */
 	make(4, UINT_MAX, 1000, 4, 0);
-	ret = ustd_file_takeover(file, uuid, UINT64_MAX, &r);
+	ret = ustd_file_takeover(file, uuid, UINT64_MAX, NULL, NULL, &r);
 	check("a packet torn by the death", ret, &r, 4, 0, 0, 1000);
 	tap_ok(index_matches(4), "torn: the index holds the 4 whole packets");
 
 	/* An index entry claimed by the ring: cut with its packet. */
 	make(5, UINT_MAX, 0, 5, 0);
-	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 3, &r);
+	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 3, NULL, NULL, &r);
 	check("indexed packets the ring holds", ret, &r, 3, 0, 2, 2 * PKT);
 	tap_ok(index_matches(3), "indexed, held: the index keeps the 3 packets before");
 
 	make(3, UINT_MAX, 0, 2, 1);
-	ret = ustd_file_takeover(file, uuid, UINT64_MAX, &r);
+	ret = ustd_file_takeover(file, uuid, UINT64_MAX, NULL, NULL, &r);
 	check("an index header that is not one", ret, &r, 3, 3, 0, 0);
 	tap_ok(index_matches(3), "bad header: written again, with every entry");
 
 	/* Another trace's packet: the file is not this one's past it. */
 	make(5, 2, 0, 1, 0);
-	ret = ustd_file_takeover(file, uuid, UINT64_MAX, &r);
+	ret = ustd_file_takeover(file, uuid, UINT64_MAX, NULL, NULL, &r);
 	check("another trace's packet", ret, &r, 2, 1, 0, 3 * PKT);
 	tap_ok(index_matches(2), "another trace: the index holds the 2 packets before it");
 
 	/* No index: none is made, the file is cut all the same. */
 	make(4, UINT_MAX, 0, -1, 0);
-	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 2, &r);
+	ret = ustd_file_takeover(file, uuid, FIRST_SEQ + 2, NULL, NULL, &r);
 	check("no index", ret, &r, 2, 0, 2, 2 * PKT);
 	tap_ok(size_of(idx) < 0, "no index: none made");
 
-	tap_ok(ustd_file_takeover("/nonexistent/ust/chan_0", uuid, 0, &r) == -ENOENT,
+	/* A packet the check refuses (bytes of a later one): cut there. */
+	make(5, UINT_MAX, 0, 1, 0);
+	ret = ustd_file_takeover(file, uuid, UINT64_MAX, refuse_seq, &refused, &r);
+	check("a packet its events do not fill", ret, &r, 3, 2, 2, 2 * PKT);
+	tap_ok(r.damaged && index_matches(3),
+	       "refused: said, and the index holds the 3 packets before it");
+	tap_ok(refused == 3, "refused: only the packets without an entry are checked (%d)",
+	       refused);
+
+	tap_ok(ustd_file_takeover("/nonexistent/ust/chan_0", uuid, 0, NULL, NULL, &r) == -ENOENT,
 	       "a file that is gone: -ENOENT");
 
 	/* The lock: a holder that lets go 300 ms later is waited for. */
@@ -212,7 +228,7 @@ int main(void)
 	if (read(pipefd[0], &c, 1) != 1)
 		return 1;
 	start = now();
-	ret = ustd_file_takeover(file, uuid, UINT64_MAX, &r);
+	ret = ustd_file_takeover(file, uuid, UINT64_MAX, NULL, NULL, &r);
 	waited = now() - start;
 	waitpid(child, NULL, 0);
 	tap_ok(ret == 0 && waited > 0.2,

@@ -386,7 +386,7 @@ static int app_stream_file(struct ustd_app *app, struct ustd_stream *s)
 	s->marks = app->ctx->marks;
 	s->uuid = app->uuid;
 	s->pid = app->pid;
-	ustd_stream_take_over(s, app->label);
+	ustd_stream_take_over(s, &app->layouts, app->label);
 	return ustd_stream_create_file(s, &app->td);
 }
 

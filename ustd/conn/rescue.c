@@ -359,8 +359,11 @@ end:
 	return ret;
 }
 
-uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_id,
-				  uint32_t ctx_size, const struct ustd_layouts *layouts)
+/* Walks the events of the complete packet pkt up to its content_size:
+ * their count, and where the walk stopped in *pos. */
+static uint64_t rescue_walk_complete(const char *pkt, size_t len, uint32_t stream_id,
+				     uint32_t ctx_size, const struct ustd_layouts *layouts,
+				     uint64_t *pos_out, uint64_t *end_out)
 {
 	const struct ustd_rescue_in in = {
 		.pkt = pkt,
@@ -380,5 +383,24 @@ uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_i
 		pos += size;
 		n++;
 	}
+	*pos_out = pos;
+	*end_out = end;
 	return n;
+}
+
+uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_id,
+				  uint32_t ctx_size, const struct ustd_layouts *layouts)
+{
+	uint64_t pos, end;
+
+	return rescue_walk_complete(pkt, len, stream_id, ctx_size, layouts, &pos, &end);
+}
+
+bool ustd_rescue_packet_whole(const char *pkt, size_t len, uint32_t stream_id,
+			      uint32_t ctx_size, const struct ustd_layouts *layouts)
+{
+	uint64_t pos, end;
+
+	rescue_walk_complete(pkt, len, stream_id, ctx_size, layouts, &pos, &end);
+	return end == ust_get_u64(pkt + UST_PKT_CONTENT_SIZE) / 8 && pos == end;
 }

@@ -10,6 +10,7 @@
 #ifndef USTD_RESCUE_H
 #define USTD_RESCUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "ustd/conn/layouts.h"
@@ -57,5 +58,11 @@ int ustd_rescue_packet(const struct ustd_rescue_in *in, struct ustd_rescue_out *
  * that is never written. Stops at the first event that does not parse. */
 uint64_t ustd_rescue_count_events(const char *pkt, size_t len, uint32_t stream_id,
 				  uint32_t ctx_size, const struct ustd_layouts *layouts);
+/* Whether every event of that packet parses, in time order within its
+ * timestamps, and they end exactly at its content_size: a packet a
+ * killed ustd's write left with bytes of another (file_takeover.h) does
+ * not. */
+bool ustd_rescue_packet_whole(const char *pkt, size_t len, uint32_t stream_id,
+			      uint32_t ctx_size, const struct ustd_layouts *layouts);
 
 #endif

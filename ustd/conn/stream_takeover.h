@@ -11,9 +11,13 @@
 #ifndef USTD_STREAM_TAKEOVER_H
 #define USTD_STREAM_TAKEOVER_H
 
+#include "ustd/conn/layouts.h"
 #include "ustd/conn/stream.h"
 
-/* label names the program in messages. */
-void ustd_stream_take_over(const struct ustd_stream *s, const char *label);
+/* layouts: the program's events (EVENT_LAYOUT came before its streams),
+ * to check the packets the dead ustd did not index; label names the
+ * program in messages. */
+void ustd_stream_take_over(const struct ustd_stream *s, const struct ustd_layouts *layouts,
+			   const char *label);
 
 #endif

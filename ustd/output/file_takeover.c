@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
@@ -53,8 +54,23 @@ static int takeover_index_header(int idx_fd, uint64_t *idx_len)
 	return pwrite(idx_fd, &h, sizeof(h), 0) == sizeof(h) ? 1 : -EIO;
 }
 
+/* Whether the packet of len bytes at off holds what its context says. */
+static bool takeover_whole(int fd, uint64_t off, uint64_t len, ustd_takeover_whole whole,
+			   void *arg)
+{
+	char *buf;
+	bool ok;
+
+	if (!whole)
+		return true;
+	buf = malloc(len);
+	ok = buf && pread(fd, buf, len, (off_t)off) == (ssize_t)len && whole(buf, len, arg);
+	free(buf);
+	return ok;
+}
+
 int ustd_file_takeover(const char *path, const uint8_t *uuid, uint64_t first_seq,
-		       struct ustd_takeover *r)
+		       ustd_takeover_whole whole, void *arg, struct ustd_takeover *r)
 {
 	char idx_path[PATH_MAX], pkt[UST_PKT_HEADER_SIZE];
 	uint64_t off = 0, idx_len = sizeof(struct ust_index_file_header), len, seq, next = 0;
@@ -100,6 +116,10 @@ int ustd_file_takeover(const char *path, const uint8_t *uuid, uint64_t first_seq
 		seq = ust_get_u64(pkt + UST_PKT_SEQ_NUM);
 		if (seq >= first_seq || seq < next)
 			break;
+		if (!takeover_whole(fd, off, len, whole, arg)) {
+			r->damaged = true;
+			break;
+		}
 		if (idx_fd >= 0) {
 			ustd_index_entry(&e, pkt, off);
 			if (pwrite(idx_fd, &e, sizeof(e), (off_t)idx_len) != sizeof(e)) {

@@ -12,7 +12,13 @@
 #ifndef USTD_FILE_TAKEOVER_H
 #define USTD_FILE_TAKEOVER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* Whether the packet pkt, len bytes as in the file, holds what its
+ * context says (its events parse up to its content_size). */
+typedef bool (*ustd_takeover_whole)(const char *pkt, size_t len, void *arg);
 
 struct ustd_takeover {
 	uint64_t kept;			/* whole packets left in the file */
@@ -20,6 +26,7 @@ struct ustd_takeover {
 	uint64_t cut;			/* packets cut off: the ring has them */
 	uint64_t cut_bytes;		/* bytes cut off, those packets' and any
 					 * part of one that never landed */
+	bool damaged;			/* cut from a packet whole() refused */
 };
 
 /*
@@ -28,10 +35,16 @@ struct ustd_takeover {
  * until then), then keeps the whole packets of the trace uuid (NULL: any)
  * numbered below first_seq, the packet at the ring's consumed position
  * (UINT64_MAX: the ring is gone, all), indexes them and cuts the rest.
- * Returns 0 or a negative errno: the file is then not cut, and the index
- * entries added, if any, agree with it.
+ * The packets without an index entry are also read whole and given to
+ * whole (NULL: not checked): a packet the dead ustd had copied out of the
+ * ring while the disk lagged, and whose write from the ring landed after
+ * the writers reused its sub-buffer, holds bytes of another; the file is
+ * cut there, since nothing after it was written (the copies were written
+ * in file order, and died with ustd). Returns 0 or a negative errno: the
+ * file is then not cut, and the index entries added, if any, agree with
+ * it.
  */
 int ustd_file_takeover(const char *path, const uint8_t *uuid, uint64_t first_seq,
-		       struct ustd_takeover *r);
+		       ustd_takeover_whole whole, void *arg, struct ustd_takeover *r);
 
 #endif

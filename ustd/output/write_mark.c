@@ -209,7 +209,7 @@ static void mark_sweep(const struct ustd_write_marks *m, const char *name,
 	(void)arg;
 	if (mk->ustd == getpid() || alive(mk->ustd) || alive(mk->program))
 		return;
-	ret = ustd_file_takeover(mk->path, NULL, UINT64_MAX, &r);
+	ret = ustd_file_takeover(mk->path, NULL, UINT64_MAX, NULL, NULL, &r);
 	if (ret == 0 && r.indexed)
 		ustcomm_dbg("%s, a killed ustd's file, indexed to its end: %llu entries added",
 			    mk->path, (unsigned long long)r.indexed);
